@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Orizuru's one entry point: set-up, build, serve and test.
+
+    python3 build.py build            assemble dist/, the static site
+    python3 build.py serve [ARGS]     build, then run the app and relay on loopback (ARGS go to the relay)
+    python3 build.py test [ARGS]      build, then run every suite (ARGS go to pytest)
+
+Standard library only, so a bare ``python3`` runs it. Every command first does the set-up it needs:
+
+- ``.venv``: created here and filled from ``requirements.lock`` (pinned, with hashes), then the
+  project installed editable;
+- ``node_modules``: ``npm ci`` from ``package-lock.json``;
+- the browser's Python wheels: ``web/pyodide-wheels.lock.json`` (pinned, with sha256), downloaded
+  into ``.cache/`` and reused while their hash matches; markupsafe is built from its sdist as pure
+  Python because PyPI has no wasm wheel of it;
+- for ``test``: Debian's ``chromium`` (apt-get) when ``/usr/bin/chromium`` is missing.
+
+Each step is skipped when a stamp of its inputs says nothing changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+CACHE = ROOT / ".cache"
+DIST = ROOT / "dist"
+WEB = ROOT / "web"
+NODE_MODULES = ROOT / "node_modules"
+WHEELS_LOCK = WEB / "pyodide-wheels.lock.json"
+CHROMIUM = Path("/usr/bin/chromium")
+# Wheels in dist/ keep their names (the installer parses them) under a content-hash folder.
+SOURCE_DATE_EPOCH = "1700000000"
+
+
+class BuildError(Exception):
+    """A set-up or build step failed; the message says which and why."""
+
+
+def log(msg: str) -> None:
+    print(f"[build] {msg}", flush=True)
+
+
+def run(cmd: list[str | Path], **kw) -> None:
+    try:
+        subprocess.run([str(c) for c in cmd], check=True, cwd=kw.pop("cwd", ROOT), **kw)
+    except subprocess.CalledProcessError as e:
+        raise BuildError(f"command failed ({e.returncode}): {' '.join(map(str, cmd))}") from e
+    except FileNotFoundError as e:
+        raise BuildError(f"command not found: {cmd[0]} ({e})") from e
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def fingerprint(paths: list[Path]) -> str:
+    """A hash of the names and bytes of every file under ``paths``."""
+    h = hashlib.sha256()
+    for base in paths:
+        files = sorted(p for p in base.rglob("*") if p.is_file()) if base.is_dir() else [base]
+        for p in files:
+            if "__pycache__" in p.parts:
+                continue
+            h.update(str(p.relative_to(ROOT)).encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def stamped(stamp: Path, value: str) -> bool:
+    return stamp.is_file() and stamp.read_text() == value
+
+
+# ---------------------------------------------------------------- set-up
+
+
+def venv_python() -> Path:
+    return VENV / "bin" / "python"
+
+
+def ensure_venv() -> None:
+    want = fingerprint([ROOT / "requirements.lock", ROOT / "pyproject.toml"])
+    stamp = VENV / ".orizuru-stamp"
+    if stamped(stamp, want):
+        return
+    if not venv_python().exists():
+        log("creating .venv")
+        try:
+            venv.EnvBuilder(with_pip=True).create(VENV)
+        except (subprocess.CalledProcessError, OSError) as e:
+            # Debian's python3 ships venv without ensurepip until python3-venv is installed.
+            log(f"venv without pip ({e}); installing python3-venv")
+            apt_install("python3-venv")
+            shutil.rmtree(VENV, ignore_errors=True)
+            venv.EnvBuilder(with_pip=True).create(VENV)
+    log("installing Python dependencies from requirements.lock (hash-checked)")
+    pip = [venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet"]
+    run([*pip, "install", "--require-hashes", "-r", "requirements.lock"])
+    run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", "."])
+    stamp.write_text(want)
+
+
+def ensure_node_modules() -> None:
+    want = fingerprint([ROOT / "package-lock.json"])
+    stamp = NODE_MODULES / ".orizuru-stamp"
+    if stamped(stamp, want):
+        return
+    log("installing web dependencies (npm ci)")
+    run(["npm", "ci", "--no-audit", "--no-fund"])
+    stamp.write_text(want)
+
+
+def apt_install(package: str) -> None:
+    sudo = [] if os.geteuid() == 0 else ["sudo"]
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    run([*sudo, "apt-get", "update", "-qq"], env=env)
+    run([*sudo, "apt-get", "install", "-y", "-qq", package], env=env)
+
+
+def ensure_chromium() -> None:
+    if not CHROMIUM.exists():
+        log("installing Debian's chromium for the browser tests")
+        apt_install("chromium")
+
+
+# ---------------------------------------------------------------- browser wheels
+
+
+def wheel_lock() -> dict:
+    return json.loads(WHEELS_LOCK.read_text())
+
+
+def fetch_locked(entry: dict) -> Path:
+    """Return the cached download of one locked file, downloading it if needed; verify its sha256."""
+    downloads = CACHE / "downloads"
+    path = downloads / entry["file"]
+    if path.is_file() and sha256_file(path) == entry["sha256"]:
+        return path
+    downloads.mkdir(parents=True, exist_ok=True)
+    spec = f"{entry['name']}=={entry['version']}"
+    log(f"downloading {entry['file']}")
+    with tempfile.TemporaryDirectory(dir=downloads) as tmp:
+        cmd = [venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "download", "--no-deps",
+               "-d", tmp, spec]
+        if entry["file"].endswith(".tar.gz"):
+            cmd += ["--no-binary", ":all:"]
+        else:
+            platform = entry.get("platform", "any")
+            impl = "cp" if platform != "any" else "py"
+            cmd += ["--only-binary", ":all:", "--platform", platform, "--implementation", impl,
+                    "--python-version", wheel_lock()["python"]]
+        run(cmd)
+        got = Path(tmp) / entry["file"]
+        if not got.is_file():
+            found = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
+            raise BuildError(f"{entry['file']}: the registry served {found} instead")
+        digest = sha256_file(got)
+        if digest != entry["sha256"]:
+            raise BuildError(f"{entry['file']}: sha256 mismatch (lock {entry['sha256']}, got {digest}); not used")
+        got.replace(path)
+    return path
+
+
+def build_pure_wheel(sdist: Path, sha: str) -> Path:
+    """Build a pure-Python wheel from an sdist whose C speedups are optional (markupsafe)."""
+    out = CACHE / "built" / sha
+    wheels = list(out.glob("*.whl")) if out.is_dir() else []
+    if wheels:
+        return wheels[0]
+    log(f"building a pure-Python wheel of {sdist.name}")
+    out.mkdir(parents=True, exist_ok=True)
+    # A compiler that always fails makes setup.py take its documented plain-Python fallback.
+    env = {**os.environ, "CC": "false", "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
+    run([venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "wheel", "--no-deps",
+         "--no-build-isolation", "-w", out, sdist], env=env, stdout=subprocess.DEVNULL)
+    wheel = next(out.glob("*-py3-none-any.whl"), None)
+    if wheel is None:
+        shutil.rmtree(out)
+        raise BuildError(f"{sdist.name}: the build did not give a pure py3-none-any wheel")
+    return wheel
+
+
+def browser_wheels(purpose: str) -> list[Path]:
+    """The wheels for Pyodide with the given purpose ('app' or 'test'), in lock order."""
+    wheels = []
+    for entry in wheel_lock()["packages"]:
+        if entry["purpose"] != purpose:
+            continue
+        path = fetch_locked(entry)
+        wheels.append(build_pure_wheel(path, entry["sha256"]) if entry.get("build") == "pure" else path)
+    return wheels
+
+
+def build_pycore_wheel(out: Path) -> Path:
+    env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
+    run([venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "wheel", "--no-deps",
+         "--no-build-isolation", "-w", out, "."], env=env, stdout=subprocess.DEVNULL)
+    return next(out.glob("pycore-*.whl"))
+
+
+# ---------------------------------------------------------------- dist/
+
+
+def pyodide_version() -> str:
+    return json.loads((NODE_MODULES / "pyodide" / "package.json").read_text())["version"]
+
+
+def hashed_copy(src: Path, dest_root: Path, rel_dir: str) -> str:
+    """Copy a file into ``rel_dir/<hash>/name`` and return that relative URL."""
+    digest = sha256_file(src)[:16]
+    dest = dest_root / rel_dir / digest / src.name
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dest)
+    return f"{rel_dir}/{digest}/{src.name}"
+
+
+def bundle_web(out: Path) -> dict[str, str]:
+    """Bundle web/ with esbuild into content-hashed files; return {entry name: relative URL}."""
+    meta = out / "meta.json"
+    entries = [WEB / "main.js", WEB / "worker.js", WEB / "styles.css"]
+    run([NODE_MODULES / ".bin" / "esbuild", *entries, "--bundle", "--format=esm", "--target=es2022",
+         "--minify", "--sourcemap", "--entry-names=[name]-[hash]", "--outdir=" + str(out / "assets"),
+         "--metafile=" + str(meta), "--log-level=warning"])
+    outputs = json.loads(meta.read_text())["outputs"]
+    meta.unlink()
+    names = {}
+    for output, info in outputs.items():
+        if "entryPoint" in info:
+            names[Path(info["entryPoint"]).stem] = (ROOT / output).relative_to(out).as_posix()
+    return names
+
+
+def build() -> Path:
+    ensure_venv()
+    ensure_node_modules()
+    app_wheels = browser_wheels("app")
+    want = fingerprint([WEB, ROOT / "pycore", ROOT / "pyproject.toml", ROOT / "package-lock.json", Path(__file__)])
+    stamp = DIST / ".build-stamp"
+    if stamped(stamp, want):
+        return DIST
+    log("assembling dist/")
+    tmp = Path(tempfile.mkdtemp(prefix="dist-", dir=ROOT))
+    try:
+        assemble(tmp, app_wheels)
+        (tmp / ".build-stamp").write_text(want)
+        shutil.rmtree(DIST, ignore_errors=True)
+        tmp.rename(DIST)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return DIST
+
+
+def assemble(out: Path, app_wheels: list[Path]) -> None:
+    version = pyodide_version()
+    expected = wheel_lock()["pyodide"]
+    if version != expected:
+        raise BuildError(f"node_modules has pyodide {version} but the wheel lock is for {expected}")
+    pyodide_dir = out / "pyodide" / version
+    pyodide_dir.mkdir(parents=True)
+    for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json"):
+        shutil.copy2(NODE_MODULES / "pyodide" / name, pyodide_dir / name)
+    with tempfile.TemporaryDirectory() as tmp:
+        pycore_wheel = build_pycore_wheel(Path(tmp))
+        wheels = [hashed_copy(w, out, "wheels") for w in [*app_wheels, pycore_wheel]]
+    assets = bundle_web(out)
+    boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"]}
+    html = (WEB / "index.html").read_text()
+    html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])
+            .replace("{{boot}}", json.dumps(boot).replace("<", "\\u003c")))
+    (out / "index.html").write_text(html)
+    for static in ("favicon.svg",):
+        if (WEB / static).exists():
+            shutil.copy2(WEB / static, out / static)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def cmd_serve(args: list[str]) -> int:
+    build()
+    return subprocess.call([venv_python(), "-m", "server", "--dist", DIST, *args], cwd=ROOT)
+
+
+def cmd_test(args: list[str]) -> int:
+    ensure_chromium()
+    build()
+    browser_wheels("test")  # fetched now so that the Pyodide suite finds them in .cache/
+    env = {**os.environ, "ORIZURU_DIST": str(DIST)}
+    return subprocess.call([venv_python(), "-m", "pytest", *args], cwd=ROOT, env=env)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="build.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("command", choices=["build", "serve", "test"])
+    ns, rest = parser.parse_known_args(argv)
+    try:
+        if ns.command == "build":
+            log(f"built {build().relative_to(ROOT)}/")
+            return 0
+        return cmd_serve(rest) if ns.command == "serve" else cmd_test(rest)
+    except BuildError as e:
+        print(f"build.py: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,1 @@
+"""Orizuru's optional local relay: serves the built site and bridges stdio MCP servers."""
