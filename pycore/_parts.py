@@ -1,0 +1,198 @@
+"""The parts manager: the one owner of a response's state while it streams.
+
+Adapters translate vendor events into calls such as ``text(key, delta)`` or
+``tool_call_args(key, delta)`` and return the unified events these calls produce. ``key`` is
+whatever identifies a part on the vendor's wire (a content-block index, an output-item id, a
+tool-call index); the manager maps it to the index of the part in the message. The final
+:class:`~pycore.messages.Completion` is rebuilt from the same parts, so what was streamed and what
+is kept cannot drift apart. Non-streaming responses go through the same calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+from pycore._json import loads_arguments
+from pycore.messages import (
+    Completion,
+    ErrorEvent,
+    ErrorInfo,
+    Event,
+    FinishEvent,
+    FinishReason,
+    Message,
+    Part,
+    ReasoningDelta,
+    ReasoningPart,
+    TextDelta,
+    TextPart,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallPart,
+    ToolCallStart,
+    Usage,
+    UsageEvent,
+)
+
+
+class PartsManager:
+    def __init__(self, vendor: str) -> None:
+        self.vendor = vendor
+        self.parts: list[Part] = []
+        self._index: dict[Hashable, int] = {}
+        self._args: dict[int, list[str]] = {}  # open tool calls: index -> argument fragments
+        self.usage: Usage | None = None
+        self.finish: tuple[FinishReason, str | None] | None = None
+        self.error: ErrorInfo | None = None
+        self.model: str | None = None
+        self.response_id: str | None = None
+        self.closed = False
+
+    @property
+    def stopped(self) -> bool:
+        """An error arrived: like the vendors' SDKs, nothing after it counts."""
+        return self.error is not None
+
+    # ---------------------------------------------------------------- text and reasoning
+    def text(
+        self, key: Hashable, delta: str, *, refusal: bool = False, details: dict[str, Any] | None = None
+    ) -> list[Event]:
+        index = self._index.get(("text", key))
+        if index is None:
+            index = self._add(("text", key), TextPart(text="", refusal=refusal, vendor=self.vendor))
+        part = self.parts[index]
+        assert isinstance(part, TextPart)
+        part.text += delta
+        if details:
+            part.provider_details = {**(part.provider_details or {}), **details}
+        return [TextDelta(index=index, text=delta, refusal=refusal)] if delta else []
+
+    def reasoning(
+        self,
+        key: Hashable,
+        delta: str = "",
+        *,
+        signature: str | None = None,
+        encrypted: str | None = None,
+        redacted: bool = False,
+        details: dict[str, Any] | None = None,
+    ) -> list[Event]:
+        index = self._index.get(("reasoning", key))
+        if index is None:
+            index = self._add(("reasoning", key), ReasoningPart(vendor=self.vendor, redacted=redacted))
+        part = self.parts[index]
+        assert isinstance(part, ReasoningPart)
+        part.text += delta
+        if signature:
+            part.signature = (part.signature or "") + signature
+        if encrypted:
+            part.encrypted = encrypted
+        if details:
+            part.provider_details = {**(part.provider_details or {}), **details}
+        return [ReasoningDelta(index=index, text=delta)] if delta else []
+
+    # ---------------------------------------------------------------- tool calls
+    def tool_call_start(
+        self,
+        key: Hashable,
+        id: str,
+        name: str,
+        *,
+        synthesized: bool = False,
+        details: dict[str, Any] | None = None,
+    ) -> list[Event]:
+        part = ToolCallPart(id=id, name=name, id_synthesized=synthesized, vendor=self.vendor, provider_details=details)
+        index = self._add(("tool", key), part)
+        self._args[index] = []
+        return [ToolCallStart(index=index, id=id, name=name)]
+
+    def has_tool_call(self, key: Hashable) -> bool:
+        return ("tool", key) in self._index
+
+    def tool_call_args(self, key: Hashable, delta: str) -> list[Event]:
+        index = self._index[("tool", key)]
+        if not delta or index not in self._args:
+            return []
+        self._args[index].append(delta)
+        return [ToolCallArgsDelta(index=index, delta=delta)]
+
+    def tool_call_end(self, key: Hashable) -> list[Event]:
+        index = self._index.get(("tool", key))
+        if index is None or index not in self._args:
+            return []
+        part = self.parts[index]
+        assert isinstance(part, ToolCallPart)
+        part.arguments = loads_arguments("".join(self._args.pop(index)))
+        return [ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments)]
+
+    def tool_call(
+        self, key: Hashable, id: str, name: str, arguments: str, *, synthesized: bool = False,
+        details: dict[str, Any] | None = None,
+    ) -> list[Event]:
+        """A call that arrives whole (Gemini, Ollama, non-streaming bodies)."""
+        events = self.tool_call_start(key, id, name, synthesized=synthesized, details=details)
+        events += self.tool_call_args(key, arguments)
+        return events + self.tool_call_end(key)
+
+    def set_tool_call_details(self, key: Hashable, details: dict[str, Any]) -> None:
+        part = self.parts[self._index[("tool", key)]]
+        part.provider_details = {**(part.provider_details or {}), **details}
+
+    # ---------------------------------------------------------------- end of response
+    def set_usage(
+        self, input_tokens: int | None, output_tokens: int | None, raw: Any = None, *, merge: bool = False
+    ) -> list[Event]:
+        if merge and self.usage is not None:
+            input_tokens = self.usage.input_tokens if input_tokens is None else input_tokens
+            output_tokens = self.usage.output_tokens if output_tokens is None else output_tokens
+        details = raw if isinstance(raw, dict) else None
+        self.usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, details=details)
+        return [UsageEvent(usage=self.usage)]
+
+    def set_finish(self, reason: FinishReason, raw: str | None) -> None:
+        self.finish = (reason, raw)
+
+    def set_error(self, status: int | None, type: str | None, message: str) -> list[Event]:
+        self.error = ErrorInfo(status=status, type=type, message=message, vendor=self.vendor)
+        return [ErrorEvent(error=self.error)]
+
+    def close(self) -> list[Event]:
+        """End of the body: close open tool calls, then report the finish reason once."""
+        if self.closed:
+            return []
+        self.closed = True
+        events: list[Event] = []
+        for index in list(self._args):
+            part = self.parts[index]
+            assert isinstance(part, ToolCallPart)
+            events += self.tool_call_end(self._key_of(index))
+        if self.finish is not None and self.error is None:
+            events.append(FinishEvent(reason=self.finish[0], raw=self.finish[1]))
+        return events
+
+    def completion(self, *, incomplete: bool = False) -> Completion:
+        finish = self.finish if self.error is None else None
+        return Completion(
+            vendor=self.vendor,
+            message=Message(role="assistant", parts=[p.model_copy() for p in self.parts]),
+            finish_reason=finish[0] if finish else None,
+            raw_finish_reason=finish[1] if finish else None,
+            usage=self.usage,
+            error=self.error,
+            incomplete=incomplete or self.error is not None,
+            model=self.model,
+            response_id=self.response_id,
+        )
+
+    # ---------------------------------------------------------------- internals
+    def _add(self, key: Hashable, part: Part) -> int:
+        self.parts.append(part)
+        self._index[key] = len(self.parts) - 1
+        return len(self.parts) - 1
+
+    def _key_of(self, index: int) -> Hashable:
+        for key, value in self._index.items():
+            if value == index and isinstance(key, tuple) and key[0] == "tool":
+                return key[1]
+        raise KeyError(index)

@@ -1,0 +1,160 @@
+"""Errors raised by the vendor layer.
+
+The hierarchy::
+
+    OrizuruError
+    ├── UnsupportedContentError         content the target vendor cannot represent
+    ├── StreamFormatError               a body that is not what the vendor's format promises
+    └── APIError                        anything that went wrong talking to a vendor
+        ├── APIConnectionError          network failure, DNS, refused, dropped
+        │   └── APITimeoutError
+        └── APIStatusError              the vendor answered with an error (status, type, message)
+            ├── BadRequestError             400
+            ├── AuthenticationError         401
+            ├── PermissionDeniedError       403
+            ├── NotFoundError               404
+            ├── ConflictError               409
+            ├── RequestTooLargeError        413
+            ├── UnprocessableEntityError    422
+            ├── RateLimitError              429
+            ├── OverloadedError             529 (Anthropic), or an ``overloaded_error`` sent mid-stream
+            ├── InternalServerError         >= 500
+            └── StreamedError               an error sent inside a 200 stream (any other type)
+
+Every :class:`APIStatusError` names the vendor, the HTTP status, the vendor's error type and the
+vendor's own message, and keeps the response headers lower-cased. Messages are passed through
+:func:`redact` so an API key never appears in one, even when the vendor echoes it back.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+# Shapes of vendor keys, masked even when we were not told the key (a proxy may echo another one).
+_KEY_SHAPES = re.compile(r"(sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,})")
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return _KEY_SHAPES.sub("[redacted]", text)
+
+
+class OrizuruError(Exception):
+    """Base of every error the core raises on purpose."""
+
+
+class UnsupportedContentError(OrizuruError):
+    """The conversation holds content the target vendor cannot represent."""
+
+
+class StreamFormatError(OrizuruError):
+    """A response body that does not follow the vendor's format."""
+
+
+class APIError(OrizuruError):
+    def __init__(self, message: str, *, vendor: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.vendor = vendor
+
+
+class APIConnectionError(APIError):
+    def __init__(self, message: str = "Connection error.", *, vendor: str | None = None) -> None:
+        super().__init__(message, vendor=vendor)
+
+
+class APITimeoutError(APIConnectionError):
+    def __init__(self, message: str = "Request timed out.", *, vendor: str | None = None) -> None:
+        super().__init__(message, vendor=vendor)
+
+
+class APIStatusError(APIError):
+    status: int
+
+    def __init__(
+        self,
+        vendor_message: str,
+        *,
+        vendor: str,
+        status: int,
+        type: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: Any = None,
+    ) -> None:
+        self.status = status
+        self.type = type
+        self.vendor_message = vendor_message
+        self.headers = {k.lower(): v for k, v in (headers or {}).items()}
+        self.body = body
+        kind = f" {type}" if type else ""
+        super().__init__(f"{vendor} {status}{kind}: {vendor_message}", vendor=vendor)
+
+
+class BadRequestError(APIStatusError):
+    pass
+
+
+class AuthenticationError(APIStatusError):
+    pass
+
+
+class PermissionDeniedError(APIStatusError):
+    pass
+
+
+class NotFoundError(APIStatusError):
+    pass
+
+
+class ConflictError(APIStatusError):
+    pass
+
+
+class RequestTooLargeError(APIStatusError):
+    pass
+
+
+class UnprocessableEntityError(APIStatusError):
+    pass
+
+
+class RateLimitError(APIStatusError):
+    pass
+
+
+class OverloadedError(APIStatusError):
+    pass
+
+
+class InternalServerError(APIStatusError):
+    pass
+
+
+class StreamedError(APIStatusError):
+    pass
+
+
+_BY_STATUS: dict[int, type[APIStatusError]] = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: ConflictError,
+    413: RequestTooLargeError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+    529: OverloadedError,
+}
+
+
+def status_error_class(status: int, type: str | None = None) -> type[APIStatusError]:
+    """The class for an HTTP status; for an error inside a 200 stream, chosen by its type."""
+    if status == 200:
+        return OverloadedError if type == "overloaded_error" else StreamedError
+    if status in _BY_STATUS:
+        return _BY_STATUS[status]
+    return InternalServerError if status >= 500 else APIStatusError

@@ -1,0 +1,256 @@
+"""The unified conversation model: one shape for every vendor.
+
+A conversation is a list of :class:`Message`, each a list of typed parts. Vendor adapters turn a
+:class:`ChatRequest` into their own wire format and turn the vendor's stream back into
+:data:`Event` values and, at the end, one :class:`Completion`.
+
+What is normalized and what is kept raw:
+
+- finish reasons become one of :data:`FinishReason`; the vendor's own value stays beside it;
+- reasoning keeps the vendor's opaque ``signature`` / ``encrypted`` content and names the vendor that
+  produced it, because only that vendor can verify it on the next turn;
+- anything else vendor-specific rides in ``provider_details``, never inside ids or text.
+
+Tools are declared once in MCP form: ``{"name", "description", "inputSchema"}``.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+
+Vendor = Literal["openai", "openai-responses", "anthropic", "gemini", "ollama", "fake"]
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "refusal", "error", "other"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True)
+
+
+# --------------------------------------------------------------------------------------------- parts
+class TextPart(_Model):
+    type: Literal["text"] = "text"
+    text: str
+    refusal: bool = False  # the model declined (OpenAI ``refusal``): shown, but not counted as answer text
+    vendor: str | None = None
+    provider_details: dict[str, Any] | None = None
+
+
+class ImagePart(_Model):
+    type: Literal["image"] = "image"
+    data: bytes
+    mime_type: str
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _from_base64(cls, value: Any) -> Any:
+        return base64.b64decode(value) if isinstance(value, str) else value
+
+    @field_serializer("data", when_used="json")
+    def _to_base64(self, value: bytes) -> str:
+        return base64.b64encode(value).decode("ascii")
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data).decode("ascii")
+
+
+class ReasoningPart(_Model):
+    type: Literal["reasoning"] = "reasoning"
+    text: str = ""
+    vendor: str | None = None  # who produced it; only that vendor gets signature/encrypted back
+    signature: str | None = None  # Anthropic ``signature``, Gemini ``thoughtSignature``
+    encrypted: str | None = None  # Anthropic ``redacted_thinking.data``, OpenAI ``encrypted_content``
+    redacted: bool = False
+    provider_details: dict[str, Any] | None = None
+
+
+class ToolCallPart(_Model):
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    id_synthesized: bool = False  # the vendor sent no id (Gemini, older Ollama): we made a stable one
+    vendor: str | None = None
+    provider_details: dict[str, Any] | None = None
+
+
+ResultContent = Annotated[TextPart | ImagePart, Field(discriminator="type")]
+
+
+class ToolResultPart(_Model):
+    type: Literal["tool_result"] = "tool_result"
+    call_id: str
+    name: str | None = None  # filled from the matching call when absent (Gemini needs it)
+    content: list[ResultContent] = Field(default_factory=list)
+    is_error: bool = False
+
+
+Part = Annotated[TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart, Field(discriminator="type")]
+
+
+class Message(_Model):
+    """One turn. Tool results travel in ``user`` messages (as in MCP and Anthropic)."""
+
+    role: Literal["user", "assistant"]
+    parts: list[Part] = Field(default_factory=list)
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls(role="user", parts=[TextPart(text=text)])
+
+    @classmethod
+    def assistant(cls, text: str) -> Message:
+        return cls(role="assistant", parts=[TextPart(text=text)])
+
+
+# --------------------------------------------------------------------------------------------- request
+class Tool(_Model):
+    """An MCP tool declaration: ``{"name", "description", "inputSchema"}``."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    name: str
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
+
+
+class NamedToolChoice(_Model):
+    name: str
+
+
+ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
+
+
+class ChatRequest(_Model):
+    model: str
+    messages: list[Message]
+    tools: list[Tool] = Field(default_factory=list)
+    tool_choice: ToolChoice | None = None
+    system: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    stream: bool = True
+    vendor_options: dict[str, Any] = Field(default_factory=dict)  # merged into the body untouched
+
+
+# --------------------------------------------------------------------------------------------- events
+class TextDelta(_Model):
+    type: Literal["text_delta"] = "text_delta"
+    index: int
+    text: str
+    refusal: bool = False
+
+
+class ReasoningDelta(_Model):
+    type: Literal["reasoning_delta"] = "reasoning_delta"
+    index: int
+    text: str
+
+
+class ToolCallStart(_Model):
+    type: Literal["tool_call_start"] = "tool_call_start"
+    index: int
+    id: str
+    name: str
+
+
+class ToolCallArgsDelta(_Model):
+    type: Literal["tool_call_args_delta"] = "tool_call_args_delta"
+    index: int
+    delta: str
+
+
+class ToolCallEnd(_Model):
+    type: Literal["tool_call_end"] = "tool_call_end"
+    index: int
+    id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+class Usage(_Model):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    details: dict[str, Any] | None = None  # the vendor's raw usage object
+
+
+class UsageEvent(_Model):
+    type: Literal["usage"] = "usage"
+    usage: Usage
+
+
+class FinishEvent(_Model):
+    type: Literal["finish"] = "finish"
+    reason: FinishReason
+    raw: str | None = None
+
+
+class ErrorInfo(_Model):
+    status: int | None = None  # HTTP status; that of the stream (200) for an error sent inside it
+    type: str | None = None
+    message: str
+    vendor: str | None = None
+
+
+class ErrorEvent(_Model):
+    type: Literal["error"] = "error"
+    error: ErrorInfo
+
+
+Event = Annotated[
+    TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd
+    | UsageEvent | FinishEvent | ErrorEvent,
+    Field(discriminator="type"),
+]
+
+
+# --------------------------------------------------------------------------------------------- result
+class Completion(_Model):
+    """The whole answer, rebuilt from the same parts the stream events came from."""
+
+    vendor: str
+    message: Message
+    finish_reason: FinishReason | None = None
+    raw_finish_reason: str | None = None
+    usage: Usage | None = None
+    error: ErrorInfo | None = None
+    incomplete: bool = False  # cut off (dropped connection, Stop, mid-stream error): what arrived is kept
+    model: str | None = None
+    response_id: str | None = None
+
+    def text(self, *, refusal: bool = False) -> str:
+        return "".join(p.text for p in self.message.parts if isinstance(p, TextPart) and p.refusal == refusal)
+
+    def reasoning(self) -> str:
+        return "".join(p.text for p in self.message.parts if isinstance(p, ReasoningPart))
+
+    def tool_calls(self) -> list[ToolCallPart]:
+        return [p for p in self.message.parts if isinstance(p, ToolCallPart)]
+
+    def summary(self) -> dict[str, Any]:
+        """The flat result shape of ``shared/fixtures/vendors/*.expected.json`` and the replay CLI."""
+        usage = self.usage or Usage()
+        out: dict[str, Any] = {
+            "text": self.text(),
+            "reasoning": self.reasoning(),
+            "tool_calls": [
+                {"id": None if c.id_synthesized else c.id, "name": c.name, "arguments": c.arguments}
+                for c in self.tool_calls()
+            ],
+            "finish_reason": self.raw_finish_reason,
+            "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+            "error": None if self.error is None else {
+                "status": self.error.status, "type": self.error.type, "message": self.error.message,
+            },
+        }
+        refusal = self.text(refusal=True)
+        if refusal:
+            out["refusal"] = refusal
+        return out
+
+
+class ModelInfo(_Model):
+    id: str
+    name: str | None = None
+    provider_details: dict[str, Any] | None = None

@@ -1,0 +1,130 @@
+"""SSE and NDJSON decoders (T-V5): each spec quirk gets a small test naming what it guards against."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pycore.decoders import NDJSONDecoder, SSEDecoder, SSEEvent
+from pycore.exceptions import StreamFormatError
+
+pytestmark = pytest.mark.pyodide
+
+
+def decode(*chunks: bytes) -> list[SSEEvent]:
+    decoder = SSEDecoder()
+    events = [e for chunk in chunks for e in decoder.feed(chunk)]
+    return events + decoder.finish()
+
+
+def pairs(events: list[SSEEvent]) -> list[tuple[str, str]]:
+    return [(e.event, e.data) for e in events]
+
+
+def test_basic_event_with_type_and_data() -> None:
+    assert pairs(decode(b"event: completion\ndata: {\"foo\":true}\n\n")) == [("completion", '{"foo":true}')]
+
+
+def test_data_without_event_is_a_message() -> None:
+    assert pairs(decode(b"data: {\"foo\":true}\n\n")) == [("message", '{"foo":true}')]
+
+
+def test_event_without_data_is_not_dispatched() -> None:
+    # WHATWG: an empty data buffer resets and dispatches nothing. The SDKs yield an empty "ping";
+    # nothing we parse depends on such events, so we follow the spec.
+    assert decode(b"event: ping\n\n") == []
+
+
+def test_multiple_events_and_the_type_does_not_leak_into_the_next() -> None:
+    got = decode(b"event: a\ndata: 1\n\ndata: 2\n\n")
+    assert pairs(got) == [("a", "1"), ("message", "2")]
+
+
+def test_multi_line_data_is_joined_with_newline() -> None:
+    assert pairs(decode(b"data: {\ndata: \"foo\":\ndata: true}\n\n")) == [("message", '{\n"foo":\ntrue}')]
+
+
+def test_several_blank_lines_dispatch_once() -> None:
+    assert pairs(decode(b"data: x\n\n\n\n\ndata: y\n\n")) == [("message", "x"), ("message", "y")]
+
+
+def test_escaped_newlines_inside_json_are_not_line_ends() -> None:
+    payload = json.dumps({"content": "line1\n\nline2"})
+    (event,) = decode(f"data: {payload}\n\n".encode())
+    assert json.loads(event.data)["content"] == "line1\n\nline2"
+
+
+def test_u2028_inside_json_is_not_a_line_end() -> None:
+    # Guards against str.splitlines(), which splits on U+2028/U+2029/NEL as well.
+    (event,) = decode('data: {"t":"a\u2028b\u2029c\x85d"}\n\n'.encode())
+    assert json.loads(event.data)["t"] == "a\u2028b\u2029c\x85d"
+
+
+def test_multibyte_character_split_across_chunks() -> None:
+    raw = 'data: {"t":"日本"}\n\n'.encode()
+    cut = raw.index("日".encode()) + 1
+    assert pairs(decode(raw[:cut], raw[cut:])) == [("message", '{"t":"日本"}')]
+
+
+@pytest.mark.parametrize("end", [b"\r\n", b"\r", b"\n"])
+def test_every_line_ending(end: bytes) -> None:
+    raw = b"event: a" + end + b"data: 1" + end + end + b"data: 2" + end + end
+    assert pairs(decode(raw)) == [("a", "1"), ("message", "2")]
+
+
+def test_crlf_split_between_chunks_is_one_line_end() -> None:
+    # A CR ending one chunk and the LF starting the next must not count as two line ends (= a dispatch).
+    assert pairs(decode(b"data: a\r", b"\ndata: b\r\n\r\n")) == [("message", "a\nb")]
+
+
+def test_lone_cr_at_end_of_chunk_still_ends_the_line() -> None:
+    assert pairs(decode(b"data: a\r", b"\r")) == [("message", "a")]
+
+
+def test_comments_are_ignored() -> None:
+    assert pairs(decode(b": keep-alive\n\n:\ndata: x\n: another\n\n")) == [("message", "x")]
+
+
+def test_only_one_space_after_colon_is_dropped_and_no_colon_means_empty_value() -> None:
+    assert pairs(decode(b"data:  two\n\ndata\ndata\n\n")) == [("message", " two"), ("message", "\n")]
+
+
+def test_id_and_retry_fields() -> None:
+    events = decode(b"id: 7\nretry: 3000\ndata: a\n\nretry: soon\ndata: b\n\nid: x\0y\ndata: c\n\n")
+    assert [(e.id, e.retry) for e in events] == [("7", 3000), ("7", 3000), ("7", 3000)]
+
+
+def test_done_sentinel_is_plain_data() -> None:
+    assert pairs(decode(b"data: [DONE]\n\n")) == [("message", "[DONE]")]
+
+
+def test_leading_bom_is_dropped_once() -> None:
+    assert pairs(decode(b"\xef\xbb\xbfdata: a\n\n")) == [("message", "a")]
+
+
+def test_unterminated_last_event_is_discarded() -> None:
+    # A connection cut mid-event must not deliver half an event.
+    assert decode(b"data: a\n\ndata: {\"half") == [SSEEvent("message", "a")]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_any_chunking_gives_the_same_events(data: st.DataObject) -> None:
+    raw = 'event: x\r\ndata: é日🙂\r\n\r\n: c\rdata: 2\r\rdata: 3\n\n'.encode()
+    cuts = sorted(data.draw(st.sets(st.integers(1, len(raw) - 1), max_size=12)))
+    chunks = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    assert pairs(decode(*chunks)) == [("x", "é日🙂"), ("message", "2"), ("message", "3")]
+
+
+def test_ndjson_lines_blank_lines_and_final_line_without_newline() -> None:
+    decoder = NDJSONDecoder()
+    got = decoder.feed(b'{"a":1}\n\n{"b":"\xe6\x97') + decoder.feed(b'\xa5"}\r\n{"c":3}')
+    assert got + decoder.finish() == [{"a": 1}, {"b": "日"}, {"c": 3}]
+
+
+def test_ndjson_invalid_line_raises_stream_format_error() -> None:
+    with pytest.raises(StreamFormatError):
+        NDJSONDecoder().feed(b"not json\n")
