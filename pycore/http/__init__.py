@@ -1,0 +1,78 @@
+"""The transport seam: the only place where bytes leave the core.
+
+Adapters and the MCP client build a :class:`Request`, hand it to a :class:`Transport` and read the
+:class:`Response` body as an async iterator of byte chunks, fed as they arrive to the push decoders
+in :mod:`pycore.decoders`. Nothing else about HTTP leaks into them. Implementations:
+
+- :mod:`pycore.http.httpx`: CPython, on ``httpx.AsyncClient``;
+- :mod:`pycore.http.fetch`: Pyodide, on the browser's ``fetch`` (streamed through a ReadableStream
+  reader, aborted through an AbortController);
+- :mod:`pycore.http.replay`: recorded bodies, for tests and the replay CLI, in both runtimes.
+
+Contract for implementations:
+
+- ``send`` returns as soon as the status and headers are in; the body is not read yet;
+- header names in ``Response.headers`` are lower-case;
+- network failures raise :class:`~pycore.exceptions.APIConnectionError` (timeouts
+  :class:`~pycore.exceptions.APITimeoutError`), from ``send`` and from the body iterator alike;
+- ``aclose`` is idempotent and aborts a body still streaming (that is what Stop does); cancelling
+  the task that iterates the body must abort the request too.
+
+Retries live beside the seam, not in it: :mod:`pycore.http.retry`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Request:
+    method: str
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    body: bytes | None = None
+    timeout: float | None = 600.0  # whole request; streaming reads are bounded by the same budget
+
+
+class Response(ABC):
+    status: int
+    headers: dict[str, str]
+
+    @abstractmethod
+    def aiter_bytes(self) -> AsyncIterator[bytes]:
+        """The body, chunk by chunk, as it arrives."""
+
+    async def aread(self) -> bytes:
+        chunks = [chunk async for chunk in self.aiter_bytes()]
+        return b"".join(chunks)
+
+    @abstractmethod
+    async def aclose(self) -> None:
+        """Release the connection; aborts the body if it is still streaming."""
+
+
+class Transport(ABC):
+    @abstractmethod
+    async def send(self, request: Request) -> Response: ...
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release pooled connections, if the transport keeps any."""
+
+
+def default_transport() -> Transport:
+    """The transport for the runtime we are in: fetch under Pyodide, httpx elsewhere."""
+    import sys
+
+    if sys.platform == "emscripten":
+        from pycore.http.fetch import FetchTransport
+
+        return FetchTransport()
+    from pycore.http.httpx import HttpxTransport
+
+    return HttpxTransport()
+
+
+__all__ = ["Request", "Response", "Transport", "default_transport"]

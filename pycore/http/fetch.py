@@ -1,0 +1,79 @@
+"""The Pyodide transport, on the browser's ``fetch``. Only this module imports ``js`` / ``pyodide``.
+
+The body is read through a ReadableStream reader, so each chunk reaches the parser as soon as the
+browser has it (no buffering of the whole response). Every request owns an AbortController:
+``aclose()`` (the user's Stop) and cancelling the reading task both abort the fetch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import js  # type: ignore[import-not-found]
+from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+
+from pycore.exceptions import APIConnectionError, APITimeoutError
+from pycore.http import Request, Response, Transport
+
+
+class FetchResponse(Response):
+    def __init__(self, response: Any, controller: Any) -> None:
+        self._response = response
+        self._controller = controller
+        self._done = False
+        self.status = int(response.status)
+        self.headers = {str(pair[0]).lower(): str(pair[1]) for pair in response.headers.entries()}
+
+    async def aiter_bytes(self) -> AsyncIterator[bytes]:
+        if self._response.body is None:
+            return
+        reader = self._response.body.getReader()
+        try:
+            while True:
+                try:
+                    result = await reader.read()
+                except JsException as e:
+                    raise APIConnectionError(f"connection lost while reading the body: {e}") from e
+                if result.done:
+                    break
+                yield result.value.to_bytes()
+        except BaseException:
+            self._abort()
+            raise
+        finally:
+            self._done = True
+            reader.releaseLock()
+
+    def _abort(self) -> None:
+        if not self._done:
+            self._done = True
+            self._controller.abort()
+
+    async def aclose(self) -> None:
+        self._abort()
+
+
+class FetchTransport(Transport):
+    async def send(self, request: Request) -> Response:
+        controller = js.AbortController.new()
+        init: dict[str, Any] = {
+            "method": request.method,
+            "headers": to_js(request.headers, dict_converter=js.Object.fromEntries),
+            "signal": controller.signal,
+        }
+        if request.body is not None:
+            init["body"] = to_js(request.body)
+        options = to_js(init, dict_converter=js.Object.fromEntries)
+        try:
+            response = await asyncio.wait_for(js.fetch(request.url, options), request.timeout)
+        except TimeoutError as e:
+            controller.abort()
+            raise APITimeoutError() from e
+        except asyncio.CancelledError:
+            controller.abort()
+            raise
+        except JsException as e:  # TypeError "Failed to fetch": network, DNS, CORS, refused
+            raise APIConnectionError(f"fetch failed: {e}") from e
+        return FetchResponse(response, controller)
