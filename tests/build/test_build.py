@@ -1,0 +1,118 @@
+"""build.py: locked downloads are verified, and dist/ is a relocatable static site."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+import build  # noqa: E402
+
+DIST = Path(os.environ.get("ORIZURU_DIST", ROOT / "dist"))
+
+
+def entry_for(content: bytes, file: str = "demo-1.0-py3-none-any.whl") -> dict:
+    return {"name": "demo", "version": "1.0", "file": file, "sha256": hashlib.sha256(content).hexdigest()}
+
+
+def fake_pip(served: bytes, calls: list):
+    """Stands in for `pip download`: writes `served` under the requested name into the -d folder."""
+
+    def run(cmd, **kw):
+        calls.append(cmd)
+        dest = Path(cmd[cmd.index("-d") + 1])
+        (dest / "demo-1.0-py3-none-any.whl").write_bytes(served)
+
+    return run
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(build, "CACHE", tmp_path)
+    monkeypatch.setattr(build, "wheel_lock", lambda: {"python": "3.14", "packages": []})
+    return tmp_path
+
+
+def test_a_download_whose_hash_differs_stops_the_build_naming_the_file(cache, monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(build, "run", fake_pip(b"tampered", calls))
+    entry = entry_for(b"the real wheel")
+    with pytest.raises(build.BuildError, match=r"demo-1\.0-py3-none-any\.whl: sha256 mismatch") as err:
+        build.fetch_locked(entry)
+    assert entry["sha256"] in str(err.value)
+    assert hashlib.sha256(b"tampered").hexdigest() in str(err.value)
+    assert not (cache / "downloads" / entry["file"]).exists()
+
+
+def test_a_cached_file_with_the_right_hash_is_reused_without_downloading(cache, monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(build, "run", fake_pip(b"unused", calls))
+    entry = entry_for(b"the real wheel")
+    (cache / "downloads").mkdir()
+    (cache / "downloads" / entry["file"]).write_bytes(b"the real wheel")
+    assert build.fetch_locked(entry).read_bytes() == b"the real wheel"
+    assert calls == []
+
+
+def test_a_corrupted_cache_entry_is_downloaded_again(cache, monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(build, "run", fake_pip(b"the real wheel", calls))
+    entry = entry_for(b"the real wheel")
+    (cache / "downloads").mkdir()
+    (cache / "downloads" / entry["file"]).write_bytes(b"half a wh")
+    assert build.fetch_locked(entry).read_bytes() == b"the real wheel"
+    assert len(calls) == 1
+
+
+def test_wasm_wheels_are_asked_for_by_platform_tag(cache, monkeypatch):
+    calls: list = []
+    monkeypatch.setattr(build, "run", fake_pip(b"x", calls))
+    entry = {**entry_for(b"x"), "platform": "pyemscripten_2026_0_wasm32"}
+    build.fetch_locked(entry)
+    cmd = [str(c) for c in calls[0]]
+    assert cmd[cmd.index("--platform") + 1] == "pyemscripten_2026_0_wasm32"
+    assert cmd[cmd.index("--python-version") + 1] == "3.14"
+    assert "demo==1.0" in cmd
+
+
+def test_the_browser_lock_matches_the_python_lock():
+    """web/pyodide-wheels.lock.json and requirements.lock pin the same versions of what both ship."""
+    python_lock = (ROOT / "requirements.lock").read_text().lower()
+    for entry in json.loads((ROOT / "web" / "pyodide-wheels.lock.json").read_text())["packages"]:
+        if entry["name"] == "pydantic-core":  # CPython installs a native wheel of the same version
+            assert f"pydantic-core=={entry['version']}" in python_lock
+            continue
+        pin = f"{entry['name']}=={entry['version']}"
+        assert pin in python_lock, f"{pin} is in the browser lock but not in requirements.lock"
+        assert entry["sha256"] in python_lock, f"{entry['file']}: hashes differ between the two locks"
+
+
+def built_index() -> str:
+    if not (DIST / "index.html").is_file():
+        pytest.fail(f"{DIST} is not built: run `python3 build.py build`")
+    return (DIST / "index.html").read_text()
+
+
+def test_dist_uses_only_relative_urls_that_exist():
+    html = built_index()
+    refs = re.findall(r'(?:src|href)="([^"]+)"', html)
+    boot = json.loads(re.search(r'<script type="application/json" id="boot">(.*?)</script>', html).group(1))
+    refs += [boot["worker"], *boot["wheels"], boot["pyodide"] + "pyodide.mjs"]
+    for ref in refs:
+        assert not ref.startswith(("/", "http:", "https:", "//")), ref
+        assert (DIST / ref).is_file(), ref
+
+
+def test_dist_asset_names_carry_their_content_hash():
+    boot = json.loads(re.search(r'id="boot">(.*?)</script>', built_index()).group(1))
+    for wheel in boot["wheels"]:
+        folder, name = wheel.split("/")[1:]
+        assert hashlib.sha256((DIST / wheel).read_bytes()).hexdigest().startswith(folder), wheel
+    assert re.fullmatch(r"assets/worker-[A-Z0-9]{8}\.js", boot["worker"])

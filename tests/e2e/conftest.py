@@ -1,0 +1,77 @@
+"""Fixtures for the browser tests: the real relay serving dist/, and Debian's Chromium via Playwright."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[2]
+DIST = Path(os.environ.get("ORIZURU_DIST", ROOT / "dist"))
+CHROMIUM = "/usr/bin/chromium"
+# Chromium's own background traffic would otherwise try to reach Google from a closed network.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+]
+
+
+def start_site(log: Path, dist: Path = DIST, *args: str) -> tuple[subprocess.Popen[bytes], str]:
+    """Start ``python -m server`` on a free loopback port; return the process and the URL it printed."""
+    if not (dist / "index.html").is_file():
+        pytest.fail(f"{dist} is not built: run `python3 build.py build`")
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "server", "--dist", str(dist), "--port", "0", *args],
+                                cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and proc.poll() is None:
+        match = re.search(r"(http://\S+)", log.read_text())
+        if match:
+            return proc, match.group(1)
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    pytest.fail(f"the server did not print its URL: {log.read_text()!r}")
+
+
+@pytest.fixture(scope="session")
+def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    proc, url = start_site(tmp_path_factory.mktemp("site") / "server.log")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright) -> Iterator[Browser]:
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def profile(playwright: Playwright, tmp_path: Path) -> Iterator[BrowserContext]:
+    """A browser with a real profile on disk, as a user has: incognito contexts keep only a small
+    in-memory HTTP cache, too small for the 10 MB Pyodide wasm."""
+    context = playwright.chromium.launch_persistent_context(tmp_path, executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield context
+    context.close()
