@@ -25,6 +25,7 @@ core
   .then((info) => {
     coreReady = true;
     root.dataset.core = "ready";
+    performance.mark("core-ready"); // read by bench/boot
     statusText.textContent = `Ready · Python ${info.python}`;
     for (const pending of queue.splice(0)) deliver(pending);
   })
@@ -92,3 +93,5 @@ function append(role, text) {
   li.scrollIntoView({ block: "end" });
   return li;
 }
+
+performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works

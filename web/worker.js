@@ -15,7 +15,10 @@ self.addEventListener("message", ({ data: msg }) => {
 
 async function boot({ id, base, pyodide: pyodideDir, wheels }) {
   let stage = "runtime";
-  const enter = (next, detail) => post({ type: "stage", stage: (stage = next), detail });
+  const enter = (next, detail) => {
+    performance.mark(`stage:${next}`); // read by bench/boot
+    post({ type: "stage", stage: (stage = next), detail });
+  };
   try {
     enter("runtime");
     const indexURL = new URL(pyodideDir, base).href;
