@@ -127,7 +127,13 @@ class PartsManager:
         return [ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments)]
 
     def tool_call(
-        self, key: Hashable, id: str, name: str, arguments: str, *, synthesized: bool = False,
+        self,
+        key: Hashable,
+        id: str,
+        name: str,
+        arguments: str,
+        *,
+        synthesized: bool = False,
         details: dict[str, Any] | None = None,
     ) -> list[Event]:
         """A call that arrives whole (Gemini, Ollama, non-streaming bodies)."""

@@ -199,8 +199,14 @@ class ErrorEvent(_Model):
 
 
 Event = Annotated[
-    TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd
-    | UsageEvent | FinishEvent | ErrorEvent,
+    TextDelta
+    | ReasoningDelta
+    | ToolCallStart
+    | ToolCallArgsDelta
+    | ToolCallEnd
+    | UsageEvent
+    | FinishEvent
+    | ErrorEvent,
     Field(discriminator="type"),
 ]
 
@@ -240,8 +246,12 @@ class Completion(_Model):
             ],
             "finish_reason": self.raw_finish_reason,
             "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
-            "error": None if self.error is None else {
-                "status": self.error.status, "type": self.error.type, "message": self.error.message,
+            "error": None
+            if self.error is None
+            else {
+                "status": self.error.status,
+                "type": self.error.type,
+                "message": self.error.message,
             },
         }
         refusal = self.text(refusal=True)

@@ -25,11 +25,11 @@ def pairs(events: list[SSEEvent]) -> list[tuple[str, str]]:
 
 
 def test_basic_event_with_type_and_data() -> None:
-    assert pairs(decode(b"event: completion\ndata: {\"foo\":true}\n\n")) == [("completion", '{"foo":true}')]
+    assert pairs(decode(b'event: completion\ndata: {"foo":true}\n\n')) == [("completion", '{"foo":true}')]
 
 
 def test_data_without_event_is_a_message() -> None:
-    assert pairs(decode(b"data: {\"foo\":true}\n\n")) == [("message", '{"foo":true}')]
+    assert pairs(decode(b'data: {"foo":true}\n\n')) == [("message", '{"foo":true}')]
 
 
 def test_event_without_data_is_not_dispatched() -> None:
@@ -44,7 +44,7 @@ def test_multiple_events_and_the_type_does_not_leak_into_the_next() -> None:
 
 
 def test_multi_line_data_is_joined_with_newline() -> None:
-    assert pairs(decode(b"data: {\ndata: \"foo\":\ndata: true}\n\n")) == [("message", '{\n"foo":\ntrue}')]
+    assert pairs(decode(b'data: {\ndata: "foo":\ndata: true}\n\n')) == [("message", '{\n"foo":\ntrue}')]
 
 
 def test_several_blank_lines_dispatch_once() -> None:
@@ -107,13 +107,13 @@ def test_leading_bom_is_dropped_once() -> None:
 
 def test_unterminated_last_event_is_discarded() -> None:
     # A connection cut mid-event must not deliver half an event.
-    assert decode(b"data: a\n\ndata: {\"half") == [SSEEvent("message", "a")]
+    assert decode(b'data: a\n\ndata: {"half') == [SSEEvent("message", "a")]
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.data())
 def test_any_chunking_gives_the_same_events(data: st.DataObject) -> None:
-    raw = 'event: x\r\ndata: é日🙂\r\n\r\n: c\rdata: 2\r\rdata: 3\n\n'.encode()
+    raw = "event: x\r\ndata: é日🙂\r\n\r\n: c\rdata: 2\r\rdata: 3\n\n".encode()
     cuts = sorted(data.draw(st.sets(st.integers(1, len(raw) - 1), max_size=12)))
     chunks = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
     assert pairs(decode(*chunks)) == [("x", "é日🙂"), ("message", "2"), ("message", "3")]

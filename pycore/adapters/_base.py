@@ -1,0 +1,153 @@
+"""What every vendor adapter provides, and the plumbing they share (no vendor knowledge here).
+
+An adapter is pure: it builds :class:`~pycore.http.Request` values and parses bytes; it never
+touches the network. :mod:`pycore.client` joins an adapter to a transport.
+"""
+
+from __future__ import annotations
+
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from pycore._parts import PartsManager
+from pycore.decoders import NDJSONDecoder, SSEDecoder
+from pycore.exceptions import APIStatusError, StreamFormatError, redact, status_error_class
+from pycore.http import Request
+from pycore.http.retry import RetryPolicy
+from pycore.messages import ChatRequest, Completion, Event, FinishReason, ModelInfo
+
+
+class StreamParser(ABC):
+    """Push parser for one streamed response: ``feed(bytes)`` / ``finish()`` return unified events."""
+
+    ndjson: ClassVar[bool] = False
+
+    def __init__(self, vendor: str, *, status: int = 200) -> None:
+        self.parts = PartsManager(vendor)
+        self.status = status
+        self.done = False  # the vendor said the stream is over ([DONE], message_stop, done:true)
+        self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        if self.parts.stopped:
+            return []
+        return self._items(self._decoder.feed(chunk))
+
+    def finish(self) -> list[Event]:
+        events = [] if self.parts.stopped else self._items(self._decoder.finish())
+        return events + self.parts.close()
+
+    def completion(self, *, incomplete: bool = False) -> Completion:
+        return self.parts.completion(incomplete=incomplete)
+
+    def _items(self, items: Iterable[Any]) -> list[Event]:
+        events: list[Event] = []
+        for item in items:
+            if self.parts.stopped or self.done:
+                break
+            events += self.handle(item)
+        return events
+
+    @abstractmethod
+    def handle(self, item: Any) -> list[Event]:
+        """One decoded item: an :class:`~pycore.decoders.SSEEvent`, or a JSON value for NDJSON."""
+
+
+class Adapter(ABC):
+    vendor: ClassVar[str]
+    default_base_url: ClassVar[str]
+    retry_policy: ClassVar[RetryPolicy] = RetryPolicy()
+
+    def __init__(self, api_key: str | None = None, base_url: str | None = None) -> None:
+        self.api_key = api_key
+        self.base_url = (base_url or self.default_base_url).rstrip("/")
+
+    def __repr__(self) -> str:  # never the key
+        return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    # ------------------------------------------------------------------ requests
+    @abstractmethod
+    def build_request(self, request: ChatRequest) -> Request: ...
+
+    @abstractmethod
+    def models_request(self) -> Request: ...
+
+    @abstractmethod
+    def parse_models(self, body: bytes) -> list[ModelInfo]: ...
+
+    # ------------------------------------------------------------------ responses
+    @abstractmethod
+    def stream_parser(self, *, status: int = 200) -> StreamParser: ...
+
+    @abstractmethod
+    def parse_payload(self, parts: PartsManager, payload: Any) -> None:
+        """A whole (non-streamed) JSON response, through the same parts manager as the stream."""
+
+    def parse_response(self, body: bytes) -> Completion:
+        parts = PartsManager(self.vendor)
+        self.parse_payload(parts, _json(body))
+        parts.close()
+        return parts.completion()
+
+    # ------------------------------------------------------------------ errors
+    @abstractmethod
+    def error_fields(self, payload: Any) -> tuple[str | None, str | None]:
+        """(type, message) from the vendor's error body; (None, None) when it has neither."""
+
+    def map_error(self, status: int, headers: Mapping[str, str], body: bytes) -> APIStatusError:
+        try:
+            payload: Any = json.loads(body)
+        except ValueError:
+            payload = None
+        kind, message = self.error_fields(payload) if payload is not None else (None, None)
+        if message is None:
+            message = body.decode("utf-8", errors="replace").strip()[:500] or f"HTTP {status}"
+        cls = status_error_class(status, kind)
+        return cls(
+            redact(message, [self.api_key]), vendor=self.vendor, status=status, type=kind, headers=headers, body=payload
+        )
+
+    def error_completion(self, status: int, headers: Mapping[str, str], body: bytes) -> Completion:
+        error = self.map_error(status, headers, body)
+        parts = PartsManager(self.vendor)
+        parts.set_error(status, error.type, error.vendor_message)
+        return parts.completion()
+
+    # ------------------------------------------------------------------ helpers
+    def _json_request(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Request:
+        return Request("POST", url, {**headers, "content-type": "application/json"}, json.dumps(body).encode())
+
+
+def _json(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError as e:
+        raise StreamFormatError(f"response body is not JSON: {body[:80]!r}") from e
+
+
+def merge_options(body: dict[str, Any], options: Mapping[str, Any]) -> dict[str, Any]:
+    """Vendor-only options go in untouched; a dict option is merged one level into ours."""
+    for key, value in options.items():
+        if isinstance(value, dict) and isinstance(body.get(key), dict):
+            body[key] = {**body[key], **value}
+        else:
+            body[key] = value
+    return body
+
+
+def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in mapping.items() if v is not None}
+
+
+def sse_json(data: str) -> Any:
+    try:
+        return json.loads(data)
+    except ValueError as e:
+        raise StreamFormatError(f"invalid JSON in an SSE event: {data[:80]!r}") from e
+
+
+def finish_from(table: Mapping[str, FinishReason], raw: str | None, *, tool_calls: bool = False) -> FinishReason:
+    reason = table.get(raw or "", "other")
+    return "tool_calls" if tool_calls and reason == "stop" else reason

@@ -1,0 +1,234 @@
+"""Google Gemini API: ``generateContent`` and ``streamGenerateContent?alt=sse``.
+
+The key travels in the ``x-goog-api-key`` header, never in the URL (SECURITY.md V2, T-V8). Gemini
+sends no tool-call ids: we make stable ones from the response id, the call's position, name and
+arguments (``id_synthesized`` marks them; the fixture summary reports ``null``). Thought parts are
+reasoning; ``thoughtSignature`` is kept on the part that carried it and sent back to Gemini only.
+Tool schemas go through :func:`~pycore.adapters._gemini_schema.clean_schema`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+from urllib.parse import quote
+
+from pycore._parts import PartsManager
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options, sse_json
+from pycore.adapters._convert import tool_names
+from pycore.adapters._gemini_schema import clean_schema
+from pycore.decoders import SSEEvent
+from pycore.http import Request
+from pycore.messages import (
+    ChatRequest,
+    Event,
+    FinishReason,
+    ImagePart,
+    Message,
+    ModelInfo,
+    NamedToolChoice,
+    ReasoningPart,
+    TextPart,
+    Tool,
+    ToolCallPart,
+    ToolChoice,
+    ToolResultPart,
+)
+
+FINISH: dict[str, FinishReason] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    "SAFETY": "content_filter",
+    "RECITATION": "content_filter",
+    "BLOCKLIST": "content_filter",
+    "PROHIBITED_CONTENT": "content_filter",
+    "SPII": "content_filter",
+    "IMAGE_SAFETY": "content_filter",
+    "MALFORMED_FUNCTION_CALL": "error",
+}
+
+
+class GeminiParser(StreamParser):
+    def __init__(self, vendor: str, *, status: int = 200) -> None:
+        super().__init__(vendor, status=status)
+        self.state = _State()
+
+    def handle(self, item: SSEEvent) -> list[Event]:
+        return handle_response(self.parts, self.state, sse_json(item.data), self.status)
+
+
+class _State:
+    """Where the next part goes: consecutive text (or thought) chunks extend one part."""
+
+    def __init__(self) -> None:
+        self.segment = 0
+        self.kind = ""
+        self.calls = 0
+
+    def key(self, kind: str) -> int:
+        if kind != self.kind:
+            self.segment += 1
+            self.kind = kind
+        return self.segment
+
+
+def handle_response(parts: PartsManager, state: _State, payload: Any, status: int = 200) -> list[Event]:
+    if isinstance(payload, list):  # errors may come wrapped in a list
+        return [e for one in payload for e in handle_response(parts, state, one, status)]
+    if payload.get("error"):
+        kind, message = error_fields(payload)
+        return parts.set_error(status, kind, message or "error")
+    parts.response_id = payload.get("responseId") or parts.response_id
+    parts.model = payload.get("modelVersion") or parts.model
+    events: list[Event] = []
+    candidate = (payload.get("candidates") or [{}])[0]
+    for part in (candidate.get("content") or {}).get("parts") or []:
+        events += _part(parts, state, part)
+    if candidate.get("finishReason"):
+        raw = candidate["finishReason"]
+        calls = any(isinstance(p, ToolCallPart) for p in parts.parts)
+        parts.set_finish(finish_from(FINISH, raw, tool_calls=calls), raw)
+    if payload.get("usageMetadata"):
+        usage = payload["usageMetadata"]
+        events += parts.set_usage(usage.get("promptTokenCount"), usage.get("candidatesTokenCount"), usage)
+    return events
+
+
+def _part(parts: PartsManager, state: _State, part: dict[str, Any]) -> list[Event]:
+    signature = part.get("thoughtSignature")
+    if "functionCall" in part:
+        return _call(parts, state, part["functionCall"], signature)
+    if part.get("thought"):
+        return parts.reasoning(state.key("thought"), part.get("text", ""), signature=signature)
+    if "text" in part:
+        details = {"thought_signature": signature} if signature else None
+        return parts.text(state.key("text"), part["text"], details=details)
+    return []  # inline data, executable code... not produced for chat here
+
+
+def _call(parts: PartsManager, state: _State, call: dict[str, Any], signature: str | None) -> list[Event]:
+    state.kind = "call"
+    state.calls += 1
+    args = json.dumps(call.get("args") or {}, sort_keys=True)
+    name = call.get("name", "")
+    call_id = call.get("id")
+    if not call_id:
+        seed = f"{parts.response_id}|{state.calls}|{name}|{args}".encode()
+        call_id = "call_" + hashlib.sha256(seed).hexdigest()[:24]
+    details = {"thought_signature": signature} if signature else None
+    return parts.tool_call(("call", state.calls), call_id, name, args, synthesized=not call.get("id"), details=details)
+
+
+def error_fields(payload: Any) -> tuple[str | None, str | None]:
+    if isinstance(payload, list) and payload:
+        payload = payload[0]
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict):
+        return error.get("status"), error.get("message")
+    return None, None
+
+
+# ---------------------------------------------------------------------------------- request body
+def tool_config(choice: ToolChoice | None) -> dict[str, Any] | None:
+    if choice is None:
+        return None
+    if isinstance(choice, NamedToolChoice):
+        return {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [choice.name]}}
+    return {"functionCallingConfig": {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice]}}
+
+
+def tool_param(tool: Tool) -> dict[str, Any]:
+    return drop_none(
+        {"name": tool.name, "description": tool.description or None, "parameters": clean_schema(tool.input_schema)}
+    )
+
+
+def contents(messages: list[Message]) -> list[dict[str, Any]]:
+    names = tool_names(messages)
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        role = "model" if message.role == "assistant" else "user"
+        parts = [p for part in message.parts for p in _to_parts(part, names)]
+        if not parts:
+            continue
+        if out and out[-1]["role"] == role:
+            out[-1]["parts"] += parts
+        else:
+            out.append({"role": role, "parts": parts})
+    return out
+
+
+def _signed(part: dict[str, Any], vendor: str | None, details: dict[str, Any] | None) -> dict[str, Any]:
+    signature = (details or {}).get("thought_signature")
+    return {**part, "thoughtSignature": signature} if signature and vendor == "gemini" else part
+
+
+def _to_parts(part: Any, names: dict[str, str]) -> list[dict[str, Any]]:
+    if isinstance(part, TextPart):
+        return [_signed({"text": part.text}, part.vendor, part.provider_details)] if part.text else []
+    if isinstance(part, ImagePart):
+        return [{"inlineData": {"mimeType": part.mime_type, "data": part.base64()}}]
+    if isinstance(part, ToolCallPart):
+        call = {"functionCall": {"name": part.name, "args": part.arguments}}
+        return [_signed(call, part.vendor, part.provider_details)]
+    if isinstance(part, ToolResultPart):
+        return _result(part, names)
+    if isinstance(part, ReasoningPart):
+        if part.vendor == "gemini" and part.signature:
+            return [{"text": part.text, "thought": True, "thoughtSignature": part.signature}]
+        return []
+    raise AssertionError(part)
+
+
+def _result(part: ToolResultPart, names: dict[str, str]) -> list[dict[str, Any]]:
+    text = "\n".join(c.text for c in part.content if isinstance(c, TextPart))
+    name = part.name or names.get(part.call_id, "tool")
+    response = {"error": text} if part.is_error else {"result": text}
+    images = [
+        {"inlineData": {"mimeType": c.mime_type, "data": c.base64()}} for c in part.content if isinstance(c, ImagePart)
+    ]
+    return [{"functionResponse": {"name": name, "response": response}}, *images]
+
+
+class GeminiAdapter(Adapter):
+    vendor = "gemini"
+    default_base_url = "https://generativelanguage.googleapis.com/v1beta"
+
+    def _headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self.api_key} if self.api_key else {}
+
+    def build_request(self, request: ChatRequest) -> Request:
+        config = drop_none({"temperature": request.temperature, "maxOutputTokens": request.max_tokens})
+        body: dict[str, Any] = {
+            "contents": contents(request.messages),
+            "systemInstruction": {"parts": [{"text": request.system}]} if request.system else None,
+            "generationConfig": config or None,
+        }
+        if request.tools:
+            body["tools"] = [{"functionDeclarations": [tool_param(t) for t in request.tools]}]
+            body["toolConfig"] = tool_config(request.tool_choice)
+        body = merge_options(drop_none(body), request.vendor_options)
+        model = quote(request.model.removeprefix("models/"), safe="-._")
+        action = "streamGenerateContent?alt=sse" if request.stream else "generateContent"
+        return self._json_request(f"{self.base_url}/models/{model}:{action}", body, self._headers())
+
+    def stream_parser(self, *, status: int = 200) -> StreamParser:
+        return GeminiParser(self.vendor, status=status)
+
+    def parse_payload(self, parts: PartsManager, payload: Any) -> None:
+        handle_response(parts, _State(), payload)
+
+    def error_fields(self, payload: Any) -> tuple[str | None, str | None]:
+        return error_fields(payload)
+
+    def models_request(self) -> Request:
+        return Request("GET", f"{self.base_url}/models?pageSize=1000", self._headers())
+
+    def parse_models(self, body: bytes) -> list[ModelInfo]:
+        models = json.loads(body).get("models", [])
+        return [
+            ModelInfo(id=m["name"].removeprefix("models/"), name=m.get("displayName"))
+            for m in models
+            if "generateContent" in m.get("supportedGenerationMethods", ["generateContent"])
+        ]

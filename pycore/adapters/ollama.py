@@ -1,0 +1,168 @@
+"""Ollama's native ``/api/chat`` (NDJSON stream). For Ollama's OpenAI-compatible ``/v1`` use
+:mod:`pycore.adapters.openai` with that base URL.
+
+Each line is a whole ``ChatResponse``: content and ``thinking`` deltas, tool calls that arrive whole
+(with an ``id`` in recent versions, without in older ones: then a stable one is made), and a last
+``done: true`` line with ``done_reason`` and token counts. An ``{"error": "..."}`` line can arrive
+inside a 200 stream. The browser needs ``OLLAMA_ORIGINS`` set on the server (SECURITY.md §5).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from pycore._parts import PartsManager
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options
+from pycore.adapters._convert import result_images, result_text, tool_names
+from pycore.adapters.openai import tool_param
+from pycore.http import Request
+from pycore.messages import (
+    ChatRequest,
+    Event,
+    FinishReason,
+    ImagePart,
+    Message,
+    ModelInfo,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
+
+
+class OllamaParser(StreamParser):
+    ndjson = True
+
+    def handle(self, item: Any) -> list[Event]:
+        return handle_line(self.parts, item, self.status)
+
+
+def handle_line(parts: PartsManager, line: Any, status: int = 200) -> list[Event]:
+    if not isinstance(line, dict):
+        return []
+    if line.get("error"):
+        return parts.set_error(status, None, str(line["error"]))
+    parts.model = line.get("model") or parts.model
+    message = line.get("message") or {}
+    events: list[Event] = []
+    if message.get("thinking"):
+        events += parts.reasoning("thinking", message["thinking"])
+    if message.get("content"):
+        events += parts.text("content", message["content"])
+    for call in message.get("tool_calls") or []:
+        events += _call(parts, call)
+    if line.get("done"):
+        events += _done(parts, line)
+    return events
+
+
+def _call(parts: PartsManager, call: dict[str, Any]) -> list[Event]:
+    function = call.get("function") or {}
+    name, args = function.get("name", ""), function.get("arguments") or {}
+    text = args if isinstance(args, str) else json.dumps(args)
+    ordinal = sum(1 for p in parts.parts if isinstance(p, ToolCallPart))
+    call_id = call.get("id")
+    if not call_id:
+        call_id = "call_" + hashlib.sha256(f"{ordinal}|{name}|{text}".encode()).hexdigest()[:24]
+    return parts.tool_call(("call", ordinal), call_id, name, text, synthesized=not call.get("id"))
+
+
+def _done(parts: PartsManager, line: dict[str, Any]) -> list[Event]:
+    raw = line.get("done_reason")
+    calls = any(isinstance(p, ToolCallPart) for p in parts.parts)
+    parts.set_finish(finish_from(FINISH, raw or "stop", tool_calls=calls), raw)
+    counts = {k: v for k, v in line.items() if k.endswith(("_count", "_duration"))}
+    return parts.set_usage(line.get("prompt_eval_count"), line.get("eval_count"), counts)
+
+
+# ---------------------------------------------------------------------------------- request body
+def messages_param(request: ChatRequest) -> list[dict[str, Any]]:
+    names = tool_names(request.messages)
+    out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
+    for message in request.messages:
+        out += _assistant(message) if message.role == "assistant" else _user(message, names)
+    return out
+
+
+def _user(message: Message, names: dict[str, str]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    texts: list[str] = []
+    images: list[str] = []
+    for part in message.parts:
+        if isinstance(part, ToolResultPart):
+            text = result_text(part)
+            out.append(
+                drop_none(
+                    {
+                        "role": "tool",
+                        "content": f"Error: {text}" if part.is_error else text,
+                        "tool_name": part.name or names.get(part.call_id),
+                    }
+                )
+            )
+            images += [i.base64() for i in result_images(part)]
+        elif isinstance(part, TextPart):
+            texts.append(part.text)
+        elif isinstance(part, ImagePart):
+            images.append(part.base64())
+        elif isinstance(part, ReasoningPart | ToolCallPart):
+            continue
+        else:
+            raise AssertionError(part)
+    if texts or images:
+        out.append(drop_none({"role": "user", "content": "\n".join(texts), "images": images or None}))
+    return out
+
+
+def _assistant(message: Message) -> list[dict[str, Any]]:
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart) and not p.refusal)
+    calls = [
+        {"function": {"name": p.name, "arguments": p.arguments}} for p in message.parts if isinstance(p, ToolCallPart)
+    ]
+    thinking = "".join(p.text for p in message.parts if isinstance(p, ReasoningPart) and p.vendor == "ollama")
+    if not (text or calls):
+        return []
+    return [
+        drop_none({"role": "assistant", "content": text, "thinking": thinking or None, "tool_calls": calls or None})
+    ]
+
+
+class OllamaAdapter(Adapter):
+    vendor = "ollama"
+    default_base_url = "http://localhost:11434"
+
+    def _headers(self) -> dict[str, str]:  # a key only for ollama.com or an authenticating proxy
+        return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def build_request(self, request: ChatRequest) -> Request:
+        options = drop_none({"temperature": request.temperature, "num_predict": request.max_tokens})
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": messages_param(request),
+            "stream": request.stream,
+            "options": options or None,
+        }
+        if request.tools and request.tool_choice != "none":  # Ollama has no tool_choice: "none" = no tools
+            body["tools"] = [tool_param(t) for t in request.tools]
+        body = merge_options(drop_none(body), request.vendor_options)
+        return self._json_request(f"{self.base_url}/api/chat", body, self._headers())
+
+    def stream_parser(self, *, status: int = 200) -> StreamParser:
+        return OllamaParser(self.vendor, status=status)
+
+    def parse_payload(self, parts: PartsManager, payload: Any) -> None:
+        handle_line(parts, payload)
+
+    def error_fields(self, payload: Any) -> tuple[str | None, str | None]:
+        error = payload.get("error") if isinstance(payload, dict) else None
+        return (None, str(error)) if error else (None, None)
+
+    def models_request(self) -> Request:
+        return Request("GET", f"{self.base_url}/api/tags", self._headers())
+
+    def parse_models(self, body: bytes) -> list[ModelInfo]:
+        return [ModelInfo(id=m["name"], provider_details=m.get("details")) for m in json.loads(body).get("models", [])]

@@ -1,0 +1,219 @@
+"""OpenAI Chat Completions, and every OpenAI-compatible endpoint by base URL.
+
+Ollama ``/v1``, LM Studio, vLLM, OpenRouter, Groq... speak the same wire format; give their base URL
+(e.g. ``http://localhost:11434/v1``). Stream quirks handled here: tool calls assembled by
+``index`` across chunks, the final ``stream_options.include_usage`` chunk with empty ``choices``,
+Azure's content-filter chunks with empty ``choices``, ``refusal`` deltas (kept apart from text),
+``reasoning_content``/``reasoning`` deltas of compatible servers, ``data: [DONE]``, and an
+``error`` object sent inside the stream.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+from pycore._parts import PartsManager
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options, sse_json
+from pycore.adapters._convert import data_url, result_images, result_text
+from pycore.decoders import SSEEvent
+from pycore.http import Request
+from pycore.http.retry import OPENAI_POLICY
+from pycore.messages import (
+    ChatRequest,
+    Event,
+    FinishReason,
+    ImagePart,
+    Message,
+    ModelInfo,
+    NamedToolChoice,
+    ReasoningPart,
+    TextPart,
+    Tool,
+    ToolCallPart,
+    ToolChoice,
+    ToolResultPart,
+)
+
+FINISH: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",
+    "content_filter": "content_filter",
+}
+
+
+class OpenAIChatParser(StreamParser):
+    def handle(self, item: SSEEvent) -> list[Event]:
+        if item.data == "[DONE]":
+            self.done = True
+            return []
+        return handle_chunk(self.parts, sse_json(item.data), self.status)
+
+
+def handle_chunk(parts: PartsManager, chunk: dict[str, Any], status: int = 200) -> list[Event]:
+    if chunk.get("error"):
+        kind, message = error_fields(chunk)
+        return parts.set_error(status, kind, message or "error in stream")
+    parts.response_id = chunk.get("id") or parts.response_id
+    parts.model = chunk.get("model") or parts.model
+    events: list[Event] = []
+    for choice in chunk.get("choices") or []:
+        if choice.get("index", 0) == 0:
+            events += _delta(parts, choice.get("delta") or {})
+            if choice.get("finish_reason"):
+                parts.set_finish(finish_from(FINISH, choice["finish_reason"]), choice["finish_reason"])
+    if chunk.get("usage"):
+        events += _usage(parts, chunk["usage"])
+    return events
+
+
+def _delta(parts: PartsManager, delta: dict[str, Any]) -> list[Event]:
+    events: list[Event] = []
+    reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+    if isinstance(reasoning, str) and reasoning:
+        events += parts.reasoning("reasoning", reasoning)
+    if delta.get("content"):
+        events += parts.text("content", delta["content"])
+    if delta.get("refusal"):
+        events += parts.text("refusal", delta["refusal"], refusal=True)
+    for call in delta.get("tool_calls") or []:
+        key = call.get("index", 0)
+        function = call.get("function") or {}
+        if not parts.has_tool_call(key):
+            events += parts.tool_call_start(key, call.get("id") or f"call_{key}", function.get("name") or "")
+        events += parts.tool_call_args(key, function.get("arguments") or "")
+    return events
+
+
+def _usage(parts: PartsManager, usage: dict[str, Any]) -> list[Event]:
+    return parts.set_usage(usage.get("prompt_tokens"), usage.get("completion_tokens"), usage)
+
+
+def error_fields(payload: Any) -> tuple[str | None, str | None]:
+    error = payload.get("error") if isinstance(payload, dict) else None
+    if isinstance(error, dict):
+        return error.get("type") or error.get("code"), error.get("message")
+    if isinstance(error, str):  # several compatible servers
+        return None, error
+    return None, None
+
+
+# ---------------------------------------------------------------------------------- request body
+def tool_choice(choice: ToolChoice | None) -> Any:
+    if choice is None or isinstance(choice, str):
+        return choice
+    if isinstance(choice, NamedToolChoice):
+        return {"type": "function", "function": {"name": choice.name}}
+    raise AssertionError(choice)
+
+
+def tool_param(tool: Tool) -> dict[str, Any]:
+    function = drop_none({"name": tool.name, "description": tool.description or None, "parameters": tool.input_schema})
+    return {"type": "function", "function": function}
+
+
+def messages_param(request: ChatRequest) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
+    for message in request.messages:
+        out += _assistant(message) if message.role == "assistant" else _user(message)
+    return out
+
+
+def _user(message: Message) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    content: list[dict[str, Any]] = []
+    for part in message.parts:
+        if isinstance(part, ToolResultPart):
+            text = result_text(part)
+            out.append(
+                {"role": "tool", "tool_call_id": part.call_id, "content": f"Error: {text}" if part.is_error else text}
+            )
+            content += [_image(i) for i in result_images(part)]
+        elif isinstance(part, TextPart):
+            content.append({"type": "text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            content.append(_image(part))
+        elif isinstance(part, ReasoningPart | ToolCallPart):
+            continue  # not user content; nothing to send
+        else:
+            raise AssertionError(part)
+    if content:
+        simple = len(content) == 1 and content[0]["type"] == "text"
+        out.append({"role": "user", "content": content[0]["text"] if simple else content})
+    return out
+
+
+def _image(image: ImagePart) -> dict[str, Any]:
+    return {"type": "image_url", "image_url": {"url": data_url(image)}}
+
+
+def _assistant(message: Message) -> list[dict[str, Any]]:
+    text = "".join(p.text for p in message.parts if isinstance(p, TextPart) and not p.refusal)
+    calls = [
+        {"id": p.id, "type": "function", "function": {"name": p.name, "arguments": json.dumps(p.arguments)}}
+        for p in message.parts
+        if isinstance(p, ToolCallPart)
+    ]
+    refusal = "".join(p.text for p in message.parts if isinstance(p, TextPart) and p.refusal)
+    if not text and not calls and not refusal:
+        return []  # e.g. only another vendor's reasoning: nothing this API can take
+    return [
+        drop_none(
+            {"role": "assistant", "content": text or None, "refusal": refusal or None, "tool_calls": calls or None}
+        )
+    ]
+
+
+class OpenAIChatAdapter(Adapter):
+    vendor = "openai"
+    default_base_url = "https://api.openai.com/v1"
+    retry_policy = OPENAI_POLICY
+
+    def _headers(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def _is_openai(self) -> bool:
+        return urlsplit(self.base_url).hostname == "api.openai.com"
+
+    def build_request(self, request: ChatRequest) -> Request:
+        body: dict[str, Any] = {"model": request.model, "messages": messages_param(request)}
+        if request.tools:
+            body["tools"] = [tool_param(t) for t in request.tools]
+            body["tool_choice"] = tool_choice(request.tool_choice)
+        if request.temperature is not None:
+            body["temperature"] = request.temperature
+        if request.max_tokens is not None:  # OpenAI's reasoning models refuse the older name
+            body["max_completion_tokens" if self._is_openai() else "max_tokens"] = request.max_tokens
+        if request.stream:
+            body["stream"] = True
+            body["stream_options"] = {"include_usage": True}
+        body = merge_options(drop_none(body), request.vendor_options)
+        return self._json_request(f"{self.base_url}/chat/completions", body, self._headers())
+
+    def stream_parser(self, *, status: int = 200) -> StreamParser:
+        return OpenAIChatParser(self.vendor, status=status)
+
+    def parse_payload(self, parts: PartsManager, payload: Any) -> None:
+        parts.response_id, parts.model = payload.get("id"), payload.get("model")
+        choice = (payload.get("choices") or [{}])[0]
+        message = choice.get("message") or {}
+        _delta(parts, {k: v for k, v in message.items() if k != "tool_calls"})
+        for i, call in enumerate(message.get("tool_calls") or []):
+            function = call.get("function") or {}
+            parts.tool_call(i, call.get("id") or f"call_{i}", function.get("name", ""), function.get("arguments") or "")
+        if choice.get("finish_reason"):
+            parts.set_finish(finish_from(FINISH, choice["finish_reason"]), choice["finish_reason"])
+        if payload.get("usage"):
+            _usage(parts, payload["usage"])
+
+    def error_fields(self, payload: Any) -> tuple[str | None, str | None]:
+        return error_fields(payload)
+
+    def models_request(self) -> Request:
+        return Request("GET", f"{self.base_url}/models", self._headers())
+
+    def parse_models(self, body: bytes) -> list[ModelInfo]:
+        return [ModelInfo(id=m["id"]) for m in json.loads(body).get("data", [])]

@@ -1,0 +1,103 @@
+"""Joins an adapter to a transport: send with retries, stream events, keep the completion.
+
+    client = ChatClient(get_adapter("anthropic", api_key=key))       # transport: fetch or httpx
+    stream = client.stream(request)
+    async for event in stream:                                      # unified events as they arrive
+        ...
+    stream.completion                                                # the whole answer, always set
+
+Error statuses raise the vendor's typed error (after the retries the policy allows). Once the body
+has started, nothing is retried: a dropped connection ends the stream with an ``error`` event and
+``completion.incomplete``; so does Stop (cancelling the iterating task, or ``await stream.aclose()``),
+which also aborts the request. What arrived is kept in both cases.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+from pycore.adapters import Adapter
+from pycore.exceptions import APIConnectionError
+from pycore.http import Request, Response, Transport, default_transport
+from pycore.http.retry import RetryPolicy, send_with_retries
+from pycore.messages import ChatRequest, Completion, Event, ModelInfo
+
+
+class ChatStream:
+    def __init__(self, client: ChatClient, request: ChatRequest) -> None:
+        self._client = client
+        self._request = request
+        self._response: Response | None = None
+        self.completion: Completion | None = None
+        self.aborted = False
+
+    def __aiter__(self) -> AsyncIterator[Event]:
+        return self._run()
+
+    async def _run(self) -> AsyncIterator[Event]:
+        adapter = self._client.adapter
+        self._response = response = await self._client.send(adapter.build_request(self._request))
+        parser = adapter.stream_parser(status=response.status)
+        cut = False
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in parser.feed(chunk):
+                    yield event
+            for event in parser.finish():
+                yield event
+        except APIConnectionError as e:
+            cut = True
+            for event in parser.parts.set_error(None, "connection_error", e.message):
+                yield event
+        except (asyncio.CancelledError, GeneratorExit):
+            self.aborted = cut = True
+            raise
+        finally:
+            self.completion = parser.completion(incomplete=cut or not _finished(parser))
+            await response.aclose()
+
+    async def aclose(self) -> None:
+        """Stop: abort the request; the completion keeps what arrived, marked incomplete."""
+        self.aborted = True
+        if self._response is not None:
+            await self._response.aclose()
+
+
+def _finished(parser: object) -> bool:
+    parts = getattr(parser, "parts", None)
+    return parts is not None and parts.finish is not None
+
+
+class ChatClient:
+    def __init__(
+        self, adapter: Adapter, transport: Transport | None = None, *, retry: RetryPolicy | None = None
+    ) -> None:
+        self.adapter = adapter
+        self.transport = transport or default_transport()
+        self.retry = retry or adapter.retry_policy
+
+    async def send(self, request: Request) -> Response:
+        """Send with retries; an error status raises the vendor's typed error."""
+        response = await send_with_retries(self.transport, request, self.retry)
+        if response.status >= 400:
+            body = await response.aread()
+            await response.aclose()
+            raise self.adapter.map_error(response.status, response.headers, body)
+        return response
+
+    def stream(self, request: ChatRequest) -> ChatStream:
+        return ChatStream(self, request.model_copy(update={"stream": True}))
+
+    async def complete(self, request: ChatRequest) -> Completion:
+        """One non-streamed request (short calls only: long generations should stream)."""
+        response = await self.send(self.adapter.build_request(request.model_copy(update={"stream": False})))
+        body = await response.aread()
+        await response.aclose()
+        return self.adapter.parse_response(body)
+
+    async def list_models(self) -> list[ModelInfo]:
+        response = await self.send(self.adapter.models_request())
+        body = await response.aread()
+        await response.aclose()
+        return self.adapter.parse_models(body)

@@ -1,0 +1,61 @@
+"""The recorded vendor responses of ``shared/fixtures/vendors`` (stdlib only: also used in Pyodide).
+
+Located from this file: repo root -> ``root.parent / "shared"``, or ``$ORIZURU_SHARED``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+SHARED = Path(os.environ.get("ORIZURU_SHARED") or ROOT.parent / "shared")
+VENDORS_DIR = SHARED / "fixtures" / "vendors"
+
+
+@dataclass(frozen=True)
+class Fixture:
+    vendor: str  # adapter name: "openai-responses" for the Responses API files
+    file: str
+    status: int
+    content_type: str
+    streamed: bool
+
+    @property
+    def path(self) -> Path:
+        return VENDORS_DIR / self.file
+
+    def body(self) -> bytes:
+        return self.path.read_bytes()
+
+    def expected(self) -> dict[str, Any]:
+        data = json.loads(self.path.with_name(self.path.name.split(".")[0] + ".expected.json").read_text("utf-8"))
+        data.pop("_oracle", None)
+        return data
+
+    def __str__(self) -> str:
+        return self.file
+
+
+def _adapter_name(entry: dict[str, Any]) -> str:
+    return "openai-responses" if entry["api"].startswith("responses") else entry["vendor"]
+
+
+def load() -> list[Fixture]:
+    manifest = json.loads((VENDORS_DIR / "manifest.json").read_text("utf-8"))
+    return [
+        Fixture(_adapter_name(e), e["file"], e["status"], e["content_type"], e["ext"] in ("sse", "ndjson"))
+        for e in manifest
+    ]
+
+
+FIXTURES = load()
+STREAMED = [f for f in FIXTURES if f.streamed and f.status < 400]
+
+
+def subset(actual: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """The keys the expected file has: extra keys in ours are not compared."""
+    return {k: actual.get(k) for k in expected}
