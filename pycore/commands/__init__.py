@@ -1,0 +1,1 @@
+"""Subcommands of ``python -m pycore``, one module each (see :mod:`pycore.__main__`)."""
