@@ -1,0 +1,26 @@
+"""The MCP client: streamable HTTP (+ legacy HTTP+SSE fallback) over the :mod:`pycore.http` seam,
+on the official wire types (``mcp_types``). Never imports httpx or ``js``: it runs unchanged in
+CPython and in Pyodide, where HTTP goes through the browser's ``fetch``."""
+
+from pycore.mcp.content import ToolOutput, map_result
+from pycore.mcp.errors import (
+    MCPAuthRequiredError,
+    MCPConnectionError,
+    MCPConnectionLostError,
+    MCPCORSError,
+    MCPError,
+    MCPHTTPError,
+    MCPPaginationError,
+    MCPProtocolError,
+    MCPRPCError,
+    MCPSessionExpiredError,
+    MCPTimeoutError,
+    MCPUnsupportedVersionError,
+)
+from pycore.mcp.session import ClientSession
+
+__all__ = [
+    "ClientSession", "ToolOutput", "map_result", "MCPAuthRequiredError", "MCPConnectionError",
+    "MCPConnectionLostError", "MCPCORSError", "MCPError", "MCPHTTPError", "MCPPaginationError", "MCPProtocolError",
+    "MCPRPCError", "MCPSessionExpiredError", "MCPTimeoutError", "MCPUnsupportedVersionError",
+]

@@ -1,0 +1,82 @@
+"""What the session needs from a transport (streamable HTTP or the legacy HTTP+SSE), and SSE helpers."""
+
+from __future__ import annotations
+
+import asyncio
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Awaitable, Callable
+from urllib.parse import urlsplit
+
+from mcp_types.jsonrpc import JSONRPCMessage
+
+from pycore.decoders import SSEDecoder, SSEEvent
+from pycore.exceptions import APIConnectionError
+from pycore.http import Response
+from pycore.mcp.errors import MCPError
+
+OnMessage = Callable[[JSONRPCMessage], Awaitable[None]]
+OnFailure = Callable[["int | str | None", MCPError], None]  # request id (None: every pending request)
+
+
+class MCPTransport(ABC):
+    """Carries JSON-RPC messages; every message received is handed to ``on_message``.
+
+    A request whose answer can no longer arrive (stream lost, body malformed) is failed through
+    ``on_failure`` so the session never waits forever.
+    """
+
+    protocol_version: str | None = None
+    session_id: str | None = None
+
+    def __init__(self, on_message: OnMessage, on_failure: OnFailure) -> None:
+        self._on_message = on_message
+        self._on_failure = on_failure
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @abstractmethod
+    async def send(self, message: JSONRPCMessage) -> None: ...
+
+    async def start(self) -> None:
+        """Open what must be open before the first message (legacy: the SSE stream)."""
+
+    async def listen(self) -> None:
+        """After initialization: open the channel for unsolicited server messages, if any."""
+
+    async def aclose(self) -> None:
+        tasks, self._tasks = list(self._tasks), set()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            try:
+                await task
+            except BaseException:  # noqa: S110 - shutting down; the task's error is no longer anyone's
+                pass
+
+    def spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+async def sse_events(response: Response) -> AsyncIterator[SSEEvent]:
+    """The events of an SSE body; a dropped connection simply ends the iteration."""
+    decoder = SSEDecoder()
+    try:
+        async for chunk in response.aiter_bytes():
+            for event in decoder.feed(chunk):
+                yield event
+        for event in decoder.finish():
+            yield event
+    except APIConnectionError:
+        return
+    finally:
+        await response.aclose()
+
+
+def same_origin(a: str, b: str) -> bool:
+    pa, pb = urlsplit(a), urlsplit(b)
+    return (pa.scheme, pa.hostname, _port(pa.scheme, pa.port)) == (pb.scheme, pb.hostname, _port(pb.scheme, pb.port))
+
+
+def _port(scheme: str, port: int | None) -> int | None:
+    return port if port is not None else {"http": 80, "https": 443}.get(scheme)

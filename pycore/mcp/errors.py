@@ -1,0 +1,90 @@
+"""Errors raised by the MCP client. Each one says what went wrong and what the user can do.
+
+The hierarchy::
+
+    OrizuruError
+    └── MCPError
+        ├── MCPConnectionError          the server cannot be reached (refused, DNS, bad URL)
+        │   └── MCPConnectionLostError  the connection dropped while a request was waiting
+        ├── MCPTimeoutError             a request got no answer in time (cancelled on the server)
+        ├── MCPAuthRequiredError        401: the server wants credentials (the OAuth flow catches this)
+        ├── MCPCORSError                the browser hid a header the server needs back (Mcp-Session-Id)
+        ├── MCPHTTPError                any other unexpected HTTP status
+        ├── MCPProtocolError            a body that is not valid JSON-RPC / MCP
+        │   ├── MCPUnsupportedVersionError  the server negotiated a protocol version we do not speak
+        │   └── MCPPaginationError          a list that never ends (repeated cursor, too many pages)
+        └── MCPRPCError                 the server answered with a JSON-RPC error (code, message, data)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pycore.exceptions import OrizuruError
+
+
+class MCPError(OrizuruError):
+    def __init__(self, message: str, *, url: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.url = url
+
+
+class MCPConnectionError(MCPError):
+    pass
+
+
+class MCPConnectionLostError(MCPConnectionError):
+    pass
+
+
+class MCPTimeoutError(MCPError):
+    pass
+
+
+class MCPHTTPError(MCPError):
+    def __init__(
+        self, message: str, *, status: int, url: str | None = None, headers: Mapping[str, str] | None = None,
+        body: str = "",
+    ) -> None:
+        super().__init__(message, url=url)
+        self.status = status
+        self.headers = {k.lower(): v for k, v in (headers or {}).items()}
+        self.body = body
+
+
+class MCPAuthRequiredError(MCPHTTPError):
+    """401. ``www_authenticate`` keeps the challenge (``resource_metadata``, ``scope``) for the OAuth flow."""
+
+    @property
+    def www_authenticate(self) -> str | None:
+        return self.headers.get("www-authenticate")
+
+
+class MCPCORSError(MCPError):
+    pass
+
+
+class MCPProtocolError(MCPError):
+    pass
+
+
+class MCPUnsupportedVersionError(MCPProtocolError):
+    pass
+
+
+class MCPPaginationError(MCPProtocolError):
+    pass
+
+
+class MCPRPCError(MCPError):
+    def __init__(self, code: int, message: str, data: Any = None, *, url: str | None = None) -> None:
+        super().__init__(f"MCP error {code}: {message}", url=url)
+        self.code = code
+        self.rpc_message = message
+        self.data = data
+
+
+class MCPSessionExpiredError(MCPHTTPError):
+    """404 on a request that carried ``Mcp-Session-Id``: the session must be initialized again."""

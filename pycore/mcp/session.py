@@ -1,0 +1,334 @@
+"""An MCP client session: lifecycle, requests and their answers, server messages.
+
+    async with ClientSession("https://example.com/mcp", headers={"Authorization": "Bearer …"}) as mcp:
+        tools = await mcp.list_tools()
+        result = await mcp.call_tool("echo", {"message": "hi"})
+
+Transport: streamable HTTP, falling back to the legacy HTTP+SSE transport when POST ``initialize``
+gets 400/404/405. We offer protocol 2025-11-25 and accept any version reachable by ``initialize``
+(2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`).
+We advertise no client capabilities: sampling, elicitation and roots are not implemented, and
+server requests for them get "method not found". Server ``ping`` is answered with ``{}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import mcp_types as t
+from mcp_types.jsonrpc import METHOD_NOT_FOUND, JSONRPCError, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from pydantic import BaseModel, ValidationError
+
+from pycore.http import Transport, default_transport
+from pycore.mcp import jsonrpc
+from pycore.mcp._base import MCPTransport
+from pycore.mcp.content import ToolOutput, map_result
+from pycore.mcp.errors import (
+    MCPConnectionLostError,
+    MCPError,
+    MCPHTTPError,
+    MCPProtocolError,
+    MCPRPCError,
+    MCPSessionExpiredError,
+    MCPTimeoutError,
+    MCPUnsupportedVersionError,
+)
+from pycore.mcp.pagination import CursorGuard
+from pycore.mcp.sse_legacy import LegacySSETransport
+from pycore.mcp.streamable_http import StreamableHTTPTransport
+
+R = TypeVar("R", bound=BaseModel)
+ProgressCallback = Callable[[float, float | None, str | None], Any]
+CLIENT_INFO = t.Implementation(name="orizuru", version="0.1.0")
+LIST_CHANGED_DEBOUNCE = 0.25
+
+
+class ClientSession:
+    def __init__(
+        self, url: str, *, headers: dict[str, str] | None = None, http: Transport | None = None,
+        timeout: float = 60.0, legacy_fallback: bool = True,
+        on_tools_changed: Callable[[list[t.Tool]], Any] | None = None,
+        on_notification: Callable[[JSONRPCNotification], Any] | None = None,
+    ) -> None:
+        self.url = url
+        self.headers = dict(headers or {})
+        self.timeout = timeout
+        self.legacy_fallback = legacy_fallback
+        self.on_tools_changed = on_tools_changed
+        self.on_notification = on_notification
+        self.server: t.InitializeResult | None = None
+        self.tools: list[t.Tool] = []
+        self._http = http or default_transport()
+        self._owns_http = http is None
+        self._transport: MCPTransport = self._streamable()
+        self._next_id = 0
+        self._pending: dict[int | str, asyncio.Future[dict[str, Any]]] = {}
+        self._progress: dict[str | int, ProgressCallback] = {}
+        self._background: set[asyncio.Task[Any]] = set()
+        self._relist: asyncio.Task[None] | None = None
+        self._relist_again = False
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.server.protocol_version if self.server else None
+
+    @property
+    def transport_kind(self) -> str:
+        return "sse" if isinstance(self._transport, LegacySSETransport) else "streamable-http"
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def __aenter__(self) -> ClientSession:
+        try:
+            await self.connect()
+        except BaseException:
+            await self.aclose()
+            raise
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def connect(self) -> t.InitializeResult:
+        try:
+            return await self._initialize()
+        except MCPHTTPError as e:
+            if not self.legacy_fallback or e.status not in (400, 404, 405):
+                raise
+        await self._transport.aclose()
+        self._transport = LegacySSETransport(self.url, self._http, self._dispatch, self._fail, headers=self.headers)
+        await self._transport.start()
+        return await self._initialize()
+
+    async def _initialize(self) -> t.InitializeResult:
+        params = t.InitializeRequestParams(
+            protocol_version=LATEST_HANDSHAKE_VERSION, capabilities=t.ClientCapabilities(), client_info=CLIENT_INFO
+        )
+        raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
+        result = _validate(t.InitializeResult, raw, "initialize")
+        if result.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            await self.aclose()
+            raise MCPUnsupportedVersionError(
+                f"{self.url} speaks MCP protocol {result.protocol_version!r}, which this client does not support "
+                f"(supported: {', '.join(HANDSHAKE_PROTOCOL_VERSIONS)})", url=self.url
+            )
+        self.server = result
+        self._transport.protocol_version = result.protocol_version
+        await self.notify("notifications/initialized")
+        await self._transport.listen()
+        return result
+
+    async def aclose(self) -> None:
+        for task in list(self._background) + ([self._relist] if self._relist else []):
+            task.cancel()
+        self._fail(None, MCPConnectionLostError("the MCP session was closed", url=self.url))
+        await self._transport.aclose()
+        if self._owns_http:
+            await self._http.aclose()
+
+    def _streamable(self) -> StreamableHTTPTransport:
+        return StreamableHTTPTransport(self.url, self._http, self._dispatch, self._fail, headers=self.headers)
+
+    # -- requests ------------------------------------------------------------------------------
+
+    async def request(self, method: str, params: dict[str, Any] | None = None, *,
+                      timeout: float | None = None) -> dict[str, Any]:
+        """Send a request; its ``result``. JSON-RPC errors raise :class:`MCPRPCError`."""
+        return await self._request(method, params, timeout=timeout or self.timeout)
+
+    async def _request(self, method: str, params: dict[str, Any] | None, *, timeout: float,
+                       retry_expired: bool = True) -> dict[str, Any]:
+        try:
+            return await self._attempt(method, params, timeout)
+        except MCPSessionExpiredError:
+            if not retry_expired:
+                raise
+        await self._reinitialize()
+        return await self._attempt(method, params, timeout)
+
+    async def _reinitialize(self) -> None:
+        await self._transport.aclose()
+        self._transport = self._streamable()
+        await self._initialize()
+
+    async def _attempt(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        self._next_id += 1
+        request_id = self._next_id
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        try:
+            await self._transport.send(jsonrpc.request(request_id, method, params))
+            return await asyncio.wait_for(asyncio.shield(future), timeout)
+        except asyncio.TimeoutError:
+            self._cancel_remote(request_id, method, "timed out")
+            raise MCPTimeoutError(f"{method} got no answer from {self.url} within {timeout:g} s", url=self.url) from None
+        except asyncio.CancelledError:
+            self._cancel_remote(request_id, method, "cancelled by the user")
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+
+    def _cancel_remote(self, request_id: int, method: str, reason: str) -> None:
+        """Tell the server to stop (``notifications/cancelled``); a late answer is then ignored."""
+        if method == "initialize":
+            return  # initialize must never be cancelled
+        params = {"requestId": request_id, "reason": reason}
+        self._spawn(self._quietly(self.notify("notifications/cancelled", params)))
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        await self._transport.send(jsonrpc.notification(method, params))
+
+    # -- what the server sends -----------------------------------------------------------------
+
+    async def _dispatch(self, message: JSONRPCMessage) -> None:
+        if isinstance(message, JSONRPCRequest):
+            self._spawn(self._quietly(self._answer(message)))
+        elif isinstance(message, JSONRPCNotification):
+            self._notified(message)
+        else:
+            self._resolve(message)
+
+    def _resolve(self, message: JSONRPCMessage) -> None:
+        future = self._pending.get(message.id)  # type: ignore[union-attr]
+        if future is None or future.done():
+            return  # a late answer to a request we gave up on, or a duplicate after a resume
+        if isinstance(message, JSONRPCError):
+            future.set_exception(MCPRPCError(message.error.code, message.error.message, message.error.data))
+        else:
+            future.set_result(message.result)  # type: ignore[union-attr]
+
+    def _fail(self, request_id: int | str | None, error: MCPError) -> None:
+        ids = list(self._pending) if request_id is None else [request_id]
+        for key in ids:
+            future = self._pending.get(key)
+            if future is not None and not future.done():
+                future.set_exception(error)
+
+    async def _answer(self, request: JSONRPCRequest) -> None:
+        if request.method == "ping":
+            await self._transport.send(jsonrpc.response(request.id, {}))
+        else:
+            reply = jsonrpc.error_response(request.id, METHOD_NOT_FOUND, f"client does not support {request.method}")
+            await self._transport.send(reply)
+
+    def _notified(self, message: JSONRPCNotification) -> None:
+        if message.method == "notifications/progress":
+            self._progressed(message.params or {})
+        elif message.method == "notifications/tools/list_changed":
+            self._schedule_relist()
+        if self.on_notification is not None:
+            self.on_notification(message)
+
+    def _progressed(self, params: dict[str, Any]) -> None:
+        callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]
+        if callback is None:
+            return  # unknown token: ignored
+        try:
+            callback(float(params.get("progress", 0)), params.get("total"), params.get("message"))
+        except (TypeError, ValueError):
+            return
+
+    def _schedule_relist(self) -> None:
+        """Debounced: a storm of list_changed notifications causes one or two re-lists, not fifty."""
+        if self._relist is not None and not self._relist.done():
+            self._relist_again = True
+            return
+        self._relist = asyncio.ensure_future(self._relist_tools())
+
+    async def _relist_tools(self) -> None:
+        while True:
+            self._relist_again = False
+            await asyncio.sleep(LIST_CHANGED_DEBOUNCE)
+            try:
+                tools = await self.list_tools()
+            except MCPError:
+                return
+            if self.on_tools_changed is not None:
+                self.on_tools_changed(tools)
+            if not self._relist_again:
+                return
+
+    # -- MCP methods ---------------------------------------------------------------------------
+
+    async def ping(self) -> None:
+        await self.request("ping")
+
+    async def _paginate(self, method: str, model: type[R], field: str) -> list[Any]:
+        items: list[Any] = []
+        guard = CursorGuard(method)
+        cursor: str | None = None
+        while True:
+            raw = await self.request(method, {"cursor": cursor} if cursor is not None else None)
+            page = _validate(model, raw, method)
+            items.extend(getattr(page, field))
+            cursor = guard.next(page.next_cursor)  # type: ignore[attr-defined]
+            if cursor is None:
+                return items
+
+    async def list_tools(self) -> list[t.Tool]:
+        self.tools = await self._paginate("tools/list", t.ListToolsResult, "tools")
+        return self.tools
+
+    async def call_tool_raw(
+        self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> t.CallToolResult:
+        params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        token = f"orizuru-{self._next_id + 1}"
+        if on_progress is not None:
+            params["_meta"] = {"progressToken": token}
+            self._progress[token] = on_progress
+        try:
+            raw = await self.request("tools/call", params, timeout=timeout)
+        finally:
+            self._progress.pop(token, None)
+        return _validate(t.CallToolResult, raw, "tools/call")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolOutput:
+        result = await self.call_tool_raw(name, arguments, **kwargs)
+        tool = next((tool for tool in self.tools if tool.name == name), None)
+        return map_result(result, tool.output_schema if tool else None)
+
+    async def list_resources(self) -> list[t.Resource]:
+        return await self._paginate("resources/list", t.ListResourcesResult, "resources")
+
+    async def list_resource_templates(self) -> list[t.ResourceTemplate]:
+        return await self._paginate("resources/templates/list", t.ListResourceTemplatesResult, "resource_templates")
+
+    async def read_resource(self, uri: str) -> t.ReadResourceResult:
+        return _validate(t.ReadResourceResult, await self.request("resources/read", {"uri": uri}), "resources/read")
+
+    async def list_prompts(self) -> list[t.Prompt]:
+        return await self._paginate("prompts/list", t.ListPromptsResult, "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> t.GetPromptResult:
+        raw = await self.request("prompts/get", {"name": name, "arguments": arguments or {}})
+        return _validate(t.GetPromptResult, raw, "prompts/get")
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    @staticmethod
+    async def _quietly(coro: Awaitable[Any]) -> None:
+        try:
+            await coro
+        except MCPError:
+            return
+
+
+def _dump(model: BaseModel) -> dict[str, Any]:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+
+def _validate(model: type[R], raw: dict[str, Any], method: str) -> R:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as e:
+        raise MCPProtocolError(f"{method}: the server's result does not match the MCP schema: {e}") from e

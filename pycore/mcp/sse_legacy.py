@@ -1,0 +1,99 @@
+"""The legacy HTTP+SSE transport (MCP 2024-11-05), the fallback when POST ``initialize`` is refused.
+
+GET the SSE URL; its first event, ``endpoint``, names the URL to POST messages to. That URL must
+have the SSE URL's origin: a server cannot send our messages (and custom headers, such as an
+``Authorization`` token) to a third party. Server messages arrive as ``message`` events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from urllib.parse import urljoin
+
+from mcp_types.jsonrpc import JSONRPCMessage
+
+from pycore.decoders import SSEEvent
+from pycore.exceptions import APIConnectionError
+from pycore.http import Request, Transport
+from pycore.mcp import jsonrpc
+from pycore.mcp._base import MCPTransport, OnFailure, OnMessage, same_origin, sse_events
+from pycore.mcp.errors import (
+    MCPAuthRequiredError,
+    MCPConnectionError,
+    MCPConnectionLostError,
+    MCPError,
+    MCPHTTPError,
+    MCPProtocolError,
+)
+
+
+class LegacySSETransport(MCPTransport):
+    def __init__(
+        self, url: str, http: Transport, on_message: OnMessage, on_failure: OnFailure, *,
+        headers: dict[str, str] | None = None, timeout: float | None = 600.0,
+    ) -> None:
+        super().__init__(on_message, on_failure)
+        self.url = url
+        self.endpoint: str | None = None
+        self._http = http
+        self._headers = dict(headers or {})
+        self._timeout = timeout
+
+    async def start(self) -> None:
+        request = Request("GET", self.url, {**self._headers, "accept": "text/event-stream"}, None, timeout=None)
+        try:
+            response = await self._http.send(request)
+        except APIConnectionError as e:
+            raise MCPConnectionError(f"could not reach the MCP server at {self.url}: {e}", url=self.url) from e
+        if response.status != 200:
+            await response.aclose()
+            _raise_status(self.url, response.status, response.headers)
+        events = sse_events(response)
+        try:
+            first = await anext(aiter(events), None)
+            self.endpoint = self._endpoint(first)
+        except BaseException:
+            await events.aclose()
+            raise
+        self.spawn(self._read(events))
+
+    def _endpoint(self, event: SSEEvent | None) -> str:
+        if event is None or event.event != "endpoint":
+            raise MCPProtocolError(f"{self.url} is not an MCP server: its SSE stream did not start with 'endpoint'")
+        endpoint = urljoin(self.url, event.data.strip())
+        if not same_origin(endpoint, self.url):
+            raise MCPProtocolError(
+                f"{self.url} asked us to send messages to another origin ({endpoint}); refused", url=self.url
+            )
+        return endpoint
+
+    async def _read(self, events: AsyncIterator[SSEEvent]) -> None:
+        try:
+            async with aclosing(events) as stream:  # type: ignore[type-var]
+                async for event in stream:
+                    if event.event == "message" and event.data.strip():
+                        for message in jsonrpc.parse(event.data):
+                            await self._on_message(message)
+        except MCPError as e:
+            self._on_failure(None, e)
+            return
+        self._on_failure(None, MCPConnectionLostError(f"{self.url} closed its SSE stream", url=self.url))
+
+    async def send(self, message: JSONRPCMessage) -> None:
+        assert self.endpoint is not None, "start() first"
+        headers = {**self._headers, "content-type": "application/json"}
+        request = Request("POST", self.endpoint, headers, jsonrpc.encode(message), timeout=self._timeout)
+        try:
+            response = await self._http.send(request)
+            await response.aclose()
+        except APIConnectionError as e:
+            raise MCPConnectionError(f"could not reach the MCP server at {self.endpoint}: {e}", url=self.url) from e
+        if response.status >= 300:
+            _raise_status(self.endpoint, response.status, response.headers)
+
+
+def _raise_status(url: str, status: int, headers: dict[str, str]) -> None:
+    if status == 401:
+        raise MCPAuthRequiredError(f"{url} requires authorization (401)", status=401, url=url, headers=headers)
+    raise MCPHTTPError(f"{url} answered HTTP {status}", status=status, url=url, headers=headers)

