@@ -47,13 +47,13 @@ def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
 def _clean(schema: Any, defs: dict[str, Any], seen: tuple[str, ...], depth: int) -> dict[str, Any]:
     if not isinstance(schema, dict) or depth > MAX_DEPTH:
         return {"type": "object"}
+    schema = _flatten(schema)
     if "$ref" in schema:
         name = str(schema["$ref"]).rsplit("/", 1)[-1]
         if name in seen or name not in defs:
             return {"type": "object", "description": schema.get("description", f"(recursive {name})")}
         merged = {**defs[name], **{k: v for k, v in schema.items() if k != "$ref"}}
         return _clean(merged, defs, (*seen, name), depth + 1)
-    schema = _flatten(schema)
     out: dict[str, Any] = {}
     for key, value in schema.items():
         if key in ("properties",) and isinstance(value, dict):

@@ -229,8 +229,7 @@ class AnthropicAdapter(Adapter):
             "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
             "messages": messages_param(request.messages),
             "system": request.system,
-            "temperature": request.temperature,
-        }
+        }  # no temperature: the Messages API (SDK 2.11) no longer takes one; a knob it lacks is dropped
         if request.tools:
             body["tools"] = [tool_param(t) for t in request.tools]
             body["tool_choice"] = tool_choice(request.tool_choice)
