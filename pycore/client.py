@@ -15,7 +15,7 @@ which also aborts the request. What arrived is kept in both cases.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 from pycore.adapters import Adapter
 from pycore.exceptions import APIConnectionError
@@ -71,15 +71,21 @@ def _finished(parser: object) -> bool:
 
 class ChatClient:
     def __init__(
-        self, adapter: Adapter, transport: Transport | None = None, *, retry: RetryPolicy | None = None
+        self,
+        adapter: Adapter,
+        transport: Transport | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     ) -> None:
         self.adapter = adapter
         self.transport = transport or default_transport()
         self.retry = retry or adapter.retry_policy
+        self._sleep = sleep  # injectable, so tests of the retry path do not wait
 
     async def send(self, request: Request) -> Response:
         """Send with retries; an error status raises the vendor's typed error."""
-        response = await send_with_retries(self.transport, request, self.retry)
+        response = await send_with_retries(self.transport, request, self.retry, sleep=self._sleep)
         if response.status >= 400:
             body = await response.aread()
             await response.aclose()
