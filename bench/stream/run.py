@@ -1,0 +1,109 @@
+"""Stream-parsing benchmark: pycore in Pyodide (in a worker) vs plain JS, in headless Chromium.
+
+    python3 build.py build && .venv/bin/python bench/stream/run.py [--events 20000] [--runs 3]
+
+For each vendor a long stream is grown from a real recording (streams.py) at 5,000, 10,000 and
+20,000 events and fed in 1 KiB chunks, in the same worker, to pycore's stream parser (one
+JS->Python call per chunk) and to the JS baseline. Reports events/s (median of the runs) and the
+ratio to JS; the per-event cost should stay flat as the stream grows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(HERE), str(ROOT / "tests" / "e2e")]
+from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from streams import SOURCES, events_of, grow  # noqa: E402
+
+PAGE_JS = """
+const boot = JSON.parse(document.getElementById("boot").textContent);
+const worker = new Worker(new URL("bench-worker.js", document.baseURI), { type: "module" });
+const replies = [];
+let wake = null;
+worker.onmessage = ({ data }) => { replies.push(data); wake?.(); };
+window.next = () => new Promise((resolve) => {
+  const take = () => (replies.length ? resolve(replies.shift()) : (wake = take));
+  take();
+});
+window.job = (msg) => { worker.postMessage(msg); return window.next(); };
+worker.postMessage({ type: "boot", base: document.baseURI, boot });
+"""
+
+
+def make_site(dist: Path, out: Path, sizes: list[int]) -> dict[tuple[str, int], int]:
+    shutil.copytree(dist, out, dirs_exist_ok=True)
+    subprocess.run([ROOT / "node_modules/.bin/esbuild", HERE / "worker.js", "--bundle", "--format=esm",
+                    f"--outfile={out / 'bench-worker.js'}", "--log-level=warning"], check=True, cwd=ROOT)
+    boot = re.search(r'<script type="application/json" id="boot">.*?</script>', (dist / "index.html").read_text(),
+                     re.S).group(0)
+    (out / "bench.js").write_text(PAGE_JS)
+    (out / "bench.html").write_text(f'<!doctype html><meta charset="utf-8">{boot}<script src="bench.js"></script>')
+    counts = {}
+    for vendor in SOURCES:
+        for size in sizes:
+            body = grow(vendor, size)
+            (out / f"{vendor}-{size}.stream").write_bytes(body)
+            counts[(vendor, size)] = len(events_of(body, vendor == "ollama"))
+    return counts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--events", type=int, default=20000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--chunk-size", type=int, default=1024)
+    args = parser.parse_args()
+    sizes = [args.events // 4, args.events // 2, args.events]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        counts = make_site(ROOT / "dist", Path(tmp), sizes)
+        proc = subprocess.Popen([sys.executable, "-m", "server", "--dist", tmp, "--port", "0"], cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True)
+        base = re.search(r"(http://\S+?/)#", proc.stdout.readline()).group(1)
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                page = browser.new_page()
+                page.goto(base + "bench.html")
+                page.evaluate("window.next()")  # booted
+                for vendor in SOURCES:
+                    for size in sizes:
+                        row = {"vendor": vendor, "events": counts[(vendor, size)]}
+                        for impl in ("pycore", "js"):
+                            job = {"impl": impl, "vendor": vendor, "url": f"{vendor}-{size}.stream",
+                                   "chunkSize": args.chunk_size}
+                            ms = [page.evaluate("(m) => window.job(m)", job)["ms"] for _ in range(args.runs)]
+                            row[impl] = round(row["events"] / (statistics.median(ms) / 1000))
+                        row["bytes_per_event"] = round(len(grow(vendor, size)) / row["events"])
+                        rows.append(row)
+                        print(json.dumps(row), file=sys.stderr)
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait()
+    results = HERE / "results"
+    results.mkdir(exist_ok=True)
+    (results / "latest.json").write_text(json.dumps(rows, indent=1))
+    print("| vendor | events | bytes/event | pycore events/s | JS events/s | pycore ÷ JS |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['vendor']} | {r['events']} | {r['bytes_per_event']} | {r['pycore']:,} | {r['js']:,} "
+              f"| {r['pycore'] / r['js']:.2f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

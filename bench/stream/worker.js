@@ -1,0 +1,69 @@
+// bench/stream worker: parses the same byte chunks with pycore (Pyodide) and with the plain-JS
+// baseline (eventsource-parser + JSON.parse, or line split + JSON.parse for NDJSON).
+import { createParser } from "eventsource-parser";
+
+let py = null;
+let parse = null;
+
+async function boot(base, boot) {
+  const indexURL = new URL(boot.pyodide, base).href;
+  const { loadPyodide } = await import(`${indexURL}pyodide.mjs`);
+  py = await loadPyodide({ indexURL, packages: [] });
+  const extractDir = py.runPython("import site; site.getsitepackages()[0]");
+  for (const w of boot.wheels) {
+    const bytes = await (await fetch(new URL(w, base))).arrayBuffer();
+    py.unpackArchive(bytes, "wheel", { extractDir });
+  }
+  // One JS->Python call per chunk, as the fetch transport makes; events stay in Python.
+  parse = py.runPython(`
+from pycore.adapters import get_adapter
+def parse(vendor, chunks):
+    parser = get_adapter(vendor).stream_parser()
+    count = 0
+    for chunk in chunks:
+        count += len(parser.feed(chunk.to_bytes()))
+    count += len(parser.finish())
+    return count
+parse`);
+}
+
+function jsBaseline(vendor, chunks) {
+  let count = 0;
+  const decoder = new TextDecoder();
+  if (vendor === "ollama") {
+    let rest = "";
+    for (const chunk of chunks) {
+      const lines = (rest + decoder.decode(chunk, { stream: true })).split("\n");
+      rest = lines.pop();
+      for (const line of lines) if (line.trim()) (JSON.parse(line), count++);
+    }
+    return count;
+  }
+  const parser = createParser({
+    onEvent: (event) => {
+      if (event.data !== "[DONE]") JSON.parse(event.data);
+      count++;
+    },
+  });
+  for (const chunk of chunks) parser.feed(decoder.decode(chunk, { stream: true }));
+  return count;
+}
+
+function chunked(bytes, size) {
+  const out = [];
+  for (let i = 0; i < bytes.length; i += size) out.push(bytes.subarray(i, i + size));
+  return out;
+}
+
+self.onmessage = async ({ data }) => {
+  if (data.type === "boot") {
+    await boot(data.base, data.boot);
+    return self.postMessage({ type: "ready" });
+  }
+  const bytes = new Uint8Array(await (await fetch(data.url)).arrayBuffer());
+  const chunks = chunked(bytes, data.chunkSize);
+  const t0 = performance.now();
+  const unified = data.impl === "pycore" ? parse(data.vendor, chunks) : jsBaseline(data.vendor, chunks);
+  const ms = performance.now() - t0;
+  self.postMessage({ type: "result", ms, unified, bytes: bytes.length, chunks: chunks.length });
+};
