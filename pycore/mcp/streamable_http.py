@@ -117,23 +117,32 @@ class StreamableHTTPTransport(MCPTransport):
     # -- the GET stream ------------------------------------------------------------------------
 
     async def listen(self) -> None:
-        self.spawn(self._listen())
+        """Open the GET stream; returns once it is open (or refused) so no server message races it."""
+        response = await self._open_get(None)
+        if response is not None:
+            self.spawn(self._listen(response))
 
-    async def _listen(self) -> None:
+    async def _open_get(self, last_id: str | None) -> Response | None:
+        try:
+            response = await self._request("GET", last_event_id=last_id)
+        except MCPError:
+            return None
+        if response.status != 200:
+            await response.aclose()
+            return None  # 405: the server offers no GET stream
+        return response
+
+    async def _listen(self, response: Response | None) -> None:
         last_id: str | None = None
         for _ in range(1000):  # the server may close after each batch (SSE polling): reconnect, bounded
-            try:
-                response = await self._request("GET", last_event_id=last_id)
-            except MCPError:
+            if response is None:
                 return
-            if response.status != 200:
-                await response.aclose()
-                return  # 405: the server offers no GET stream
             try:
                 last_id, retry_ms, _ = await self._pump(response, None, last_id, None)
             except MCPError:
                 return
             await asyncio.sleep((retry_ms or 1000) / 1000)
+            response = await self._open_get(last_id)
 
     # -- HTTP ----------------------------------------------------------------------------------
 

@@ -1,0 +1,86 @@
+"""``python -m pycore mcp URL tools|call NAME 'JSON-ARGS'|resources|prompts``: debug an MCP server.
+
+Prints JSON on stdout (the MCP wire shapes, camelCase) and a one-line error on stderr.
+Exit status: 0 ok, 1 the tool reported ``isError``, 2 usage, 3 the connection or the server failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+from pydantic import BaseModel
+
+from pycore.mcp.errors import MCPError
+from pycore.mcp.session import ClientSession
+
+HELP = "talk to an MCP server by URL: list its tools, call one"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("url", help="the MCP endpoint (streamable HTTP, or a legacy SSE URL)")
+    parser.add_argument("action", choices=["tools", "call", "resources", "prompts"])
+    parser.add_argument("name", nargs="?", help="call: the tool name")
+    parser.add_argument("arguments", nargs="?", default="{}", help="call: the arguments as a JSON object")
+    parser.add_argument("--header", "-H", action="append", default=[], metavar="'K: V'",
+                        help="an HTTP header sent on every request (repeatable), e.g. 'Authorization: Bearer …'")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+
+
+def parse_headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, colon, rest = value.partition(":")
+        if not colon or not name.strip():
+            raise ValueError(f"--header must look like 'Name: value', got {value!r}")
+        headers[name.strip()] = rest.strip()
+    return headers
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        headers = parse_headers(args.header)
+        arguments = _arguments(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    try:
+        output, code = asyncio.run(_run(args, headers, arguments))
+    except MCPError as e:
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
+    print(json.dumps(output, indent=2, ensure_ascii=False))
+    return code
+
+
+def _arguments(args: argparse.Namespace) -> dict[str, Any]:
+    if args.action != "call":
+        return {}
+    if not args.name:
+        raise ValueError("call needs a tool name")
+    try:
+        value = json.loads(args.arguments)
+    except ValueError as e:
+        raise ValueError(f"the arguments are not JSON: {e}") from e
+    if not isinstance(value, dict):
+        raise ValueError("the arguments must be a JSON object")
+    return value
+
+
+async def _run(args: argparse.Namespace, headers: dict[str, str], arguments: dict[str, Any]) -> tuple[Any, int]:
+    async with ClientSession(args.url, headers=headers, timeout=args.timeout) as mcp:
+        if args.action == "tools":
+            return [_wire(tool) for tool in await mcp.list_tools()], 0
+        if args.action == "resources":
+            return [_wire(resource) for resource in await mcp.list_resources()], 0
+        if args.action == "prompts":
+            return [_wire(prompt) for prompt in await mcp.list_prompts()], 0
+        result = await mcp.call_tool_raw(args.name, arguments)
+        return _wire(result), 1 if result.is_error else 0
+
+
+def _wire(model: BaseModel) -> Any:
+    return model.model_dump(by_alias=True, exclude_none=True, mode="json")
