@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import secrets
 import socket
 import sys
@@ -10,34 +11,74 @@ from pathlib import Path
 
 import uvicorn
 
+from server import config
 from server.app import create_app
+from server.security import Policy, canonical_origin
+from server.sessions import Relay
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+OMIT_TOKEN_WARNING = """\
+WARNING: --dangerously-omit-token: /mcp, /sse and /api accept requests WITHOUT a token.
+Any local program, and any web page you allow with --allow-origin, can start the configured servers.
+Use this only for clients that cannot send headers (such as the MCP conformance suite)."""
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:
     parser = argparse.ArgumentParser(prog="python -m server", description="Serve Orizuru and its MCP relay.")
     parser.add_argument("--dist", type=Path, default=Path("dist"), help="the built site (default: dist)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8765, help="0 picks a free port")
     parser.add_argument("--dangerously-bind-non-loopback", action="store_true",
                         help="allow --host to be something other than loopback")
-    args = parser.parse_args(argv)
+    parser.add_argument("--config", type=Path, help='stdio servers, {"mcpServers": {name: {command, args, env, cwd}}}'
+                        " (default: the bundled demo server)")
+    parser.add_argument("--allow-origin", action="append", default=[], metavar="ORIGIN",
+                        help="another page origin allowed to use the relay, exact match (repeatable)")
+    parser.add_argument("--allow-host", action="append", default=[], metavar="HOST:PORT",
+                        help="another Host header value to accept besides the loopback names (repeatable)")
+    parser.add_argument("--dangerously-omit-token", action="store_true",
+                        help="accept /mcp, /sse and /api requests without the bearer token")
+    parser.add_argument("--max-sessions", type=int, default=config.Limits.max_sessions)
+    parser.add_argument("--idle-timeout", type=float, default=config.Limits.idle_timeout,
+                        help="seconds before an idle MCP session and its process are stopped")
+    parser.add_argument("--max-body", type=int, default=config.Limits.max_body_bytes, help="bytes (413 above)")
+    return parser.parse_args(argv), parser
+
+
+def build(args: argparse.Namespace, parser: argparse.ArgumentParser, port: int, token: str | None):
+    try:
+        servers = config.load(args.config) if args.config else config.bundled()
+        origins = tuple(canonical_origin(o) for o in args.allow_origin)
+    except (config.ConfigError, ValueError) as e:
+        parser.error(str(e))
+    limits = config.Limits(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
+                           max_body_bytes=args.max_body)
+    policy = Policy.for_port(port, token, origins, tuple(args.allow_host))
+    return create_app(args.dist, Relay(servers, limits), policy)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, parser = parse_args(argv)
     if args.host not in LOOPBACK and not args.dangerously_bind_non_loopback:
         parser.error(f"refusing to bind {args.host}: only loopback unless --dangerously-bind-non-loopback")
     if not (args.dist / "index.html").is_file():
         parser.error(f"{args.dist} has no index.html; run `python3 build.py build` first")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s relay %(message)s", stream=sys.stderr)
+    logging.getLogger("mcp").setLevel(logging.WARNING)
     token = secrets.token_urlsafe(32)
     family = socket.AF_INET6 if ":" in args.host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((args.host, args.port))
     port = sock.getsockname()[1]
+    app = build(args, parser, port, None if args.dangerously_omit_token else token)
+    if args.dangerously_omit_token:
+        print(OMIT_TOKEN_WARNING, file=sys.stderr, flush=True)
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     # The token travels in the fragment, which browsers never send to a server.
     print(f"Orizuru is running at http://{host}:{port}/#token={token}", flush=True)
-    config = uvicorn.Config(create_app(args.dist), log_level="warning")
-    uvicorn.Server(config).run(sockets=[sock])
+    server_config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3)
+    uvicorn.Server(server_config).run(sockets=[sock])
     return 0
 
 

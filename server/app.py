@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
+from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.routing import Mount
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from server.api import servers_endpoint
+from server.security import GUARDED_PREFIXES, Guard, Policy
+from server.sessions import Relay, refuse
 
 # Content-hashed or version-pinned folders: safe to keep forever.
 IMMUTABLE_PREFIXES = ("/assets/", "/wheels/", "/pyodide/")
@@ -30,13 +37,13 @@ CONTENT_SECURITY_POLICY = "; ".join([
 
 
 class SiteHeaders:
-    """Cache and security headers for the static site."""
+    """Cache and security headers for the static site (the relay's own endpoints set theirs)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] != "http" or scope["path"].startswith(GUARDED_PREFIXES):
             await self.app(scope, receive, send)
             return
         path: str = scope["path"]
@@ -57,6 +64,48 @@ class SiteHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-def create_app(dist: Path) -> Starlette:
-    routes = [Mount("/", app=StaticFiles(directory=dist, html=True), name="site")]
-    return Starlette(routes=routes, middleware=[Middleware(SiteHeaders)])
+class ServerEndpoint:
+    """ASGI endpoint for one of the relay's per-server paths; an unknown name never reaches the relay."""
+
+    def __init__(self, relay: Relay, handler: str) -> None:
+        self.relay = relay
+        self.handler = handler
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        name = scope["path_params"]["name"]
+        if name not in self.relay.servers:
+            await refuse(403, "Forbidden: no configured server has that name")(scope, receive, send)
+            return
+        await getattr(self.relay, self.handler)(name, scope, receive, send)
+
+
+def relay_routes(relay: Relay) -> list[BaseRoute]:
+    limit = relay.limits.max_body_bytes
+    return [
+        Route("/api/servers", servers_endpoint(relay), methods=["GET"]),
+        Route("/mcp/{name}", RequestBodyLimitMiddleware(ServerEndpoint(relay, "handle_mcp"), limit),
+              methods=["GET", "POST", "DELETE"]),
+        Route("/sse/{name}", ServerEndpoint(relay, "handle_sse"), methods=["GET"]),
+        Route("/sse/{name}/messages", ServerEndpoint(relay, "handle_sse_post"), methods=["POST"]),
+    ]
+
+
+def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | None = None) -> Starlette:
+    """The site from ``dist`` and, given a relay, its bridges; ``policy`` is required with a relay."""
+    routes: list[BaseRoute] = []
+    middleware = [Middleware(SiteHeaders)]
+    lifespan = None
+    if relay is not None:
+        if policy is None:
+            raise ValueError("a relay needs a Policy (Host, Origin and token checks)")
+        routes += relay_routes(relay)
+        middleware.insert(0, Middleware(Guard, policy=policy))
+
+        @asynccontextmanager
+        async def lifespan(app: Starlette) -> AsyncIterator[None]:
+            async with relay.running():
+                yield
+
+    if dist is not None:
+        routes.append(Mount("/", app=StaticFiles(directory=dist, html=True), name="site"))
+    return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

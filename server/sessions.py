@@ -1,0 +1,261 @@
+"""Browser MCP sessions, each bridged to a child of its own: admission, lifetime, limits, state.
+
+A streamable-HTTP session starts with a POST ``initialize`` (checked before anything is spawned) and
+ends on DELETE, on idle timeout, when its child dies, or when the relay stops. A legacy SSE session
+lives as long as its GET stream; its child starts with the first POSTed message, never on the GET.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass, field
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+from mcp.client._transport import TransportStreams
+from mcp.server.sse import SseServerTransport
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
+from mcp_types import JSONRPCRequest
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse, Response
+from starlette.types import Message, Receive, Scope, Send
+
+from server import bridge, reaper
+from server.child import ServerLog, spawn
+from server.config import Limits, ServerSpec
+
+log = logging.getLogger("orizuru.relay")
+
+
+@dataclass
+class ServerState:
+    """What /api/servers reports about one configured server."""
+
+    spec: ServerSpec
+    log: ServerLog
+    sessions: set[str] = field(default_factory=set)
+    started: int = 0
+    failures: int = 0
+    last_error: str | None = None
+
+
+def refuse(status: int, message: str, code: int = -32600) -> Response:
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    return JSONResponse(body, status_code=status)
+
+
+def _replay(body: bytes) -> Receive:
+    sent = False
+
+    async def receive() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    return receive
+
+
+def _is_initialize(body: bytes) -> bool:
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
+
+
+class Relay:
+    """All bridged servers and their live sessions."""
+
+    def __init__(self, servers: dict[str, ServerSpec], limits: Limits | None = None) -> None:
+        self.limits = limits or Limits()
+        self.servers = {
+            name: ServerState(spec, ServerLog(self.limits.stderr_lines, self.limits.stderr_line_bytes))
+            for name, spec in servers.items()
+        }
+        self._http: dict[str, tuple[str, StreamableHTTPServerTransport]] = {}
+        self._sse = {name: SseServerTransport(f"/sse/{name}/messages", max_request_body_size=self.limits.max_body_bytes)
+                     for name in servers}
+        self._sse_open = 0
+        self._tg: TaskGroup | None = None
+        self._pids: set[int] = set()  # live children, for the shutdown safety net
+        self._spawn_lock = anyio.Lock()
+
+    @property
+    def open_sessions(self) -> int:
+        return len(self._http) + self._sse_open
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        """The relay's lifetime: on exit every session ends and every child is stopped."""
+        try:
+            async with anyio.create_task_group() as tg:
+                self._tg = tg
+                try:
+                    yield
+                finally:
+                    tg.cancel_scope.cancel()
+        finally:
+            self._tg = None
+            reaper.kill(self._pids)
+
+    # ---- one bridged session -------------------------------------------------------------------
+    async def run_bridge(self, name: str, browser: TransportStreams, session: str, origin: str | None) -> None:
+        """Waits for the first message, starts the child, forwards until either side ends."""
+        browser_read, _ = browser
+        first = None
+        async for item in browser_read:
+            if not isinstance(item, Exception):
+                first = item.message
+                break
+        if first is None:
+            return
+        state = self.servers[name]
+        inflight = bridge.Inflight()
+        if isinstance(first, JSONRPCRequest):
+            inflight.open(first)
+        state.sessions.add(session)
+        try:
+            reason = await self._bridge_child(state, browser, session, origin, first, inflight)
+        finally:
+            state.sessions.discard(session)
+        if reason is not None:
+            state.failures += 1
+            state.last_error = reason
+            state.log.add(session[:8], reason, kind="relay")
+            log.warning("server=%s session=%s ended: %s", name, session[:8], reason)
+            await bridge.fail_pending(browser, inflight, reason)
+
+    async def _bridge_child(self, state: ServerState, browser: TransportStreams, session: str,
+                            origin: str | None, first, inflight: bridge.Inflight) -> str | None:
+        """Returns why the child failed, or None if the browser side ended first."""
+        spec, (_, browser_write) = state.spec, browser
+        log.info("spawn server=%s session=%s origin=%s argv=%s", spec.name, session[:8], origin, spec.argv)
+        state.started += 1
+        child_gone, pids = False, set[int]()
+        try:
+            async with AsyncExitStack() as stack:
+                stack.callback(lambda: self._pids.difference_update(pids))  # callbacks run last-in, first-out:
+                stack.push_async_callback(self._stop_groups, pids)  # after the SDK has stopped the child
+                async with self._spawn_lock:  # so the new pid can be told apart from concurrent spawns
+                    before = reaper.child_pids()
+                    child_read, child_write = await stack.enter_async_context(spawn(spec, state.log, session[:8]))
+                    pids.update(reaper.child_pids() - before)
+                    self._pids |= pids
+                log.info("spawned server=%s session=%s pid=%s", spec.name, session[:8], sorted(pids))
+                await child_write.send(bridge.SessionMessage(first))
+                async with anyio.create_task_group() as tg:
+
+                    async def from_browser() -> None:
+                        await bridge.client_to_child(browser, child_write, inflight)
+                        tg.cancel_scope.cancel()
+
+                    tg.start_soon(from_browser)
+                    note = lambda text: state.log.add(session[:8], text, kind="relay")  # noqa: E731
+                    child_gone = await bridge.child_to_client(child_read, browser_write, inflight, note)
+                    tg.cancel_scope.cancel()
+        except OSError as e:
+            log.info("stop server=%s session=%s: could not start", spec.name, session[:8])
+            return f"could not start {spec.command!r}: {e.strerror or e}"
+        log.info("stop server=%s session=%s reason=%s", spec.name, session[:8], "exited" if child_gone else "closed")
+        return "the MCP server process exited" if child_gone else None
+
+    async def _stop_groups(self, pids: set[int]) -> None:
+        for pid in pids:
+            await reaper.stop_group(pid)
+
+    # ---- streamable HTTP ------------------------------------------------------------------------
+    async def handle_mcp(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
+        headers = Headers(scope=scope)
+        version = headers.get("mcp-protocol-version")
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            await refuse(400, f"Bad Request: unsupported MCP-Protocol-Version {version[:40]!r}")(scope, receive, send)
+            return
+        session_id = headers.get(MCP_SESSION_ID_HEADER)
+        if session_id is None:
+            await self._open_mcp(name, scope, receive, send)
+            return
+        entry = self._http.get(session_id)
+        if entry is None or entry[0] != name:
+            await refuse(404, "Not Found: unknown or expired session")(scope, receive, send)
+            return
+        transport = entry[1]
+        await transport.handle_request(scope, receive, send)
+        if transport.is_terminated:
+            self._http.pop(session_id, None)
+
+    async def _open_mcp(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
+        """A request without a session id may only be a JSON POST ``initialize``; nothing runs otherwise."""
+        headers = Headers(scope=scope)
+        if scope["method"] != "POST":
+            await refuse(400, "Bad Request: missing Mcp-Session-Id")(scope, receive, send)
+            return
+        if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            await refuse(415, "Unsupported Media Type: Content-Type must be application/json")(scope, receive, send)
+            return
+        body = await _read_body(receive)
+        if not _is_initialize(body):
+            await refuse(400, "Bad Request: a new session must start with initialize")(scope, receive, send)
+            return
+        if self.open_sessions >= self.limits.max_sessions or self._tg is None:
+            await refuse(503, "Too many open sessions", code=-32603)(scope, receive, send)
+            return
+        session_id = secrets.token_hex(16)
+        transport = StreamableHTTPServerTransport(session_id, idle_timeout=self.limits.idle_timeout)
+        self._http[session_id] = (name, transport)
+        await self._tg.start(self._run_http_session, name, transport, headers.get("origin"))
+        await transport.handle_request(scope, _replay(body), send)
+
+    async def _run_http_session(self, name: str, transport: StreamableHTTPServerTransport, origin: str | None,
+                                *, task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        session_id = transport.mcp_session_id or ""
+        try:
+            async with transport.connect() as streams:
+                task_status.started()
+                idle = transport.idle_scope or anyio.CancelScope()
+                with idle:
+                    await self.run_bridge(name, streams, session_id, origin)
+                if idle.cancelled_caught:
+                    log.info("server=%s session=%s idle timeout", name, session_id[:8])
+        finally:
+            self._http.pop(session_id, None)
+            if not transport.is_terminated:
+                with anyio.CancelScope(shield=True):
+                    await transport.terminate()
+
+    # ---- legacy HTTP+SSE ------------------------------------------------------------------------
+    async def handle_sse(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.open_sessions >= self.limits.max_sessions:
+            await refuse(503, "Too many open sessions", code=-32603)(scope, receive, send)
+            return
+        session = secrets.token_hex(16)
+        self._sse_open += 1
+        try:
+            async with self._sse[name].connect_sse(scope, receive, send) as streams:
+                await self.run_bridge(name, streams, session, Headers(scope=scope).get("origin"))
+                await streams[1].aclose()  # ends the event stream if the child went away first
+        finally:
+            self._sse_open -= 1
+
+    async def handle_sse_post(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
+        await self._sse[name].handle_post_message(scope, receive, send)
+
+
+async def _read_body(receive: Receive) -> bytes:
+    """The whole body; the size limit is enforced upstream (413)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
