@@ -1,0 +1,120 @@
+"""The httpx transport against a loopback server replaying recordings with their real status codes
+and content types: streaming, typed errors, retries, Stop and a connection dropped mid-stream.
+CPython only (sockets, threads, httpx)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from loopback import LoopbackServer
+from vendor_fixtures import FIXTURES, Fixture, subset
+
+from pycore.adapters import get_adapter
+from pycore.client import ChatClient
+from pycore.exceptions import APIConnectionError, APIStatusError
+from pycore.http import Request
+from pycore.http.httpx import HttpxTransport
+from pycore.messages import ChatRequest, Message, TextDelta
+
+REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
+
+
+@pytest.fixture(scope="module")
+def server() -> LoopbackServer:
+    with LoopbackServer() as running:
+        yield running
+
+
+class Routed(HttpxTransport):
+    """Sends every request to one loopback path, whatever URL the adapter built."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+
+    async def send(self, request: Request) -> object:
+        return await super().send(Request(request.method, self.url, request.headers, request.body, 5.0))
+
+
+async def no_sleep(_: float) -> None:
+    return None
+
+
+def client(server: LoopbackServer, f: Fixture, route: str) -> ChatClient:
+    return ChatClient(get_adapter(f.vendor, api_key="k"), Routed(f"{server.url}/{route}/{f.file}"), sleep=no_sleep)
+
+
+def fixture(file: str) -> Fixture:
+    return next(f for f in FIXTURES if f.file == file)
+
+
+@pytest.mark.parametrize("f", FIXTURES, ids=str)
+async def test_every_recording_over_real_http(server: LoopbackServer, f: Fixture) -> None:
+    c = client(server, f, "replay")
+    expected = f.expected()
+    try:
+        if f.streamed:
+            stream = c.stream(REQUEST)
+            [e async for e in stream]
+            got = stream.completion.summary()
+        else:
+            got = (await c.complete(REQUEST)).summary()
+    except APIStatusError as e:
+        got = {**expected, "error": {"status": e.status, "type": e.type, "message": e.vendor_message}}
+    finally:
+        await c.transport.aclose()
+    assert subset(got, expected) == expected
+
+
+async def test_retries_503_then_streams(server: LoopbackServer) -> None:
+    f = fixture("gemini/stream-text.sse")
+    c = client(server, f, "flaky/2")
+    stream = c.stream(REQUEST)
+    [e async for e in stream]
+    await c.transport.aclose()
+    assert stream.completion.text() == f.expected()["text"]
+    assert server.hits[f"/flaky/2/{f.file}"] == 3
+
+
+async def test_connection_dropped_mid_stream(server: LoopbackServer) -> None:
+    f = fixture("anthropic/stream-thinking.sse")
+    c = client(server, f, "cut/3000")
+    stream = c.stream(REQUEST)
+    events = [e async for e in stream]
+    await c.transport.aclose()
+    assert stream.completion.incomplete and events[-1].type == "error"
+    assert stream.completion.reasoning() and f.expected()["reasoning"].startswith(stream.completion.reasoning())
+    assert server.hits[f"/cut/3000/{f.file}"] == 1
+
+
+async def test_stop_aborts_the_http_request_quickly(server: LoopbackServer) -> None:
+    f = fixture("anthropic/stream-thinking.sse")
+    c = client(server, f, "slow")
+    stream = c.stream(REQUEST)
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in stream:
+            if isinstance(event, TextDelta):
+                seen.append(event.text)
+
+    task = asyncio.ensure_future(consume())
+    while not seen:
+        await asyncio.sleep(0.005)
+    started = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 0.1
+    await c.transport.aclose()
+    assert stream.completion.incomplete and stream.completion.text() == "".join(seen)
+    assert await asyncio.to_thread(server.aborted.wait, 2.0)  # the server saw the client go away
+
+
+async def test_refused_connection_is_a_connection_error() -> None:
+    transport = HttpxTransport()
+    with pytest.raises(APIConnectionError):
+        await transport.send(Request("GET", "http://127.0.0.1:9/", timeout=2.0))
+    await transport.aclose()
