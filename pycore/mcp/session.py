@@ -160,8 +160,7 @@ class ClientSession:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
         try:
-            await self._transport.send(jsonrpc.request(request_id, method, params))
-            return await asyncio.wait_for(asyncio.shield(future), timeout)
+            return await asyncio.wait_for(self._exchange(jsonrpc.request(request_id, method, params), future), timeout)
         except asyncio.TimeoutError:
             self._cancel_remote(request_id, method, "timed out")
             raise MCPTimeoutError(f"{method} got no answer from {self.url} within {timeout:g} s", url=self.url) from None
@@ -170,6 +169,10 @@ class ClientSession:
             raise
         finally:
             self._pending.pop(request_id, None)
+
+    async def _exchange(self, message: JSONRPCRequest, future: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
+        await self._transport.send(message)  # a JSON answer is dispatched before this returns
+        return await future
 
     def _cancel_remote(self, request_id: int, method: str, reason: str) -> None:
         """Tell the server to stop (``notifications/cancelled``); a late answer is then ignored."""

@@ -1,0 +1,189 @@
+"""A scripted MCP server that misbehaves on demand (Starlette, run by uvicorn in a thread on loopback).
+
+``Script`` holds the knobs each test sets; ``requests`` records what the client sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+from mcp_servers import free_port
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+CONTENT_TOOL = {"name": "content", "inputSchema": {"type": "object"},
+                "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+
+
+@dataclass
+class Script:
+    answer: str = "json"  # or "sse"
+    version: str | None = None  # protocolVersion to answer (default: echo the client's)
+    session_header: bool = True  # send Mcp-Session-Id (False: require it anyway, like a CORS-hidden header)
+    expire_once: bool = False  # 404 the first post-init request carrying the session
+    repeat_cursor: bool = False
+    legacy: bool = False
+    endpoint: str = "/messages"
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    initializes: int = 0
+    tools_lists: int = 0
+    legacy_queue: asyncio.Queue[dict[str, Any]] | None = None
+    unauthorized: bool = False
+
+
+def create_app(script: Script) -> Starlette:
+    async def mcp(request: Request) -> Response:
+        body = json.loads(await request.body() or b"null")
+        script.requests.append({"method": request.method, "headers": dict(request.headers), "body": body})
+        if script.legacy:
+            return await _legacy_get(script) if request.method == "GET" else Response(status_code=405)
+        if request.method != "POST":
+            return Response(status_code=405)
+        return await _post(script, request, body)
+
+    async def messages(request: Request) -> Response:
+        body = json.loads(await request.body())
+        script.requests.append({"method": "POST", "headers": dict(request.headers), "body": body})
+        if "id" in body and "method" in body and script.legacy_queue is not None:
+            await script.legacy_queue.put(_result(script, body))
+        return Response(status_code=202)
+
+    return Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+                             Route("/messages", messages, methods=["POST"])])
+
+
+async def _post(script: Script, request: Request, body: dict[str, Any]) -> Response:
+    if script.unauthorized:
+        return Response(status_code=401, headers={"www-authenticate": 'Bearer resource_metadata="x"'})
+    if "method" not in body or "id" not in body:
+        return Response(status_code=202)
+    session = request.headers.get("mcp-session-id")
+    if body["method"] == "initialize":
+        script.initializes += 1
+        headers = {"mcp-session-id": f"s{script.initializes}"} if script.session_header else {}
+        return JSONResponse(_result(script, body), headers=headers)
+    if session is None:
+        return JSONResponse({"jsonrpc": "2.0", "id": None, "error": {"code": -32000, "message":
+                             "Bad Request: Missing session ID"}}, status_code=400)
+    if script.expire_once and session == "s1":
+        return Response(status_code=404)
+    special = _special(script, body)
+    if special is not None:
+        return special
+    if script.answer == "sse":
+        return StreamingResponse(_sse([_result(script, body)]), media_type="text/event-stream")
+    return JSONResponse(_result(script, body))
+
+
+def _special(script: Script, body: dict[str, Any]) -> Response | None:
+    name = (body.get("params") or {}).get("name") if body["method"] == "tools/call" else None
+    if name == "storm":
+        return StreamingResponse(_storm(script, body), media_type="text/event-stream")
+    if name == "hang":
+        return StreamingResponse(_hang(), media_type="application/json")
+    if name == "garbage":
+        return Response(b'{"jsonrpc": "2.0", "id": ', media_type="application/json")
+    if name == "die":
+        return StreamingResponse(_die(), media_type="text/event-stream")
+    return None
+
+
+async def _hang() -> AsyncIterator[bytes]:
+    await asyncio.sleep(30)
+    yield b"{}"
+
+
+async def _die() -> AsyncIterator[bytes]:
+    yield b"id: 0\ndata: \n\n"
+    raise RuntimeError("server died mid-call")
+
+
+def _result(script: Script, body: dict[str, Any]) -> dict[str, Any]:
+    method, params = body["method"], body.get("params") or {}
+    if method == "initialize":
+        result: dict[str, Any] = {"protocolVersion": script.version or params["protocolVersion"],
+                                  "capabilities": {"tools": {"listChanged": True}},
+                                  "serverInfo": {"name": "scripted", "version": "1"}}
+    elif method == "tools/list":
+        result = _tools_page(script, params.get("cursor"))
+    elif method == "tools/call":
+        result = _call(params["name"])
+    else:
+        result = {}
+    return {"jsonrpc": "2.0", "id": body["id"], "result": result}
+
+
+def _tools_page(script: Script, cursor: str | None) -> dict[str, Any]:
+    script.tools_lists += 1
+    if script.repeat_cursor:
+        return {"tools": [{"name": "loop", "inputSchema": {"type": "object"}}], "nextCursor": "same"}
+    return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}, CONTENT_TOOL]}
+
+
+def _call(name: str) -> dict[str, Any]:
+    if name != "content":
+        return {"content": [{"type": "text", "text": f"called {name}"}]}
+    return {"content": [
+        {"type": "text", "text": "t"},
+        {"type": "image", "data": PNG, "mimeType": "image/png"},
+        {"type": "image", "data": PNG, "mimeType": "image/svg+xml"},
+        {"type": "audio", "data": "AAAA", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "file:///etc/passwd", "name": "passwd"},
+        {"type": "resource", "resource": {"uri": "test://r", "text": "inside"}},
+        {"type": "resource", "resource": {"uri": "test://b", "blob": "AAAA", "mimeType": "application/pdf"}},
+    ], "structuredContent": {"n": "not a number"}, "isError": True}
+
+
+async def _sse(messages: list[dict[str, Any]]) -> AsyncIterator[bytes]:
+    yield b"id: 0\ndata: \n\n"  # priming event
+    for i, message in enumerate(messages, 1):
+        yield f"id: {i}\nevent: message\ndata: {json.dumps(message)}\n\n".encode()
+
+
+async def _storm(script: Script, body: dict[str, Any]) -> AsyncIterator[bytes]:
+    changed = {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+    progress = {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "nobody's",
+                                                                                  "progress": 1}}
+    ping = {"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}
+    async for chunk in _sse([changed] * 50 + [progress, ping, _result(script, body)]):
+        yield chunk
+
+
+async def _legacy_get(script: Script) -> Response:
+    script.legacy_queue = asyncio.Queue()
+    queue = script.legacy_queue
+
+    async def events() -> AsyncIterator[bytes]:
+        yield f"event: endpoint\ndata: {script.endpoint}\n\n".encode()
+        while True:
+            message = await queue.get()
+            yield f"event: message\ndata: {json.dumps(message)}\n\n".encode()
+
+    return StreamingResponse(events(), media_type="text/event-stream")
+
+
+@contextlib.contextmanager
+def serve(script: Script) -> Iterator[str]:
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(script), host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        server.should_exit = True
+        thread.join(10)
