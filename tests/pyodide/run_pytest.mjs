@@ -25,10 +25,10 @@ for (const wheel of [...boot.wheels.map((w) => path.join(dist, w)), ...testWheel
   py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel", { extractDir: sitePackages });
 }
 py.FS.mkdirTree("/repo");
-py.mountNodeFS("/repo", path.resolve(repo));
+py.mountNodeFS("/repo", fs.realpathSync(repo));
 if (fs.existsSync(shared)) {
   py.FS.mkdirTree("/shared");
-  py.mountNodeFS("/shared", path.resolve(shared));
+  py.mountNodeFS("/shared", fs.realpathSync(shared));
 }
 py.globals.set("pytest_args", py.toPy(pytestArgs));
 const code = await py.runPythonAsync(`
