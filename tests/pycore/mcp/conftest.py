@@ -1,0 +1,9 @@
+"""Inside Pyodide only the pure tests run: the others start servers (sockets, subprocesses, uvicorn)."""
+
+import sys
+
+collect_ignore = []
+if sys.platform == "emscripten":
+    collect_ignore = ["test_sdk_server.py", "test_server_everything.py", "test_conformance.py", "test_cli.py",
+                      "test_client_cases.py", "conformance_client.py", "sdk_server.py", "scripted_server.py",
+                      "mcp_servers.py"]
