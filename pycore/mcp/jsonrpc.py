@@ -62,7 +62,8 @@ def _message(item: Any) -> JSONRPCMessage:
     try:
         return jsonrpc_message_adapter.validate_python(item)
     except ValidationError as e:
-        raise MCPProtocolError(f"the server sent a message that is not JSON-RPC 2.0: {_preview(json.dumps(item))}") from e
+        shown = _preview(json.dumps(item))
+        raise MCPProtocolError(f"the server sent a message that is not JSON-RPC 2.0: {shown}") from e
 
 
 def _preview(body: bytes | str, limit: int = 120) -> str:

@@ -163,7 +163,8 @@ class ClientSession:
             return await asyncio.wait_for(self._exchange(jsonrpc.request(request_id, method, params), future), timeout)
         except asyncio.TimeoutError:
             self._cancel_remote(request_id, method, "timed out")
-            raise MCPTimeoutError(f"{method} got no answer from {self.url} within {timeout:g} s", url=self.url) from None
+            message = f"{method} got no answer from {self.url} within {timeout:g} s"
+            raise MCPTimeoutError(message, url=self.url) from None
         except asyncio.CancelledError:
             self._cancel_remote(request_id, method, "cancelled by the user")
             raise
