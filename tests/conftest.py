@@ -8,6 +8,7 @@ import asyncio
 import inspect
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -32,6 +33,18 @@ def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
         from pyodide.ffi import run_sync
 
         run_sync(coro)
+    elif _loop_running():
+        # Something (Playwright's sync API) keeps a loop running in this thread: use a fresh thread.
+        with ThreadPoolExecutor(1) as pool:
+            pool.submit(asyncio.run, coro).result()
     else:
         asyncio.run(coro)
+    return True
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
     return True

@@ -47,7 +47,7 @@ def start_site(log: Path, dist: Path = DIST, *args: str) -> tuple[subprocess.Pop
     pytest.fail(f"the server did not print its URL: {log.read_text()!r}")
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc, url = start_site(tmp_path_factory.mktemp("site") / "server.log")
     yield url
@@ -55,13 +55,13 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as pw:
         yield pw
 
 
-@pytest.fixture(scope="package")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright) -> Iterator[Browser]:
     browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield browser
