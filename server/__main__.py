@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind((args.host, args.port))
+    sock.listen(2048)  # before printing the URL: connections queue until uvicorn accepts them
     port = sock.getsockname()[1]
     app = build(args, parser, port, None if args.dangerously_omit_token else token)
     if args.dangerously_omit_token:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import subprocess
@@ -31,9 +32,18 @@ def crash() -> str:
 
 @server.tool()
 def bad_stdout() -> str:
-    """Write a line that is not JSON-RPC to stdout, then answer normally."""
-    os.write(1, b"this is not json-rpc\n")
+    """Write a line that is not JSON-RPC to the protocol pipe, then answer normally."""
+    os.write(_wire_fd(), b"this is not json-rpc\n")
     return "ok"
+
+
+def _wire_fd() -> int:
+    """The SDK diverts fd 1 to stderr and keeps the real stdout pipe on a private duplicate; find it."""
+    links = {fd: os.readlink(f"/proc/self/fd/{fd}") for fd in map(int, os.listdir("/proc/self/fd"))
+             if os.path.exists(f"/proc/self/fd/{fd}")}
+    taken = {links.get(0), links.get(1), links.get(2)}
+    return next(fd for fd, link in sorted(links.items()) if fd > 2 and link.startswith("pipe:") and link not in taken
+                and fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY)
 
 
 @server.tool()
