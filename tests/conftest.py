@@ -23,6 +23,14 @@ settings.register_profile("default", deadline=None)
 settings.load_profile("pyodide" if IN_PYODIDE else os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+def pytest_ignore_collect(collection_path, config) -> bool | None:
+    """Inside Pyodide, skip test modules with no ``pyodide``-marked test: importing them would pull in
+    what only CPython has (httpx, sockets, subprocesses) just for the marker filter to drop them."""
+    if IN_PYODIDE and collection_path.suffix == ".py" and collection_path.name.startswith("test_"):
+        return "mark.pyodide" not in collection_path.read_text(encoding="utf-8")
+    return None
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
     if not inspect.iscoroutinefunction(pyfuncitem.obj):
