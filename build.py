@@ -34,7 +34,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 VENV = ROOT / ".venv"
 CACHE = ROOT / ".cache"
-DIST = ROOT / "dist"
+# ORIZURU_DIST moves the site elsewhere (parallel work trees, benchmarks); tests read the same variable.
+DIST = Path(os.environ.get("ORIZURU_DIST") or ROOT / "dist").resolve()
 WEB = ROOT / "web"
 NODE_MODULES = ROOT / "node_modules"
 WHEELS_LOCK = WEB / "pyodide-wheels.lock.json"
@@ -239,7 +240,7 @@ def bundle_web(out: Path) -> dict[str, str]:
     names = {}
     for output, info in outputs.items():
         if "entryPoint" in info:
-            names[Path(info["entryPoint"]).stem] = (ROOT / output).relative_to(out).as_posix()
+            names[Path(info["entryPoint"]).stem] = (ROOT / output).resolve().relative_to(out.resolve()).as_posix()
     return names
 
 
@@ -252,7 +253,8 @@ def build() -> Path:
     if stamped(stamp, want):
         return DIST
     log("assembling dist/")
-    tmp = Path(tempfile.mkdtemp(prefix="dist-", dir=ROOT))
+    DIST.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".dist-", dir=DIST.parent))
     try:
         assemble(tmp, app_wheels)
         (tmp / ".build-stamp").write_text(want)
@@ -308,7 +310,7 @@ def main(argv: list[str]) -> int:
     ns, rest = parser.parse_known_args(argv)
     try:
         if ns.command == "build":
-            log(f"built {build().relative_to(ROOT)}/")
+            log(f"built {build()}/")
             return 0
         return cmd_serve(rest) if ns.command == "serve" else cmd_test(rest)
     except BuildError as e:
