@@ -9,6 +9,13 @@ JS/Python boundary as a proxy:
   JSON of the ``result`` message, and ``emit(event_json)`` sends each streamed ``event``. The
   worker cancels the task on the page's ``cancel``;
 - nothing else: new capabilities are new entries in ``METHODS``.
+
+The methods live in :mod:`pycore.methods` (one module per concern), imported at the end of this
+module so they register themselves; the method list is ``coord/WIRE.md``.
+
+Secrets: the API key (``provider.api_key``) and credential headers (``Authorization``,
+``X-API-Key``, ...) the page sends are replaced by ``[redacted]`` in every event, result and error
+message that goes back, whatever produced the text (a vendor echoing the key, a tool, a bug).
 """
 
 from __future__ import annotations
@@ -48,15 +55,61 @@ def info() -> str:
     })
 
 
+class WireError(Exception):
+    """A method failed; raised in place of an error whose message held a secret (now redacted)."""
+
+
+_SECRET_KEYS = frozenset({"api_key", "authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization",
+                          "cookie", "access_token", "refresh_token", "client_secret"})
+
+
+def secrets_in(value: Any, key: str = "") -> list[str]:
+    """Every string in the params under a key that names a credential (at any depth)."""
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in secrets_in(v, str(k).lower())]
+    if isinstance(value, list):
+        return [s for item in value for s in secrets_in(item, key)]
+    if isinstance(value, str) and key in _SECRET_KEYS and len(value) >= 4:
+        found = [value]
+        scheme, _, token = value.partition(" ")
+        if token and scheme.lower() in ("bearer", "basic", "token") and len(token) >= 4:
+            found.append(token)
+        return found
+    return []
+
+
+def redactor(secrets: list[str]) -> Callable[[str], str]:
+    # Longest first, and each also as JSON writes it inside a string.
+    forms = sorted({f for s in secrets for f in (s, json.dumps(s)[1:-1])}, key=len, reverse=True)
+
+    def redact(text: str) -> str:
+        for secret in forms:
+            if secret in text:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+    return redact
+
+
 def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.Task[str]:
     handler = METHODS.get(name)
     if handler is None:
         raise UnknownMethodError(f"unknown method {name!r}; the core has: {', '.join(sorted(METHODS))}")
     params = json.loads(params_json)
+    if not isinstance(params, dict):
+        raise TypeError(f"{name}: params must be a JSON object, not {type(params).__name__}")
+    redact = redactor(secrets_in(params))
 
     async def run() -> str:
-        result = await handler(params, lambda event: emit(json.dumps(event)))
-        return json.dumps(result)
+        try:
+            result = await handler(params, lambda event: emit(redact(json.dumps(event))))
+        except Exception as e:
+            message = str(e)
+            clean = redact(message)
+            if clean != message:
+                raise WireError(f"{type(e).__name__}: {clean}") from None
+            raise
+        return redact(json.dumps(result))
 
     return asyncio.ensure_future(run())
 
@@ -69,3 +122,6 @@ async def echo(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
         emit({"type": "text_delta", "text": (" " if i else "") + word})
         await asyncio.sleep(0)
     return {"text": text}
+
+
+from pycore import methods as _methods  # noqa: E402,F401 - registers the methods; they import `method` from here

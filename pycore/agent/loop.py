@@ -1,0 +1,309 @@
+"""The agent loop: send → stream → tool calls → approval → run → feed results back → repeat.
+
+    loop = AgentLoop(client, request, registry, emit=print)
+    result = await loop.run()          # stop_reason, usage, error, the new messages
+
+Every step is handed to ``emit`` as a JSON-ready dict the moment it happens (the events of
+``coord/WIRE.md``: ``step``, the adapter's stream events, ``message``, ``approval``, ``tool_start``,
+``tool_progress``, ``tool_end``). The run ends when the model answers without tool calls
+(``end_turn``), refuses (``refused``), at the step limit (``max_steps``), when the token budget is
+spent (``token_budget``), on a vendor error (``error``) or on Stop (``stopped``).
+
+Invariants:
+
+- nothing received is lost: the assistant message of every step is emitted, even cut off by Stop,
+  an error or a dropped stream (then with ``incomplete: true``);
+- every emitted assistant message with tool calls is followed by a ``user`` message with one result
+  per call, even when the calls were not run (stopped, limit reached, cut off): the transcript stays
+  valid for the next request on any vendor;
+- a tool that raises, times out, is unknown or denied gives an ``is_error`` result; the loop goes on;
+- calls of one step run concurrently; each waits for its own approval, so an answered approval
+  does not wait for the others.
+
+Stop is cancelling the task that runs :meth:`AgentLoop.run`: the stream is aborted, running tools
+are cancelled (an MCP call sends ``notifications/cancelled``), what arrived is emitted, and ``run``
+returns ``stopped`` instead of raising.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pycore.agent.approval import ApprovalPolicy
+from pycore.agent.pending import Pending
+from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
+from pycore.client import ChatClient
+from pycore.exceptions import APIConnectionError, APIStatusError, OrizuruError
+from pycore.messages import ChatRequest, Completion, ErrorInfo, Message, ToolCallPart, ToolResultPart
+
+Emit = Callable[[dict[str, Any]], None]
+
+
+@dataclass
+class Limits:
+    max_steps: int = 10
+    token_budget: int | None = None  # input + output tokens over all steps, as the vendor counts them
+    tool_timeout: float = 60.0
+
+    def __post_init__(self) -> None:
+        if self.max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, not {self.max_steps}")
+        if self.tool_timeout <= 0:
+            raise ValueError(f"tool_timeout_s must be positive, not {self.tool_timeout}")
+
+
+@dataclass
+class RunResult:
+    stop_reason: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    error: ErrorInfo | None = None
+    steps: int = 0
+    messages: list[Message] = field(default_factory=list)  # what the run added to the conversation
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "stop_reason": self.stop_reason,
+            "usage": {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens},
+            "steps": self.steps,
+        }
+        if self.error is not None:
+            out["error"] = self.error.model_dump(mode="json", exclude_none=True)
+        return out
+
+
+class _Stopped(Exception):  # noqa: N818 - internal signal, not an error
+    pass
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        client: ChatClient,
+        request: ChatRequest,
+        registry: ToolRegistry | None = None,
+        *,
+        policy: ApprovalPolicy | None = None,
+        limits: Limits | None = None,
+        emit: Emit | None = None,
+        approvals: Pending | None = None,
+    ) -> None:
+        self.client = client
+        self.request = request
+        self.registry = registry or ToolRegistry()
+        self.policy = policy or ApprovalPolicy()
+        self.limits = limits or Limits()
+        self._emit = emit or (lambda event: None)
+        self.approvals = approvals or Pending("approval")
+        self.result = RunResult(stop_reason="end_turn")
+        self._messages = list(request.messages)
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    async def run(self) -> RunResult:
+        denied = [name for name, tool in self.registry.items() if self.policy.for_tool(name, tool) == "deny"]
+        tools = self.registry.definitions(exclude=denied)
+        try:
+            for step in range(1, self.limits.max_steps + 1):
+                self.result.steps = step
+                completion = await self._model_step(step, tools)
+                if completion is None:
+                    return self.result  # the vendor refused the request: error set, nothing to keep
+                calls = completion.tool_calls()
+                if completion.error is not None:
+                    self._not_run(step, calls, "the response was cut off by an error before the call was complete")
+                    return self._stop("error", completion.error)
+                if completion.finish_reason in ("refusal", "content_filter") and not calls:
+                    return self._stop("refused")
+                if not calls:
+                    return self._stop("end_turn")
+                if completion.finish_reason == "length":
+                    self._not_run(step, calls, "the model hit its output limit before the call was complete; "
+                                               "the arguments are cut off")
+                    continue
+                if self._over_budget():
+                    self._not_run(step, calls, "not run: the token budget of this run is spent")
+                    return self._stop("token_budget")
+                if step == self.limits.max_steps:
+                    self._not_run(step, calls, f"not run: the step limit ({self.limits.max_steps}) is reached")
+                    return self._stop("max_steps")
+                await self._run_calls(step, calls)
+            return self._stop("max_steps")
+        except _Stopped:
+            return self._stop("stopped")
+
+    def _stop(self, reason: str, error: ErrorInfo | None = None) -> RunResult:
+        self.result.stop_reason = reason
+        self.result.error = error
+        return self.result
+
+    def _over_budget(self) -> bool:
+        budget = self.limits.token_budget
+        return budget is not None and self.result.input_tokens + self.result.output_tokens >= budget
+
+    # -- one model request ---------------------------------------------------------------------
+
+    async def _model_step(self, step: int, tools: list[Any]) -> Completion | None:
+        self._emit({"type": "step", "step": step})
+        request = self.request.model_copy(update={"messages": list(self._messages), "tools": tools})
+        stream = self.client.stream(request)
+        events = stream.__aiter__()
+        try:
+            async for event in events:
+                self._emit({**event.model_dump(mode="json", exclude_none=True), "step": step})
+        except asyncio.CancelledError:
+            await _close(events)
+            if stream.completion is not None:
+                self._keep(step, stream.completion, incomplete=True)
+                self._not_run(step, stream.completion.tool_calls(), "not run: stopped by the user")
+            raise _Stopped from None
+        except APIStatusError as e:
+            await _close(events)
+            self._stop("error", ErrorInfo(status=e.status, type=e.type, message=e.vendor_message, vendor=e.vendor))
+            return self._kept_after_error(step, stream.completion)
+        except APIConnectionError as e:
+            await _close(events)
+            self._stop("error", ErrorInfo(type="connection_error", message=e.message, vendor=e.vendor))
+            return self._kept_after_error(step, stream.completion)
+        except OrizuruError as e:
+            await _close(events)
+            self._stop("error", ErrorInfo(type=type(e).__name__, message=str(e), vendor=self.client.adapter.vendor))
+            return self._kept_after_error(step, stream.completion)
+        completion = stream.completion
+        assert completion is not None  # set by the stream when it ends
+        self._keep(step, completion, incomplete=completion.incomplete)
+        return completion
+
+    def _kept_after_error(self, step: int, completion: Completion | None) -> None:
+        if completion is not None and completion.message.parts:
+            self._keep(step, completion, incomplete=True)
+            self._not_run(step, completion.tool_calls(), "not run: the response ended with an error")
+        return None
+
+    def _keep(self, step: int, completion: Completion, *, incomplete: bool) -> None:
+        usage = completion.usage
+        if usage is not None:
+            self.result.input_tokens += usage.input_tokens or 0
+            self.result.output_tokens += usage.output_tokens or 0
+        self._append(step, completion.message, incomplete=incomplete)
+
+    def _append(self, step: int, message: Message, *, incomplete: bool = False) -> None:
+        self._messages.append(message)
+        self.result.messages.append(message)
+        event: dict[str, Any] = {"type": "message", "step": step,
+                                 "message": message.model_dump(mode="json", by_alias=True, exclude_none=True)}
+        if incomplete:
+            event["incomplete"] = True
+        self._emit(event)
+
+    def _not_run(self, step: int, calls: list[ToolCallPart], why: str) -> None:
+        if not calls:
+            return
+        results = []
+        for call in calls:
+            self._emit_end(step, call, ToolResult.text(why, is_error=True), 0.0)
+            results.append(_result_part(call, ToolResult.text(why, is_error=True)))
+        self._append(step, Message(role="user", parts=results))
+
+    # -- tools ---------------------------------------------------------------------------------
+
+    async def _run_calls(self, step: int, calls: list[ToolCallPart]) -> None:
+        tasks = [asyncio.ensure_future(self._call(step, call)) for call in calls]
+        try:
+            results = await asyncio.gather(*tasks)
+        except asyncio.CancelledError:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            parts = []
+            for call, task in zip(calls, tasks, strict=True):
+                if task.cancelled() or task.exception() is not None:
+                    stopped = ToolResult.text("cancelled: stopped by the user", is_error=True)
+                    self._emit_end(step, call, stopped, 0.0)
+                    parts.append(_result_part(call, stopped))
+                else:
+                    parts.append(task.result())
+            self._append(step, Message(role="user", parts=parts))
+            raise _Stopped from None
+        self._append(step, Message(role="user", parts=list(results)))
+
+    async def _call(self, step: int, call: ToolCallPart) -> ToolResultPart:
+        tool = self.registry.resolve(call.name)
+        if tool is None:
+            known = ", ".join(name for name, _ in self.registry.items()) or "none"
+            result = ToolResult.text(f"unknown tool {call.name!r}; the tools are: {known}", is_error=True)
+            self._emit_end(step, call, result, 0.0)
+            return _result_part(call, result)
+        policy = self.policy.for_tool(call.name, tool)
+        if policy == "deny":
+            result = ToolResult.text(f"{call.name} is denied by the user's policy; it was not run", is_error=True)
+        elif policy == "ask" and not await self._approved(step, call, tool):
+            result = ToolResult.text(f"the user declined to run {call.name}", is_error=True)
+        else:
+            return await self._execute(step, call, tool)
+        self._emit_end(step, call, result, 0.0)
+        return _result_part(call, result)
+
+    async def _approved(self, step: int, call: ToolCallPart, tool: AgentTool) -> bool:
+        future = self.approvals.expect(call.id)
+        self._emit({"type": "approval", "step": step, **self._describe(call, tool)})
+        return bool(await future)
+
+    async def _execute(self, step: int, call: ToolCallPart, tool: AgentTool) -> ToolResultPart:
+        timeout = self.limits.tool_timeout
+        self._emit({"type": "tool_start", "step": step, **self._describe(call, tool)})
+
+        def progress(done: float, total: float | None = None, message: str | None = None) -> None:
+            event: dict[str, Any] = {"type": "tool_progress", "step": step, "call_id": call.id, "progress": done}
+            if total is not None:
+                event["total"] = total
+            if message is not None:
+                event["message"] = message
+            self._emit(event)
+
+        context = ToolContext(call_id=call.id, timeout=timeout, on_progress=progress)
+        started = time.monotonic()
+        try:
+            result = await asyncio.wait_for(tool.handler(dict(call.arguments), context), timeout)
+        except asyncio.TimeoutError:
+            result = ToolResult.text(f"{call.name} did not answer within {timeout:g} s and was cancelled",
+                                     is_error=True)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any failure of a tool is the model's to handle
+            result = ToolResult.text(f"{call.name} failed: {_describe_error(e)}", is_error=True)
+        self._emit_end(step, call, result, (time.monotonic() - started) * 1000)
+        return _result_part(call, result)
+
+    def _describe(self, call: ToolCallPart, tool: AgentTool) -> dict[str, Any]:
+        return {"call_id": call.id, "name": call.name, "original_name": tool.name, "arguments": call.arguments,
+                "source": tool.source}
+
+    def _emit_end(self, step: int, call: ToolCallPart, result: ToolResult, duration_ms: float) -> None:
+        event: dict[str, Any] = {"type": "tool_end", "step": step, "call_id": call.id, "name": call.name,
+                                 "is_error": result.is_error, "content": result.content,
+                                 "duration_ms": round(duration_ms, 1)}
+        if result.structured is not None:
+            event["structured_content"] = result.structured
+        self._emit(event)
+
+
+def _result_part(call: ToolCallPart, result: ToolResult) -> ToolResultPart:
+    return ToolResultPart(call_id=call.id, name=call.name, content=result.model_content(), is_error=result.is_error)
+
+
+def _describe_error(error: BaseException) -> str:
+    message = getattr(error, "message", None) or str(error)
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+async def _close(events: Any) -> None:
+    """Close the stream's generator so the completion is set (Stop must not wait on the network)."""
+    try:
+        await events.aclose()
+    except (Exception, asyncio.CancelledError):  # noqa: BLE001 - closing after a failure: nothing to add
+        return

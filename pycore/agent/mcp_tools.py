@@ -1,0 +1,56 @@
+"""An MCP session's tools as agent tools.
+
+A call goes through :meth:`pycore.mcp.ClientSession.call_tool_raw` (progress reported as it comes;
+cancelling the call sends ``notifications/cancelled``). The result is kept twice:
+
+- for the page, the content blocks as the server sent them (MCP form: text, image, audio,
+  ``resource_link``, embedded ``resource``) and ``structuredContent``;
+- for the model, what :func:`pycore.mcp.map_result` makes of them: text, images the vendors take,
+  a note for audio, links (never fetched) and blobs, the structured content as JSON when the
+  server sent no text, and a note when it breaks the tool's ``outputSchema``.
+
+``isError`` becomes ``is_error``: the model reads the error text and may recover.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mcp_types as t
+
+from pycore.agent.tools import AgentTool, ToolContext, ToolResult
+from pycore.mcp import ClientSession, map_result
+from pycore.messages import ImagePart, TextPart
+
+
+def session_tools(server_id: str, session: ClientSession, tools: list[t.Tool] | None = None) -> list[AgentTool]:
+    return [mcp_tool(server_id, session, tool) for tool in (session.tools if tools is None else tools)]
+
+
+def mcp_tool(server_id: str, session: ClientSession, tool: t.Tool) -> AgentTool:
+    async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+        # The session's own timeout a little past the loop's, so the loop's message is the one seen.
+        timeout = context.timeout + 1 if context.timeout else None
+        result = await session.call_tool_raw(tool.name, arguments, timeout=timeout, on_progress=context.on_progress)
+        return tool_result(result, tool.output_schema)
+
+    annotations = tool.annotations.model_dump(by_alias=True, exclude_none=True) if tool.annotations else None
+    return AgentTool(
+        name=tool.name,
+        description=tool.description or tool.title or "",
+        input_schema=tool.input_schema or {"type": "object"},
+        handler=handler,
+        source=f"mcp:{server_id}",
+        annotations=annotations,
+    )
+
+
+def tool_result(result: t.CallToolResult, output_schema: dict[str, Any] | None = None) -> ToolResult:
+    mapped = map_result(result, output_schema)
+    for_model: list[TextPart | ImagePart] = [
+        TextPart(text=part["text"]) if part["type"] == "text" else ImagePart(data=part["data"], mime_type=part["mime_type"])
+        for part in mapped.content
+    ]
+    content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
+    return ToolResult(content=content, is_error=mapped.is_error, structured=result.structured_content,
+                      for_model=for_model)

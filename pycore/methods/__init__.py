@@ -1,0 +1,8 @@
+"""The wire methods (see ``coord/WIRE.md`` and :mod:`pycore.wire`), one module per concern.
+
+Importing a module registers its methods in ``pycore.wire.METHODS``. These modules are on the
+boot path, so at import time they load nothing heavy: pydantic, the adapters, the MCP client and
+the agent are imported inside the handlers, on first use.
+"""
+
+from pycore.methods import chat, mcp, models, python  # noqa: F401 - imported to register their methods

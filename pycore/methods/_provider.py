@@ -1,0 +1,37 @@
+"""The page's provider object → a ChatClient. The API key goes into the adapter and nowhere else."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pycore.client import ChatClient
+    from pycore.http import Transport
+
+VENDORS = ("openai", "openai-compatible", "openai-responses", "anthropic", "gemini", "ollama")
+_transport_factory: Callable[[], Transport] | None = None
+
+
+def use_transport(factory: Callable[[], Transport] | None) -> None:
+    """Tests: serve every vendor request from ``factory()`` instead of the network (None: back to it)."""
+    global _transport_factory
+    _transport_factory = factory
+
+
+def make_client(provider: Any) -> ChatClient:
+    from pycore.adapters import get_adapter
+    from pycore.client import ChatClient
+
+    if not isinstance(provider, dict) or not provider.get("vendor"):
+        raise ValueError("provider must be an object with a vendor: " + ", ".join(VENDORS))
+    vendor = provider["vendor"]
+    if vendor not in VENDORS:
+        raise ValueError(f"unknown vendor {vendor!r}; expected one of {', '.join(VENDORS)}")
+    base_url = provider.get("base_url") or None
+    if vendor == "openai-compatible":
+        if not base_url:
+            raise ValueError("an openai-compatible provider needs a base_url (e.g. http://localhost:8000/v1)")
+        vendor = "openai"
+    adapter = get_adapter(vendor, api_key=provider.get("api_key") or None, base_url=base_url)
+    return ChatClient(adapter, _transport_factory() if _transport_factory else None)

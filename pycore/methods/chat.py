@@ -1,0 +1,158 @@
+"""``chat.run`` (the agent loop), ``chat.approve`` and ``chat.page_tool_result``.
+
+Tools for a run come from three places, named in ``params.tools``: connected MCP servers (by the
+page's server id), Python tool sets made by ``tools.python`` (by their id), and the page's own
+JavaScript tools (definitions; the page runs the handler when it gets a ``page_tool`` event and
+answers with ``chat.page_tool_result``). ``disabled`` tools and ``deny`` tools are not offered.
+
+Stop is the page cancelling the call: the run still returns its result, with ``stop_reason``
+``"stopped"``, after the partial message was emitted.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pycore.methods._provider import make_client
+from pycore.wire import Emit, method
+
+if TYPE_CHECKING:
+    from pycore.agent.pending import Pending
+    from pycore.agent.tools import AgentTool
+
+_approvals: Pending | None = None
+_page_results: Pending | None = None
+
+
+def approvals() -> Pending:
+    global _approvals
+    if _approvals is None:
+        from pycore.agent.pending import Pending
+
+        _approvals = Pending("approval")
+    return _approvals
+
+
+def page_results() -> Pending:
+    global _page_results
+    if _page_results is None:
+        from pycore.agent.pending import Pending
+
+        _page_results = Pending("a page tool result")
+    return _page_results
+
+
+@method("chat.run")
+async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    from pycore.agent.approval import ApprovalPolicy
+    from pycore.agent.loop import AgentLoop, Limits
+    from pycore.agent.tools import ToolRegistry
+
+    request = _request(params)
+    spec = params.get("tools") or {}
+    if not isinstance(spec, dict):
+        raise ValueError("tools must be an object: {mcp?: [server id], page?: [definition], python?: [set id]}")
+    registry = ToolRegistry(_mcp_tools(spec.get("mcp") or []) + _python_tools(spec.get("python") or [])
+                            + _page_tools(spec.get("page") or [], emit))
+    choices = dict(params.get("policy") or {})
+    choices.update({name: "deny" for name in spec.get("disabled") or []})
+    limits = params.get("limits") or {}
+    client = make_client(params.get("provider"))
+    loop = AgentLoop(
+        client, request, registry,
+        policy=ApprovalPolicy(choices),
+        limits=Limits(
+            max_steps=int(limits.get("max_steps") or 10),
+            token_budget=int(limits["token_budget"]) if limits.get("token_budget") else None,
+            tool_timeout=float(limits.get("tool_timeout_s") or 60),
+        ),
+        emit=emit,
+        approvals=approvals(),
+    )
+    try:
+        result = await loop.run()
+    finally:
+        await client.transport.aclose()
+    return result.to_json()
+
+
+def _request(params: dict[str, Any]) -> Any:
+    from pydantic import TypeAdapter, ValidationError
+
+    from pycore.messages import ChatRequest, Message
+
+    if not params.get("model"):
+        raise ValueError("chat.run needs a model")
+    try:
+        messages = TypeAdapter(list[Message]).validate_python(params.get("messages") or [])
+    except ValidationError as e:
+        raise ValueError(f"chat.run: messages are not valid: {e}") from None
+    if not messages:
+        raise ValueError("chat.run needs at least one message")
+    return ChatRequest(
+        model=params["model"], messages=messages, system=params.get("system") or None,
+        temperature=params.get("temperature"), max_tokens=params.get("max_tokens"),
+        vendor_options=params.get("vendor_options") or {},
+    )
+
+
+def _mcp_tools(server_ids: list[str]) -> list[AgentTool]:
+    from pycore.methods.mcp import connection
+
+    tools: list[AgentTool] = []
+    for server_id in server_ids:
+        tools += connection(server_id).agent_tools()
+    return tools
+
+
+def _python_tools(set_ids: list[str]) -> list[AgentTool]:
+    from pycore.methods.python import tool_set
+
+    tools: list[AgentTool] = []
+    for set_id in set_ids:
+        tools += tool_set(set_id)
+    return tools
+
+
+def _page_tools(definitions: list[dict[str, Any]], emit: Emit) -> list[AgentTool]:
+    from pycore.agent.tools import AgentTool, ToolContext, ToolResult
+
+    def handler_for(name: str) -> Any:
+        async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
+            answer = page_results().expect(context.call_id)
+            emit({"type": "page_tool", "call_id": context.call_id, "name": name, "arguments": arguments})
+            result: ToolResult = await answer
+            return result
+
+        return handler
+
+    tools = []
+    for definition in definitions:
+        if not isinstance(definition, dict) or not definition.get("name"):
+            raise ValueError(f"a page tool needs a name, description and inputSchema; got {definition!r}")
+        tools.append(AgentTool(
+            name=definition["name"], description=definition.get("description") or "",
+            input_schema=definition.get("inputSchema") or {"type": "object"},
+            handler=handler_for(definition["name"]), source="page", annotations=definition.get("annotations"),
+        ))
+    return tools
+
+
+@method("chat.approve")
+async def chat_approve(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    decision = params.get("decision")
+    if decision not in ("allow", "deny"):
+        raise ValueError(f"decision must be 'allow' or 'deny', not {decision!r}")
+    approvals().resolve(str(params.get("call_id")), decision == "allow")
+    return {}
+
+
+@method("chat.page_tool_result")
+async def chat_page_tool_result(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    from pycore.agent.tools import ToolResult
+
+    content = params.get("content") or []
+    if not isinstance(content, list) or not all(isinstance(item, dict) and item.get("type") for item in content):
+        raise ValueError("content must be a list of content items like {type: 'text', text: '...'}")
+    page_results().resolve(str(params.get("call_id")), ToolResult(content=content, is_error=bool(params.get("is_error"))))
+    return {}

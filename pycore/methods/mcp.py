@@ -1,0 +1,171 @@
+"""MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
+``mcp.read_resource``, ``mcp.get_prompt``.
+
+Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
+their tools by that id. A server's ``notifications/tools/list_changed`` updates its tools for the
+next run. Errors are the MCP client's (:mod:`pycore.mcp.errors`): they name the problem (cannot
+reach, 401, not an MCP server, ...).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pycore.wire import Emit, method
+
+if TYPE_CHECKING:
+    import mcp_types as t
+
+    from pycore.agent.tools import AgentTool
+    from pycore.mcp import ClientSession
+
+
+class Connection:
+    def __init__(self, server_id: str, url: str, session: ClientSession, *, resources: list[t.Resource],
+                 prompts: list[t.Prompt]) -> None:
+        self.id = server_id
+        self.url = url
+        self.session = session
+        self.status = "connected"
+        self.resources = resources
+        self.prompts = prompts
+
+    def agent_tools(self) -> list[AgentTool]:
+        from pycore.agent.mcp_tools import session_tools
+
+        if self.status != "connected":
+            raise ConnectionError(f"MCP server {self.id!r} ({self.url}) is {self.status}; connect it again")
+        return session_tools(self.id, self.session)
+
+
+CONNECTIONS: dict[str, Connection] = {}
+
+
+def connection(server_id: str) -> Connection:
+    try:
+        return CONNECTIONS[server_id]
+    except KeyError:
+        known = ", ".join(sorted(CONNECTIONS)) or "none"
+        raise LookupError(f"no MCP server {server_id!r} is connected (connected: {known})") from None
+
+
+@method("mcp.connect")
+async def mcp_connect(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    from pycore.mcp import ClientSession
+
+    server_id, url = str(params.get("id") or ""), str(params.get("url") or "")
+    if not server_id or not url:
+        raise ValueError("mcp.connect needs an id and a url")
+    if not url.startswith(("http://", "https://")):
+        raise ValueError(f"{url!r} is not an http(s) URL; an MCP server over HTTP has one like https://host/mcp")
+    headers = params.get("headers") or {}
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise ValueError("headers must be an object of strings, e.g. {\"Authorization\": \"Bearer ...\"}")
+    transport = params.get("transport") or "auto"
+    if transport not in ("auto", "streamable-http", "sse"):
+        raise ValueError(f"transport must be auto, streamable-http or sse, not {transport!r}")
+    if server_id in CONNECTIONS:
+        await _close(CONNECTIONS.pop(server_id))
+    session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http")
+    async with _closing_on_error(session):
+        await session.connect()
+        await session.list_tools()
+        capabilities = session.server.capabilities if session.server else None
+        resources = await session.list_resources() if capabilities and capabilities.resources else []
+        prompts = await session.list_prompts() if capabilities and capabilities.prompts else []
+    conn = Connection(server_id, url, session, resources=resources, prompts=prompts)
+    CONNECTIONS[server_id] = conn
+    return describe(conn)
+
+
+class _closing_on_error:  # noqa: N801 - used as a context manager
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, kind: object, error: object, tb: object) -> None:
+        if error is not None:
+            await self.session.aclose()
+
+
+def describe(conn: Connection) -> dict[str, Any]:
+    from pycore.agent.approval import policy_from_annotations
+    from pycore.agent.tools import ToolRegistry
+
+    server = conn.session.server
+    mine = [tool for c in CONNECTIONS.values() if c.status == "connected" for tool in c.agent_tools()]
+    if conn.id not in CONNECTIONS:
+        mine += conn.agent_tools()
+    registry = ToolRegistry(mine)
+    tools = []
+    for name, tool in registry.items():
+        if tool.source != f"mcp:{conn.id}":
+            continue
+        entry: dict[str, Any] = {"name": name, "original_name": tool.name, "description": tool.description,
+                                 "inputSchema": tool.input_schema,
+                                 "policy": policy_from_annotations(tool.annotations)}
+        if tool.annotations:
+            entry["annotations"] = tool.annotations
+        tools.append(entry)
+    return {
+        "id": conn.id,
+        "url": conn.url,
+        "status": conn.status,
+        "transport": conn.session.transport_kind,
+        "server": {"name": server.server_info.name, "version": server.server_info.version} if server else None,
+        "protocol_version": conn.session.protocol_version,
+        "tools": tools,
+        "resources": [_dump(r, {"uri", "name", "title", "description", "mime_type"}) for r in conn.resources],
+        "prompts": [_dump(p, {"name", "title", "description", "arguments"}) for p in conn.prompts],
+    }
+
+
+def _dump(model: Any, include: set[str]) -> dict[str, Any]:
+    dumped: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_none=True, include=include)
+    return dumped
+
+
+async def _close(conn: Connection) -> None:
+    conn.status = "closed"
+    await conn.session.aclose()
+
+
+@method("mcp.disconnect")
+async def mcp_disconnect(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    conn = CONNECTIONS.pop(str(params.get("id") or ""), None)
+    if conn is not None:
+        await _close(conn)
+    return {}
+
+
+@method("mcp.list")
+async def mcp_list(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    return {"servers": [describe(conn) for conn in CONNECTIONS.values()]}
+
+
+@method("mcp.read_resource")
+async def mcp_read_resource(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    conn = connection(str(params.get("id") or ""))
+    uri = params.get("uri")
+    if not uri:
+        raise ValueError("mcp.read_resource needs a uri")
+    result = await conn.session.read_resource(str(uri))
+    return {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.contents]}
+
+
+@method("mcp.get_prompt")
+async def mcp_get_prompt(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    from pycore.agent.mcp_prompts import prompt_messages
+
+    conn = connection(str(params.get("id") or ""))
+    if not params.get("name"):
+        raise ValueError("mcp.get_prompt needs the prompt's name")
+    arguments = {str(k): str(v) for k, v in (params.get("arguments") or {}).items()}
+    result = await conn.session.get_prompt(str(params["name"]), arguments)
+    messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in prompt_messages(result)]
+    out: dict[str, Any] = {"messages": messages}
+    if result.description:
+        out["description"] = result.description
+    return out

@@ -1,0 +1,18 @@
+"""``models.list {provider} -> {models: [{id, name?}]}``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pycore.methods._provider import make_client
+from pycore.wire import Emit, method
+
+
+@method("models.list")
+async def list_models(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    client = make_client(params.get("provider"))
+    try:
+        models = await client.list_models()
+    finally:
+        await client.transport.aclose()
+    return {"models": [model.model_dump(mode="json", include={"id", "name"}, exclude_none=True) for model in models]}
