@@ -6,6 +6,11 @@ whatever identifies a part on the vendor's wire (a content-block index, an outpu
 tool-call index); the manager maps it to the index of the part in the message. The final
 :class:`~pycore.messages.Completion` is rebuilt from the same parts, so what was streamed and what
 is kept cannot drift apart. Non-streaming responses go through the same calls.
+
+Cost stays flat as a response grows: text arrives as fragments kept in lists and joined once, in
+:meth:`PartsManager.completion`. Within one batch (:meth:`begin_batch` .. :meth:`end_batch`, one
+fed chunk) consecutive deltas of the same part become one event: what the UI consumes per chunk
+is the same text, in fewer events. An event is never changed after its batch has ended.
 """
 
 from __future__ import annotations
@@ -36,11 +41,15 @@ from pycore.messages import (
 )
 
 
+Delta = TextDelta | ReasoningDelta | ToolCallArgsDelta
+
+
 class PartsManager:
     def __init__(self, vendor: str) -> None:
         self.vendor = vendor
         self.parts: list[Part] = []
         self._index: dict[Hashable, int] = {}
+        self._texts: dict[int, list[str]] = {}  # text / reasoning part index -> its fragments
         self._args: dict[int, list[str]] = {}  # open tool calls: index -> argument fragments
         self.usage: Usage | None = None
         self.finish: tuple[FinishReason, str | None] | None = None
@@ -48,11 +57,33 @@ class PartsManager:
         self.model: str | None = None
         self.response_id: str | None = None
         self.closed = False
+        self._batching = False
+        self._run: Delta | None = None  # the delta event the next same-part delta joins (in a batch)
+        self._run_pieces: list[str] = []
 
     @property
     def stopped(self) -> bool:
         """An error arrived: like the vendors' SDKs, nothing after it counts."""
         return self.error is not None
+
+    # ---------------------------------------------------------------- batches
+    def begin_batch(self) -> None:
+        self._batching = True
+
+    def end_batch(self) -> None:
+        self._end_run()
+        self._batching = False
+
+    def _end_run(self) -> None:
+        run = self._run
+        if run is not None:
+            if len(self._run_pieces) > 1:
+                joined = "".join(self._run_pieces)
+                if isinstance(run, ToolCallArgsDelta):
+                    run.delta = joined
+                else:
+                    run.text = joined
+            self._run = None
 
     # ---------------------------------------------------------------- text and reasoning
     def text(
@@ -61,12 +92,18 @@ class PartsManager:
         index = self._index.get(("text", key))
         if index is None:
             index = self._add(("text", key), TextPart(text="", refusal=refusal, vendor=self.vendor))
-        part = self.parts[index]
-        assert isinstance(part, TextPart)
-        part.text += delta
+            self._texts[index] = []
         if details:
+            part = self.parts[index]
             part.provider_details = {**(part.provider_details or {}), **details}
-        return [TextDelta(index=index, text=delta, refusal=refusal)] if delta else []
+        if not delta:
+            return []
+        self._texts[index].append(delta)
+        run = self._run
+        if run is not None and type(run) is TextDelta and run.index == index and run.refusal == refusal:
+            self._run_pieces.append(delta)
+            return []
+        return self._start_run(TextDelta(index=index, text=delta, refusal=refusal), delta)
 
     def reasoning(
         self,
@@ -81,16 +118,24 @@ class PartsManager:
         index = self._index.get(("reasoning", key))
         if index is None:
             index = self._add(("reasoning", key), ReasoningPart(vendor=self.vendor, redacted=redacted))
-        part = self.parts[index]
-        assert isinstance(part, ReasoningPart)
-        part.text += delta
-        if signature:
-            part.signature = (part.signature or "") + signature
-        if encrypted:
-            part.encrypted = encrypted
-        if details:
-            part.provider_details = {**(part.provider_details or {}), **details}
-        return [ReasoningDelta(index=index, text=delta)] if delta else []
+            self._texts[index] = []
+        if signature or encrypted or details:
+            part = self.parts[index]
+            assert isinstance(part, ReasoningPart)
+            if signature:
+                part.signature = (part.signature or "") + signature
+            if encrypted:
+                part.encrypted = encrypted
+            if details:
+                part.provider_details = {**(part.provider_details or {}), **details}
+        if not delta:
+            return []
+        self._texts[index].append(delta)
+        run = self._run
+        if run is not None and type(run) is ReasoningDelta and run.index == index:
+            self._run_pieces.append(delta)
+            return []
+        return self._start_run(ReasoningDelta(index=index, text=delta), delta)
 
     # ---------------------------------------------------------------- tool calls
     def tool_call_start(
@@ -105,7 +150,7 @@ class PartsManager:
         part = ToolCallPart(id=id, name=name, id_synthesized=synthesized, vendor=self.vendor, provider_details=details)
         index = self._add(("tool", key), part)
         self._args[index] = []
-        return [ToolCallStart(index=index, id=id, name=name)]
+        return self._event(ToolCallStart(index=index, id=id, name=name))
 
     def has_tool_call(self, key: Hashable) -> bool:
         return ("tool", key) in self._index
@@ -115,7 +160,11 @@ class PartsManager:
         if not delta or index not in self._args:
             return []
         self._args[index].append(delta)
-        return [ToolCallArgsDelta(index=index, delta=delta)]
+        run = self._run
+        if run is not None and type(run) is ToolCallArgsDelta and run.index == index:
+            self._run_pieces.append(delta)
+            return []
+        return self._start_run(ToolCallArgsDelta(index=index, delta=delta), delta)
 
     def tool_call_end(self, key: Hashable) -> list[Event]:
         index = self._index.get(("tool", key))
@@ -124,7 +173,7 @@ class PartsManager:
         part = self.parts[index]
         assert isinstance(part, ToolCallPart)
         part.arguments = loads_arguments("".join(self._args.pop(index)))
-        return [ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments)]
+        return self._event(ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments))
 
     def tool_call(
         self,
@@ -149,19 +198,28 @@ class PartsManager:
     def set_usage(
         self, input_tokens: int | None, output_tokens: int | None, raw: Any = None, *, merge: bool = False
     ) -> list[Event]:
-        if merge and self.usage is not None:
-            input_tokens = self.usage.input_tokens if input_tokens is None else input_tokens
-            output_tokens = self.usage.output_tokens if output_tokens is None else output_tokens
+        """Record the usage so far; an event only when it changed (Gemini repeats it in every chunk)."""
+        usage = self.usage
+        if merge and usage is not None:
+            input_tokens = usage.input_tokens if input_tokens is None else input_tokens
+            output_tokens = usage.output_tokens if output_tokens is None else output_tokens
         details = raw if isinstance(raw, dict) else None
+        if (
+            usage is not None
+            and usage.input_tokens == input_tokens
+            and usage.output_tokens == output_tokens
+            and usage.details == details
+        ):
+            return []
         self.usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens, details=details)
-        return [UsageEvent(usage=self.usage)]
+        return self._event(UsageEvent(usage=self.usage))
 
     def set_finish(self, reason: FinishReason, raw: str | None) -> None:
         self.finish = (reason, raw)
 
     def set_error(self, status: int | None, type: str | None, message: str) -> list[Event]:
         self.error = ErrorInfo(status=status, type=type, message=message, vendor=self.vendor)
-        return [ErrorEvent(error=self.error)]
+        return self._event(ErrorEvent(error=self.error))
 
     def close(self) -> list[Event]:
         """End of the body: close open tool calls, then report the finish reason once."""
@@ -170,18 +228,22 @@ class PartsManager:
         self.closed = True
         events: list[Event] = []
         for index in list(self._args):
-            part = self.parts[index]
-            assert isinstance(part, ToolCallPart)
             events += self.tool_call_end(self._key_of(index))
         if self.finish is not None and self.error is None:
-            events.append(FinishEvent(reason=self.finish[0], raw=self.finish[1]))
+            events += self._event(FinishEvent(reason=self.finish[0], raw=self.finish[1]))
+        self._end_run()
         return events
 
     def completion(self, *, incomplete: bool = False) -> Completion:
+        self._end_run()
         finish = self.finish if self.error is None else None
+        parts: list[Part] = []
+        for index, part in enumerate(self.parts):
+            fragments = self._texts.get(index)
+            parts.append(part.model_copy(update={"text": "".join(fragments)}) if fragments else part.model_copy())
         return Completion(
             vendor=self.vendor,
-            message=Message(role="assistant", parts=[p.model_copy() for p in self.parts]),
+            message=Message(role="assistant", parts=parts),
             finish_reason=finish[0] if finish else None,
             raw_finish_reason=finish[1] if finish else None,
             usage=self.usage,
@@ -192,6 +254,17 @@ class PartsManager:
         )
 
     # ---------------------------------------------------------------- internals
+    def _start_run(self, event: Delta, delta: str) -> list[Event]:
+        self._end_run()
+        if self._batching:
+            self._run = event
+            self._run_pieces = [delta]
+        return [event]
+
+    def _event(self, event: Event) -> list[Event]:
+        self._end_run()
+        return [event]
+
     def _add(self, key: Hashable, part: Part) -> int:
         self.parts.append(part)
         self._index[key] = len(self.parts) - 1

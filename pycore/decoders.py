@@ -4,6 +4,10 @@
 Lines are split on *bytes* and decoded only once complete, so a UTF-8 character split across two
 chunks is safe. The same objects run under httpx (CPython) and the browser's fetch (Pyodide).
 
+Speed: each fed chunk is handled as a whole: complete lines are cut with ``bytes.rfind``/``split``
+and decoded in one call, and only the unfinished last line waits for the next chunk (kept as a list
+of pieces, joined when a line end arrives, so a huge line fed in small chunks stays linear).
+
 :class:`SSEDecoder` follows the WHATWG "event stream interpretation" rules
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
 
@@ -17,16 +21,14 @@ chunks is safe. The same objects run under httpx (CPython) and the browser's fet
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
+from pycore._json import loads
 from pycore.exceptions import StreamFormatError
 
-_LINE_ENDS = (b"\r\n", b"\n", b"\r")
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SSEEvent:
     event: str
     data: str
@@ -34,50 +36,56 @@ class SSEEvent:
     retry: int | None = None
 
 
-class ByteLineSplitter:
-    """Splits bytes into complete lines (CRLF, LF or CR), keeping the unfinished tail."""
+class LineSplitter:
+    """Cuts bytes into complete lines, returned as one decoded ``str`` per call.
 
-    __slots__ = ("_buffer", "_skip_lf", "_cr_only")
+    SSE (``cr_is_newline``): a line ends at CRLF, LF or CR; a CR ending a chunk is held back until
+    the next byte tells whether it is half of a CRLF. NDJSON: only LF ends a line.
+    """
+
+    __slots__ = ("_pending", "_crlf")
 
     def __init__(self, *, cr_is_newline: bool = True) -> None:
-        self._buffer = b""
-        self._skip_lf = False  # the last chunk ended in CR: a LF starting the next one belongs to it
-        self._cr_only = cr_is_newline
+        self._pending: list[bytes] = []  # the unfinished last line (no line end inside, but a held CR)
+        self._crlf = cr_is_newline
 
-    def feed(self, chunk: bytes) -> list[bytes]:
-        if self._skip_lf and chunk:
-            self._skip_lf = False
-            if chunk[:1] == b"\n":
-                chunk = chunk[1:]
-        data = self._buffer + chunk if self._buffer else chunk
-        if not self._cr_only:
-            *lines, self._buffer = data.split(b"\n")
-            return [line[:-1] if line.endswith(b"\r") else line for line in lines]
-        pieces = data.splitlines(keepends=True)  # bytes.splitlines splits on \r, \n and \r\n only
-        if pieces and not pieces[-1].endswith((b"\n", b"\r")):
-            self._buffer = pieces.pop()
+    def feed(self, chunk: bytes) -> list[str]:
+        pending = self._pending
+        if b"\n" not in chunk and not (self._crlf and (b"\r" in chunk or pending and pending[-1][-1:] == b"\r")):
+            if chunk:
+                pending.append(chunk)
+            return []
+        if pending:
+            pending.append(chunk)
+            data = b"".join(pending)
         else:
-            self._buffer = b""
-            self._skip_lf = bool(pieces) and pieces[-1].endswith(b"\r")
-        return [_strip_end(p) for p in pieces]
+            data = chunk
+        held = b""
+        if self._crlf and b"\r" in data:
+            if data[-1:] == b"\r":
+                data, held = data[:-1], b"\r"
+            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        end = data.rfind(b"\n")
+        if end < 0:
+            self._pending = [data + held]
+            return []
+        rest = data[end + 1 :] + held
+        self._pending = [rest] if rest else []
+        return data[:end].decode("utf-8", errors="replace").split("\n")
 
-    def finish(self) -> bytes:
-        tail, self._buffer = self._buffer, b""
-        return tail
-
-
-def _strip_end(line: bytes) -> bytes:
-    for end in _LINE_ENDS:
-        if line.endswith(end):
-            return line[: -len(end)]
-    return line
+    def finish(self) -> list[str]:
+        """At the end of the body: a held CR was a line end after all; the unfinished rest is returned last."""
+        data, self._pending = b"".join(self._pending), []
+        if self._crlf and data.endswith(b"\r"):
+            return [*self.feed(data[:-1] + b"\n"), ""]
+        return [data.decode("utf-8", errors="replace")] if data else []
 
 
 class SSEDecoder:
     __slots__ = ("_lines", "_event", "_data", "_last_id", "_retry", "_started")
 
     def __init__(self) -> None:
-        self._lines = ByteLineSplitter()
+        self._lines = LineSplitter()
         self._event = ""
         self._data: list[str] = []
         self._last_id: str | None = None
@@ -85,31 +93,37 @@ class SSEDecoder:
         self._started = False
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        events: list[SSEEvent] = []
-        for raw in self._lines.feed(chunk):
-            event = self._line(raw.decode("utf-8", errors="replace"))
-            if event is not None:
-                events.append(event)
-        return events
+        lines = self._lines.feed(chunk)
+        return self._parse(lines) if lines else []
 
     def finish(self) -> list[SSEEvent]:
-        self._lines.finish()  # an unterminated last line or event is discarded (spec)
+        # A held CR may still end a line; an unterminated last line or event is discarded (spec).
+        lines = self._lines.finish()
+        events = self._parse(lines[:-1]) if len(lines) > 1 else []
         self._event, self._data = "", []
-        return []
+        return events
 
-    def _line(self, line: str) -> SSEEvent | None:
+    def _parse(self, lines: list[str]) -> list[SSEEvent]:
         if not self._started:
             self._started = True
-            line = line.removeprefix("\ufeff")
-        if not line:
-            return self._dispatch()
-        if line.startswith(":"):
-            return None
-        name, colon, value = line.partition(":")
-        if colon and value.startswith(" "):
-            value = value[1:]
-        self._field(name, value)
-        return None
+            lines[0] = lines[0].removeprefix("\ufeff")
+        events: list[SSEEvent] = []
+        data = self._data
+        for line in lines:
+            if line.startswith("data: "):  # nearly every line: the fast path
+                data.append(line[6:])
+            elif not line:
+                if data:
+                    text = data[0] if len(data) == 1 else "\n".join(data)
+                    events.append(SSEEvent(self._event or "message", text, self._last_id, self._retry))
+                    data = self._data = []
+                self._event = ""
+            elif line[0] != ":":
+                name, colon, value = line.partition(":")
+                if colon and value[:1] == " ":
+                    value = value[1:]
+                self._field(name, value)
+        return events
 
     def _field(self, name: str, value: str) -> None:
         if name == "data":
@@ -122,13 +136,6 @@ class SSEDecoder:
         elif name == "retry" and value.isascii() and value.isdigit():
             self._retry = int(value)
 
-    def _dispatch(self) -> SSEEvent | None:
-        event, data = self._event, self._data
-        self._event, self._data = "", []
-        if not data:
-            return None
-        return SSEEvent(event or "message", "\n".join(data), self._last_id, self._retry)
-
 
 class NDJSONDecoder:
     """One JSON value per ``\\n``-terminated line; blank lines skipped; a final unterminated line is parsed."""
@@ -136,18 +143,17 @@ class NDJSONDecoder:
     __slots__ = ("_lines",)
 
     def __init__(self) -> None:
-        self._lines = ByteLineSplitter(cr_is_newline=False)
+        self._lines = LineSplitter(cr_is_newline=False)
 
     def feed(self, chunk: bytes) -> list[Any]:
-        return [_json_line(line) for line in self._lines.feed(chunk) if line.strip()]
+        return [_json_line(line) for line in self._lines.feed(chunk) if line and not line.isspace()]
 
     def finish(self) -> list[Any]:
-        tail = self._lines.finish()
-        return [_json_line(tail)] if tail.strip() else []
+        return [_json_line(line) for line in self._lines.finish() if line and not line.isspace()]
 
 
-def _json_line(line: bytes) -> Any:
+def _json_line(line: str) -> Any:
     try:
-        return json.loads(line)
+        return loads(line)
     except ValueError as e:
         raise StreamFormatError(f"invalid JSON line in NDJSON stream: {line[:80]!r}") from e

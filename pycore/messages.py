@@ -17,9 +17,10 @@ Tools are declared once in MCP form: ``{"name", "description", "inputSchema"}``.
 from __future__ import annotations
 
 import base64
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_serializer, field_validator
 
 Vendor = Literal["openai", "openai-responses", "anthropic", "gemini", "ollama", "fake"]
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "refusal", "error", "other"]
@@ -135,33 +136,64 @@ class ChatRequest(_Model):
 
 
 # --------------------------------------------------------------------------------------------- events
-class TextDelta(_Model):
+# Events are plain slotted dataclasses, not validated models: a stream makes one per vendor event,
+# and building them must cost next to nothing (bench/stream). They are made only by the parts
+# manager from values it already checked. Pydantic still validates and dumps them when they sit in
+# a model or a TypeAdapter; ``model_dump`` / ``model_dump_json`` do the same for a single event.
+class _Event:
+    __slots__ = ()
+
+    def model_dump(self, **kwargs: Any) -> dict[str, Any]:
+        """As pydantic's ``BaseModel.model_dump`` (``mode``, ``exclude_none``... are passed through)."""
+        result: dict[str, Any] = _event_adapter(type(self)).dump_python(self, **kwargs)
+        return result
+
+    def model_dump_json(self, **kwargs: Any) -> str:
+        return _event_adapter(type(self)).dump_json(self, **kwargs).decode()
+
+
+_ADAPTERS: dict[type, TypeAdapter[Any]] = {}
+
+
+def _event_adapter(cls: type) -> TypeAdapter[Any]:
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    return adapter
+
+
+@dataclass(slots=True, kw_only=True)
+class TextDelta(_Event):
     type: Literal["text_delta"] = "text_delta"
     index: int
     text: str
     refusal: bool = False
 
 
-class ReasoningDelta(_Model):
+@dataclass(slots=True, kw_only=True)
+class ReasoningDelta(_Event):
     type: Literal["reasoning_delta"] = "reasoning_delta"
     index: int
     text: str
 
 
-class ToolCallStart(_Model):
+@dataclass(slots=True, kw_only=True)
+class ToolCallStart(_Event):
     type: Literal["tool_call_start"] = "tool_call_start"
     index: int
     id: str
     name: str
 
 
-class ToolCallArgsDelta(_Model):
+@dataclass(slots=True, kw_only=True)
+class ToolCallArgsDelta(_Event):
     type: Literal["tool_call_args_delta"] = "tool_call_args_delta"
     index: int
     delta: str
 
 
-class ToolCallEnd(_Model):
+@dataclass(slots=True, kw_only=True)
+class ToolCallEnd(_Event):
     type: Literal["tool_call_end"] = "tool_call_end"
     index: int
     id: str
@@ -175,12 +207,14 @@ class Usage(_Model):
     details: dict[str, Any] | None = None  # the vendor's raw usage object
 
 
-class UsageEvent(_Model):
+@dataclass(slots=True, kw_only=True)
+class UsageEvent(_Event):
     type: Literal["usage"] = "usage"
     usage: Usage
 
 
-class FinishEvent(_Model):
+@dataclass(slots=True, kw_only=True)
+class FinishEvent(_Event):
     type: Literal["finish"] = "finish"
     reason: FinishReason
     raw: str | None = None
@@ -193,7 +227,8 @@ class ErrorInfo(_Model):
     vendor: str | None = None
 
 
-class ErrorEvent(_Model):
+@dataclass(slots=True, kw_only=True)
+class ErrorEvent(_Event):
     type: Literal["error"] = "error"
     error: ErrorInfo
 

@@ -1,17 +1,19 @@
 """Stream-parsing benchmark: pycore in Pyodide (in a worker) vs plain JS, in headless Chromium.
 
-    python3 build.py build && .venv/bin/python bench/stream/run.py [--events 20000] [--runs 3]
+    python3 build.py build && .venv/bin/python bench/stream/run.py [--sizes 2000,20000,100000] [--runs 5]
 
-For each vendor a long stream is grown from a real recording (streams.py) at 5,000, 10,000 and
-20,000 events and fed in 1 KiB chunks, in the same worker, to pycore's stream parser (one
-JS->Python call per chunk) and to the JS baseline. Reports events/s (median of the runs) and the
-ratio to JS; the per-event cost should stay flat as the stream grows.
+For each vendor a long stream is grown from a real recording (streams.py) at each size and fed in
+1 KiB chunks, in the same worker, to pycore's stream parser (one JS->Python call per chunk, the
+completion built at the end) and to the JS baseline; the two alternate run by run, so a busy
+machine slows both alike. Reports events/s (median of the runs), the ratio to JS, and the cost per
+event at each size: it should stay flat as the stream grows. ORIZURU_DIST picks the built site.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -19,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from playwright.sync_api import sync_playwright
 
@@ -43,7 +46,7 @@ worker.postMessage({ type: "boot", base: document.baseURI, boot });
 """
 
 
-def make_site(dist: Path, out: Path, sizes: list[int]) -> dict[tuple[str, int], int]:
+def make_site(dist: Path, out: Path, sizes: list[int]) -> dict[tuple[Any, ...], int]:
     shutil.copytree(dist, out, dirs_exist_ok=True)
     subprocess.run([ROOT / "node_modules/.bin/esbuild", HERE / "worker.js", "--bundle", "--format=esm",
                     f"--outfile={out / 'bench-worker.js'}", "--log-level=warning"], check=True, cwd=ROOT)
@@ -57,19 +60,22 @@ def make_site(dist: Path, out: Path, sizes: list[int]) -> dict[tuple[str, int], 
             body = grow(vendor, size)
             (out / f"{vendor}-{size}.stream").write_bytes(body)
             counts[(vendor, size)] = len(events_of(body, vendor == "ollama"))
+            counts[(vendor, size, "bytes")] = len(body)
     return counts
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--events", type=int, default=20000)
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sizes", default="2000,20000,100000", help="stream lengths in events, comma-separated")
+    parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--chunk-size", type=int, default=1024)
+    parser.add_argument("--vendors", default=",".join(SOURCES))
     args = parser.parse_args()
-    sizes = [args.events // 4, args.events // 2, args.events]
+    sizes = [int(n) for n in args.sizes.split(",")]
+    vendors = args.vendors.split(",")
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        counts = make_site(ROOT / "dist", Path(tmp), sizes)
+        counts = make_site(Path(os.environ.get("ORIZURU_DIST") or ROOT / "dist"), Path(tmp), sizes)
         proc = subprocess.Popen([sys.executable, "-m", "server", "--dist", tmp, "--port", "0"], cwd=ROOT,
                                 stdout=subprocess.PIPE, text=True)
         base = re.search(r"(http://\S+?/)#", proc.stdout.readline()).group(1)
@@ -79,15 +85,21 @@ def main() -> int:
                 page = browser.new_page()
                 page.goto(base + "bench.html")
                 page.evaluate("window.next()")  # booted
-                for vendor in SOURCES:
+                for vendor in vendors:
                     for size in sizes:
                         row = {"vendor": vendor, "events": counts[(vendor, size)]}
-                        for impl in ("pycore", "js"):
-                            job = {"impl": impl, "vendor": vendor, "url": f"{vendor}-{size}.stream",
-                                   "chunkSize": args.chunk_size}
-                            ms = [page.evaluate("(m) => window.job(m)", job)["ms"] for _ in range(args.runs)]
-                            row[impl] = round(row["events"] / (statistics.median(ms) / 1000))
-                        row["bytes_per_event"] = round(len(grow(vendor, size)) / row["events"])
+                        ms: dict[str, list[float]] = {"pycore": [], "js": []}
+                        for _ in range(args.runs):  # interleaved: pycore, js, pycore, js...
+                            for impl in ms:
+                                job = {"impl": impl, "vendor": vendor, "url": f"{vendor}-{size}.stream",
+                                       "chunkSize": args.chunk_size}
+                                reply = page.evaluate("(m) => window.job(m)", job)
+                                ms[impl].append(reply["ms"])
+                                row[f"{impl}_unified"] = reply["unified"]
+                        for impl, times in ms.items():
+                            row[impl] = round(row["events"] / (statistics.median(times) / 1000))
+                        row["pycore_us_per_event"] = round(statistics.median(ms["pycore"]) * 1000 / row["events"], 2)
+                        row["bytes_per_event"] = round(counts[(vendor, size, "bytes")] / row["events"])
                         rows.append(row)
                         print(json.dumps(row), file=sys.stderr)
                 browser.close()
@@ -97,11 +109,12 @@ def main() -> int:
     results = HERE / "results"
     results.mkdir(exist_ok=True)
     (results / "latest.json").write_text(json.dumps(rows, indent=1))
-    print("| vendor | events | bytes/event | pycore events/s | JS events/s | pycore ÷ JS |")
-    print("|---|---|---|---|---|---|")
+    print(f"chunks of {args.chunk_size} bytes; median of {args.runs} interleaved runs")
+    print("| vendor | events | bytes/event | pycore events/s | JS events/s | pycore ÷ JS | pycore µs/event |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['vendor']} | {r['events']} | {r['bytes_per_event']} | {r['pycore']:,} | {r['js']:,} "
-              f"| {r['pycore'] / r['js']:.2f} |")
+        print(f"| {r['vendor']} | {r['events']:,} | {r['bytes_per_event']} | {r['pycore']:,} | {r['js']:,} "
+              f"| {r['pycore'] / r['js']:.2f} | {r['pycore_us_per_event']} |")
     return 0
 
 

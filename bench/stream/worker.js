@@ -14,7 +14,8 @@ async function boot(base, boot) {
     const bytes = await (await fetch(new URL(w, base))).arrayBuffer();
     py.unpackArchive(bytes, "wheel", { extractDir });
   }
-  // One JS->Python call per chunk, as the fetch transport makes; events stay in Python.
+  // Each chunk crosses to Python as bytes, as the fetch transport hands them over; events stay in
+  // Python; the completion (the whole message) is built at the end, as ChatClient does.
   parse = py.runPython(`
 from pycore.adapters import get_adapter
 def parse(vendor, chunks):
@@ -23,6 +24,7 @@ def parse(vendor, chunks):
     for chunk in chunks:
         count += len(parser.feed(chunk.to_bytes()))
     count += len(parser.finish())
+    parser.completion()
     return count
 parse`);
 }

@@ -11,6 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from pycore._json import loads
 from pycore._parts import PartsManager
 from pycore.decoders import NDJSONDecoder, SSEDecoder
 from pycore.exceptions import APIStatusError, StreamFormatError, redact, status_error_class
@@ -31,23 +32,35 @@ class StreamParser(ABC):
         self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
 
     def feed(self, chunk: bytes) -> list[Event]:
-        if self.parts.stopped:
+        """Events for one chunk; consecutive deltas of one part within it come as one event."""
+        parts = self.parts
+        if parts.error is not None:
             return []
-        return self._items(self._decoder.feed(chunk))
+        parts.begin_batch()
+        try:
+            return self._items(self._decoder.feed(chunk))
+        finally:
+            parts.end_batch()
 
     def finish(self) -> list[Event]:
-        events = [] if self.parts.stopped else self._items(self._decoder.finish())
-        return events + self.parts.close()
+        parts = self.parts
+        parts.begin_batch()
+        try:
+            events = [] if parts.error is not None else self._items(self._decoder.finish())
+            return events + parts.close()
+        finally:
+            parts.end_batch()
 
     def completion(self, *, incomplete: bool = False) -> Completion:
         return self.parts.completion(incomplete=incomplete)
 
     def _items(self, items: Iterable[Any]) -> list[Event]:
         events: list[Event] = []
+        parts, handle = self.parts, self.handle
         for item in items:
-            if self.parts.stopped or self.done:
+            if parts.error is not None or self.done:
                 break
-            events += self.handle(item)
+            events += handle(item)
         return events
 
     @abstractmethod
@@ -143,7 +156,7 @@ def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
 
 def sse_json(data: str) -> Any:
     try:
-        return json.loads(data)
+        return loads(data)
     except ValueError as e:
         raise StreamFormatError(f"invalid JSON in an SSE event: {data[:80]!r}") from e
 
