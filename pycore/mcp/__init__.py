@@ -10,17 +10,21 @@ from pycore.mcp.errors import (
     MCPCORSError,
     MCPError,
     MCPHTTPError,
+    MCPInsufficientScopeError,
     MCPPaginationError,
     MCPProtocolError,
     MCPRPCError,
     MCPSessionExpiredError,
     MCPTimeoutError,
     MCPUnsupportedVersionError,
+    OAuthCallbackError,
+    OAuthError,
 )
 from pycore.mcp.session import ClientSession
 
 __all__ = [
     "ClientSession", "ToolOutput", "map_result", "MCPAuthRequiredError", "MCPConnectionError",
-    "MCPConnectionLostError", "MCPCORSError", "MCPError", "MCPHTTPError", "MCPPaginationError", "MCPProtocolError",
-    "MCPRPCError", "MCPSessionExpiredError", "MCPTimeoutError", "MCPUnsupportedVersionError",
+    "MCPConnectionLostError", "MCPCORSError", "MCPError", "MCPHTTPError", "MCPInsufficientScopeError",
+    "MCPPaginationError", "MCPProtocolError", "MCPRPCError", "MCPSessionExpiredError", "MCPTimeoutError",
+    "MCPUnsupportedVersionError", "OAuthCallbackError", "OAuthError",
 ]

@@ -8,12 +8,15 @@ The hierarchy::
         │   └── MCPConnectionLostError  the connection dropped while a request was waiting
         ├── MCPTimeoutError             a request got no answer in time (cancelled on the server)
         ├── MCPAuthRequiredError        401: the server wants credentials (the OAuth flow catches this)
+        │   └── MCPInsufficientScopeError   403 insufficient_scope: the token lacks a scope (step-up)
         ├── MCPCORSError                the browser hid a header the server needs back (Mcp-Session-Id)
         ├── MCPHTTPError                any other unexpected HTTP status
         ├── MCPProtocolError            a body that is not valid JSON-RPC / MCP
         │   ├── MCPUnsupportedVersionError  the server negotiated a protocol version we do not speak
         │   └── MCPPaginationError          a list that never ends (repeated cursor, too many pages)
-        └── MCPRPCError                 the server answered with a JSON-RPC error (code, message, data)
+        ├── MCPRPCError                 the server answered with a JSON-RPC error (code, message, data)
+        └── OAuthError                  the OAuth flow cannot go on (unsafe metadata, bad callback, refused grant)
+            └── OAuthCallbackError      a callback that is not ours (state, iss): discarded, never shown
 """
 
 from __future__ import annotations
@@ -62,6 +65,10 @@ class MCPAuthRequiredError(MCPHTTPError):
         return self.headers.get("www-authenticate")
 
 
+class MCPInsufficientScopeError(MCPAuthRequiredError):
+    """403 with ``error="insufficient_scope"``: authorize again with the challenged ``scope`` (bounded)."""
+
+
 class MCPCORSError(MCPError):
     pass
 
@@ -88,3 +95,15 @@ class MCPRPCError(MCPError):
 
 class MCPSessionExpiredError(MCPHTTPError):
     """404 on a request that carried ``Mcp-Session-Id``: the session must be initialized again."""
+
+
+class OAuthError(MCPError):
+    """The OAuth flow stopped. ``code`` is the OAuth error code when an authorization server sent one."""
+
+    def __init__(self, message: str, *, url: str | None = None, code: str | None = None) -> None:
+        super().__init__(message, url=url)
+        self.code = code
+
+
+class OAuthCallbackError(OAuthError):
+    """A redirect we did not ask for, or one from the wrong issuer: nothing in it is acted on or displayed."""

@@ -24,6 +24,7 @@ from pycore.mcp.errors import (
     MCPCORSError,
     MCPError,
     MCPHTTPError,
+    MCPInsufficientScopeError,
     MCPSessionExpiredError,
 )
 
@@ -185,6 +186,9 @@ class StreamableHTTPTransport(MCPTransport):
         if status == 401:
             raise MCPAuthRequiredError(f"{where} requires authorization (401)", status=401, url=where,
                                        headers=headers, body=text)
+        if status == 403 and "insufficient_scope" in headers.get("www-authenticate", ""):
+            raise MCPInsufficientScopeError(f"{where} needs more permissions than the token grants (403 "
+                                            "insufficient_scope)", status=403, url=where, headers=headers, body=text)
         if status == 404 and sent_session:
             raise MCPSessionExpiredError(f"{where}: session expired (404)", status=404, url=where, body=text)
         if status == 400 and not initialize and not sent_session and "session" in text.lower():
