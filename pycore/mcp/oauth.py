@@ -268,8 +268,13 @@ class OAuthClient:
             if not metadata.authorization_servers:
                 raise OAuthError(f"the metadata at {url} names no authorization server", url=url)
             return metadata, resource
-        raise OAuthError(f"{server_url} wants authorization but publishes no protected resource metadata "
-                         f"({'; '.join(problems)})", url=server_url)
+        if challenge.get("resource_metadata"):
+            raise OAuthError(f"{server_url} wants authorization but its protected resource metadata cannot be read "
+                             f"({'; '.join(problems)})", url=server_url)
+        # MCP 2025-03-26 servers publish no resource metadata: their own origin is the authorization server.
+        parts = urlsplit(server_url)
+        origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
+        return ResourceMetadata(resource=server_url, authorization_servers=[origin]), canonical_resource(server_url)
 
     async def server_metadata(self, issuer: str, server_url: str) -> ServerMetadata:
         """The authorization server's metadata: its ``issuer`` must be ``issuer``, its endpoints safe, PKCE S256."""

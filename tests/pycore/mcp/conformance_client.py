@@ -1,22 +1,32 @@
 """The program the MCP conformance suite drives: ``conformance client --command "python conformance_client.py"``.
 
-The suite appends the test server's URL and names the scenario in ``MCP_CONFORMANCE_SCENARIO``.
+The suite appends the test server's URL and names the scenario in ``MCP_CONFORMANCE_SCENARIO``
+(``MCP_CONFORMANCE_CONTEXT`` carries pre-registered client credentials when a scenario has them).
 We connect, list the tools, call each one with arguments built from its input schema, and close.
+When the server wants authorization we run our OAuth flow, playing the browser: open the
+authorization URL without following its redirect, and hand the redirect back to ``finish``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 
-from pycore.mcp import ClientSession, MCPError  # noqa: E402
+from pycore.http.httpx import HttpxTransport  # noqa: E402
+from pycore.mcp import ClientSession, MCPAuthRequiredError, MCPError  # noqa: E402
+from pycore.mcp.oauth import OAuthClient  # noqa: E402
 
 SAMPLE = {"number": 2, "integer": 3, "string": "x", "boolean": True}
+REDIRECT = "http://localhost:3000/callback"
+CIMD = "https://conformance-test.local/client-metadata.json"  # the suite's stand-in for our metadata document
 
 
 def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
@@ -24,15 +34,40 @@ def sample_arguments(schema: dict[str, Any]) -> dict[str, Any]:
     return {name: SAMPLE.get(spec.get("type"), None) for name, spec in properties.items() if isinstance(spec, dict)}
 
 
-async def main(url: str) -> int:
-    async with ClientSession(url, timeout=20) as mcp:
+async def play_browser(authorization_url: str) -> str:
+    async with httpx.AsyncClient(follow_redirects=False) as client:
+        response = await client.get(authorization_url)
+    return response.headers.get("location", "")
+
+
+async def authorize(oauth: OAuthClient, url: str, challenge: str | None, context: dict[str, Any]) -> None:
+    request = await oauth.begin(url, REDIRECT, www_authenticate=challenge, client_id=context.get("client_id"),
+                                client_secret=context.get("client_secret"))
+    await oauth.finish(await play_browser(request.authorization_url))
+
+
+async def session(url: str, oauth: OAuthClient) -> None:
+    async with ClientSession(url, timeout=20, http=oauth.transport_for(url)) as mcp:
         for tool in await mcp.list_tools():
             try:
                 out = await mcp.call_tool(tool.name, sample_arguments(tool.input_schema))
                 print(f"{tool.name}: {out.text()[:200]}")
+            except MCPAuthRequiredError:
+                raise
             except MCPError as e:
                 print(f"{tool.name}: {e}", file=sys.stderr)
-    return 0
+
+
+async def main(url: str) -> int:
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    oauth = OAuthClient(HttpxTransport(), client_name="orizuru-conformance", client_metadata_url=CIMD)
+    for _ in range(4):  # first try, then after authorizing (and after a step-up or two)
+        try:
+            await session(url, oauth)
+            return 0
+        except MCPAuthRequiredError as e:
+            await authorize(oauth, url, e.www_authenticate, context)
+    return 1
 
 
 if __name__ == "__main__":

@@ -1,8 +1,12 @@
 """The official MCP conformance suite's client scenarios, driving our client through conformance_client.py.
 
-Pass counts (conformance 0.1.16): initialize 1/1, tools_call 1/1, sse-retry 3/3. Not passed on purpose:
-elicitation-sep1034-client-defaults (we advertise no elicitation capability; the page has no form UI yet)
-and the auth/* scenarios (OAuth is a later step of issue 4).
+Pass counts (conformance 0.1.16): initialize 1/1, tools_call 1/1, sse-retry 3/3, and 17 auth scenarios (267 checks, all passed)
+(the 2025-11-25 and draft ones, OAuth driven by conformance_client.py playing the browser). Not passed on
+purpose: elicitation-sep1034-client-defaults (we advertise no elicitation capability; the page has no form
+UI yet); auth/2025-03-26-oauth-metadata-backcompat (its metadata claims an issuer other than the URL it was
+fetched from, which RFC 8414 §3.3 and SECURITY.md T-A4 make us refuse) and
+auth/2025-03-26-oauth-endpoint-fallback (no metadata, so PKCE support cannot be verified, which MCP
+2025-11-25 says MUST stop the flow); the extension scenarios (client credentials, cross-app access).
 """
 
 from __future__ import annotations
@@ -15,7 +19,16 @@ import pytest
 from mcp_servers import HERE, NODE, ROOT
 
 CONFORMANCE = ROOT / "node_modules/.bin/conformance"
-EXPECTED = {"initialize": (1, 1), "tools_call": (1, 1), "sse-retry": (3, 3)}
+EXPECTED = {
+    "initialize": (1, 1), "tools_call": (1, 1), "sse-retry": (3, 3),
+    "auth/metadata-default": (13, 13), "auth/metadata-var1": (13, 13), "auth/metadata-var2": (13, 13),
+    "auth/metadata-var3": (13, 13), "auth/basic-cimd": (13, 13), "auth/scope-from-www-authenticate": (14, 14),
+    "auth/scope-from-scopes-supported": (14, 14), "auth/scope-omitted-when-undefined": (14, 14),
+    "auth/scope-step-up": (24, 24), "auth/scope-retry-limit": (28, 28), "auth/token-endpoint-auth-basic": (18, 18),
+    "auth/token-endpoint-auth-post": (18, 18), "auth/token-endpoint-auth-none": (18, 18),
+    "auth/pre-registration": (13, 13), "auth/resource-mismatch": (2, 2), "auth/offline-access-scope": (12, 12),
+    "auth/offline-access-not-supported": (14, 14),
+}
 
 pytestmark = pytest.mark.skipif(not NODE.exists() or not CONFORMANCE.exists(), reason="npm devDependencies missing")
 
