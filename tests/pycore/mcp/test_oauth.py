@@ -216,6 +216,6 @@ async def test_unreachable_authorization_server_is_a_clear_error() -> None:
     with serve_protected() as (url, _):
         oauth = OAuthClient(http)
         challenge = 'Bearer resource_metadata="http://127.0.0.1:9/.well-known/oauth-protected-resource/mcp"'
-        with pytest.raises(OAuthError, match="publishes no protected resource metadata"):
+        with pytest.raises(OAuthError, match="protected resource metadata cannot be read"):
             await oauth.begin(url, APP, www_authenticate=challenge)
     await http.aclose()
