@@ -1,0 +1,132 @@
+/**
+ * API keys: kept in memory by default, saved only when the user asks, and then only encrypted with
+ * a passphrase (WebCrypto: PBKDF2-SHA256 derives an AES-256-GCM key; random salt and IV per record).
+ *
+ *   encryptSecret(passphrase, plaintext) -> Promise<KeyRecord>
+ *   decryptSecret(passphrase, record) -> Promise<plaintext>     wrong passphrase -> WrongPassphraseError
+ *   isKeyRecord(value) -> bool
+ *   sessionKeys                    the in-memory key ring of this tab: set(id, key), get(id), delete(id),
+ *                                  clear(); forgotten when the tab closes; never written anywhere
+ *   redactSecrets(text) -> text    every key in sessionKeys replaced by "[API key removed]"
+ *   containsSecret(text) -> bool
+ *
+ *   KeyRecord = {format: "orizuru.secret", version: 1, kdf: "PBKDF2-SHA256", iterations, cipher: "AES-GCM",
+ *                salt: base64 (16 bytes), iv: base64 (12 bytes), ciphertext: base64 (with the GCM tag)}
+ *
+ * The record's fields go into the GCM additional data, so a record whose iteration count or salt was
+ * edited fails like a wrong passphrase instead of being decrypted under weaker settings.
+ */
+
+// OWASP's 2023 figure for PBKDF2-HMAC-SHA256; well under a second in a current browser.
+export const PBKDF2_ITERATIONS = 600_000;
+const MIN_ITERATIONS = 100_000; // a record asking for fewer is refused as tampered
+
+export class WrongPassphraseError extends Error {
+  constructor() {
+    super("Wrong passphrase: the saved API key could not be decrypted (or the saved record is damaged).");
+    this.name = "WrongPassphraseError";
+  }
+}
+
+export async function encryptSecret(passphrase, plaintext) {
+  if (typeof passphrase !== "string" || passphrase.length === 0) throw new Error("a passphrase is required to save a key");
+  if (typeof plaintext !== "string") throw new Error("the secret to encrypt must be a string");
+  const salt = crypto.getRandomValues(new Uint8Array(16));
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const header = { format: "orizuru.secret", version: 1, kdf: "PBKDF2-SHA256", iterations: PBKDF2_ITERATIONS,
+    cipher: "AES-GCM", salt: toBase64(salt), iv: toBase64(iv) };
+  const key = await deriveKey(passphrase, salt, PBKDF2_ITERATIONS);
+  const ciphertext = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: headerBytes(header) }, key,
+    new TextEncoder().encode(plaintext));
+  return { ...header, ciphertext: toBase64(new Uint8Array(ciphertext)) };
+}
+
+export async function decryptSecret(passphrase, record) {
+  if (!isKeyRecord(record)) throw new Error("not an encrypted key record (expected format \"orizuru.secret\" version 1)");
+  if (record.iterations < MIN_ITERATIONS) throw new WrongPassphraseError();
+  const { ciphertext, ...header } = record;
+  const key = await deriveKey(String(passphrase), fromBase64(record.salt), record.iterations);
+  try {
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(record.iv), additionalData: headerBytes(header) },
+      key, fromBase64(ciphertext));
+    return new TextDecoder().decode(plain);
+  } catch {
+    throw new WrongPassphraseError();
+  }
+}
+
+export function isKeyRecord(value) {
+  return (
+    value !== null && typeof value === "object" && value.format === "orizuru.secret" && value.version === 1 &&
+    value.kdf === "PBKDF2-SHA256" && value.cipher === "AES-GCM" && Number.isInteger(value.iterations) &&
+    ["salt", "iv", "ciphertext"].every((k) => typeof value[k] === "string")
+  );
+}
+
+async function deriveKey(passphrase, salt, iterations) {
+  const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(passphrase), "PBKDF2", false, ["deriveKey"]);
+  return crypto.subtle.deriveKey({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, material,
+    { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+}
+
+function headerBytes({ format, version, kdf, iterations, cipher, salt, iv }) {
+  return new TextEncoder().encode(JSON.stringify([format, version, kdf, iterations, cipher, salt, iv]));
+}
+
+function toBase64(bytes) {
+  let s = "";
+  for (const b of bytes) s += String.fromCharCode(b);
+  return btoa(s);
+}
+
+function fromBase64(text) {
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+// ------------------------------------------------------------ the in-memory key ring
+
+class KeyRing {
+  #keys = new Map();
+  set(id, key) {
+    if (typeof key !== "string" || !key) throw new Error("an API key must be a non-empty string");
+    this.#keys.set(id, key);
+  }
+  get(id) {
+    return this.#keys.get(id);
+  }
+  delete(id) {
+    this.#keys.delete(id);
+  }
+  clear() {
+    this.#keys.clear();
+  }
+  values() {
+    return [...this.#keys.values()];
+  }
+}
+
+export const sessionKeys = new KeyRing();
+
+const REDACTED = "[API key removed]";
+
+/** Every form a key can take in text we write: as is, and JSON-escaped. */
+function secretForms() {
+  const forms = new Set();
+  for (const key of sessionKeys.values()) {
+    if (key.length < 8) continue; // too short to be a key; replacing it would mangle ordinary text
+    forms.add(key);
+    forms.add(JSON.stringify(key).slice(1, -1));
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+export function redactSecrets(text) {
+  let out = String(text);
+  for (const form of secretForms()) out = out.split(form).join(REDACTED);
+  return out;
+}
+
+export function containsSecret(text) {
+  const s = String(text);
+  return secretForms().some((form) => s.includes(form));
+}

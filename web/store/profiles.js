@@ -1,0 +1,50 @@
+/**
+ * Saved provider profiles (IndexedDB store "profiles"). A plain API key is never written: a profile
+ * holds either an encrypted key record (keys.js) or none, and saving anything else is refused.
+ *
+ *   const profiles = new Profiles(db)            (a Store has one: store.profiles)
+ *   profiles.list() -> [Profile]                 by name
+ *   profiles.get(id) -> Profile | undefined
+ *   profiles.save({id?, name, vendor, base_url?, model?, key?: KeyRecord | null}) -> Profile
+ *   profiles.delete(id)
+ *
+ *   Profile = {id, name, vendor, base_url: string | null, model: string | null, key: KeyRecord | null, updated}
+ *   vendor: "openai" | "openai-compatible" | "openai-responses" | "anthropic" | "gemini" | "ollama"
+ */
+
+import { isKeyRecord } from "./keys.js";
+
+export const VENDORS = Object.freeze(["openai", "openai-compatible", "openai-responses", "anthropic", "gemini", "ollama"]);
+
+export class Profiles {
+  constructor(db) {
+    this.db = db;
+  }
+
+  async list() {
+    const all = await this.db.getAll("profiles");
+    return all.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  get(id) {
+    return this.db.get("profiles", id);
+  }
+
+  async save({ id = crypto.randomUUID(), name, vendor, base_url = null, model = null, key = null, ...extra }) {
+    if ("api_key" in extra || "apiKey" in extra) {
+      throw new Error("a profile never stores a plain API key: encrypt it with encryptSecret() and pass it as `key`");
+    }
+    if (key !== null && !isKeyRecord(key)) {
+      throw new Error("profile key must be an encrypted key record from encryptSecret(), or null");
+    }
+    if (typeof name !== "string" || !name.trim()) throw new Error("a profile needs a name");
+    if (!VENDORS.includes(vendor)) throw new Error(`unknown vendor ${JSON.stringify(vendor)}; expected one of ${VENDORS.join(", ")}`);
+    const profile = { id, name: name.trim(), vendor, base_url: base_url || null, model: model || null, key, updated: Date.now() };
+    await this.db.put("profiles", profile);
+    return profile;
+  }
+
+  delete(id) {
+    return this.db.delete("profiles", id);
+  }
+}

@@ -1,0 +1,431 @@
+/**
+ * The transcript store: conversations and their message trees in IndexedDB, written so that nothing
+ * received is lost. Made by openStore() (index.js).
+ *
+ * Records
+ *   Conversation  {id, title, created, updated, current_leaf, deleted_at?}   times: ms since epoch
+ *   StoredMessage {id, conversation_id, parent_id, role: "user"|"assistant", parts: [Message part JSON],
+ *                  status: "complete"|"streaming"|"interrupted"|"error", created,
+ *                  vendor?, model?, usage?, finish_reason?, error?, finished?}
+ *   Messages form a tree through parent_id (null = first message). Edit-and-resend and Regenerate
+ *   add a sibling (same parent_id); the conversation's current_leaf names the branch on show.
+ *
+ * Store API
+ *   listConversations() -> [Conversation]                 newest first, deleted ones left out
+ *   createConversation({title?}) -> Conversation
+ *   renameConversation(id, title)
+ *   deleteConversation(id) -> undoToken                    hidden at once, purged later (purgeDeleted)
+ *   undoDelete(undoToken)
+ *   purgeDeleted(olderThanMs = 1 hour)                      really removes deleted conversations
+ *   loadConversation(id) -> {conversation, messages: [StoredMessage], focus} | null
+ *        messages in creation order. A "streaming" message whose writer is gone comes back
+ *        "interrupted" with every stored delta (and is saved so); one still being written by another
+ *        tab stays "streaming" and turns "interrupted" or "complete" through subscribe() later.
+ *   addMessage(conversationId, {parent_id?, role, parts, status?, vendor?, model?, usage?, error?})
+ *        -> StoredMessage. Await it BEFORE sending the request. parent_id omitted = append to the
+ *        conversation's current leaf (decided inside the transaction, so two tabs appending at once
+ *        make one chain, nothing lost); null = a first message; an id = a branch from that message.
+ *        The new message becomes the current leaf.
+ *   beginReply(conversationId, {parent_id?, vendor?, model?}) -> ReplyWriter (replies.js)
+ *   setCurrentLeaf(conversationId, messageId)              switch branch
+ *   setFocus(conversationId, state)                        opaque JSON of the focus-memory module
+ *   search(query) -> [{conversation_id, message_id | null, title, snippet}]   case-insensitive, all text
+ *   exportConversation(id, "json" | "markdown") -> Blob; exportAll("json" | "markdown") -> Blob
+ *   importJSON(fileOrText) -> {imported, copied, skipped, conversation_ids}     see exchange.js
+ *   profiles                                               saved provider profiles (profiles.js)
+ *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
+ *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
+ *   close()
+ *
+ * Failures never throw away data. When a write fails (quota full: QuotaExceededError) the store
+ * calls onError({kind: "quota", message}) once per conversation until a write succeeds again,
+ * keeps the record in memory, and every read and export of this tab includes it. Other failures
+ * report {kind: "storage"}. Writes to one conversation are serialised across tabs by a Web Lock.
+ */
+
+import { ChangeChannel } from "./channel.js";
+import { holdWriterLock, isWriterAlive, whenWriterGone, withConversationLock } from "./locks.js";
+import { ReplyWriter } from "./replies.js";
+import { replayEvents, textOfParts } from "./replay.js";
+import { exportConversations, importConversations } from "./exchange.js";
+import { Profiles } from "./profiles.js";
+import { isQuotaError, ROLES, STATUSES } from "./schema.js";
+
+const HOUR = 3_600_000;
+const ignore = () => {}; // a failed request also fails its transaction, which _write reports
+
+export class Store {
+  constructor(db, { name, onError = () => {} }) {
+    this.db = db;
+    this.name = name;
+    this.onError = onError;
+    this.channel = new ChangeChannel(name);
+    this.writers = new Map(); // message id -> live ReplyWriter of this tab
+    this.watched = new Set(); // message ids whose other-tab writer we wait on
+    this.unsaved = new Map(); // conversation id -> {conversation?, messages: Map} kept in memory only
+    this.quotaReported = new Set(); // conversation ids
+    this.profiles = new Profiles(db);
+  }
+
+  // ------------------------------------------------------------ export / import (exchange.js)
+
+  exportConversation(id, format = "json") {
+    return exportConversations(this, [id], format);
+  }
+
+  exportAll(format = "json") {
+    return exportConversations(this, null, format);
+  }
+
+  importJSON(fileOrText) {
+    return importConversations(this, fileOrText);
+  }
+
+  subscribe(cb) {
+    return this.channel.subscribe(cb);
+  }
+
+  close() {
+    this.channel.close();
+    this.db.close();
+  }
+
+  // ------------------------------------------------------------ conversations
+
+  async listConversations() {
+    const stored = await this.db.getAll("conversations");
+    const byId = new Map(stored.map((c) => [c.id, c]));
+    for (const [id, mem] of this.unsaved) if (mem.conversation) byId.set(id, mem.conversation);
+    return [...byId.values()].filter((c) => !c.deleted_at).sort((a, b) => b.updated - a.updated);
+  }
+
+  async createConversation({ title = "New chat", id = crypto.randomUUID() } = {}) {
+    const now = Date.now();
+    const conversation = { id, title: String(title), created: now, updated: now, current_leaf: null };
+    await this._write(id, ["conversations"], (tx) => tx.objectStore("conversations").add(conversation), {
+      conversation,
+    });
+    this._announce({ type: "conversation", conversation_id: id });
+    return conversation;
+  }
+
+  renameConversation(id, title) {
+    return this._updateConversation(id, (c) => ({ ...c, title: String(title), updated: Date.now() }));
+  }
+
+  setCurrentLeaf(id, messageId) {
+    return this._updateConversation(id, (c) => ({ ...c, current_leaf: messageId }));
+  }
+
+  async deleteConversation(id) {
+    const deletedAt = Date.now();
+    await this._updateConversation(id, (c) => ({ ...c, deleted_at: deletedAt }));
+    return `${id}@${deletedAt}`;
+  }
+
+  async undoDelete(undoToken) {
+    const id = String(undoToken).replace(/@\d+$/, "");
+    await this._updateConversation(id, ({ deleted_at: _gone, ...c }) => c);
+  }
+
+  async purgeDeleted(olderThanMs = HOUR) {
+    const cutoff = Date.now() - olderThanMs;
+    const doomed = (await this.db.getAll("conversations")).filter((c) => c.deleted_at && c.deleted_at <= cutoff);
+    for (const { id } of doomed) {
+      await withConversationLock(this.name, id, () =>
+        this._write(id, ["conversations", "messages", "deltas", "focus"], async (tx) => {
+          const messages = await tx.objectStore("messages").index("by_conversation").getAllKeys(id);
+          const deltas = tx.objectStore("deltas");
+          for (const mid of messages) {
+            for (const key of await deltas.index("by_message").getAllKeys(mid)) deltas.delete(key).catch(ignore);
+            tx.objectStore("messages").delete(mid).catch(ignore);
+          }
+          tx.objectStore("focus").delete(id).catch(ignore);
+          tx.objectStore("conversations").delete(id).catch(ignore);
+        }),
+      );
+      this.unsaved.delete(id);
+    }
+    return doomed.length;
+  }
+
+  async setFocus(conversationId, state) {
+    const record = { conversation_id: conversationId, state: structuredClone(state) };
+    await this._write(conversationId, ["focus"], (tx) => tx.objectStore("focus").put(record), { focus: record });
+  }
+
+  // ------------------------------------------------------------ messages
+
+  async addMessage(conversationId, { id = crypto.randomUUID(), parent_id, role, parts = [], status = "complete", ...rest } = {}) {
+    if (!ROLES.includes(role)) throw new Error(`addMessage: role must be "user" or "assistant", not ${JSON.stringify(role)}`);
+    if (!STATUSES.includes(status)) throw new Error(`addMessage: unknown status ${JSON.stringify(status)}`);
+    if (!Array.isArray(parts)) throw new Error("addMessage: parts must be an array of message parts");
+    const draft = { id, conversation_id: conversationId, role, parts, status, ...withoutUndefined(rest) };
+    return withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
+  }
+
+  async beginReply(conversationId, { parent_id, vendor, model } = {}) {
+    const id = crypto.randomUUID();
+    const release = await holdWriterLock(this.name, id); // held before the message exists anywhere
+    try {
+      const draft = { id, conversation_id: conversationId, role: "assistant", parts: [], status: "streaming",
+        ...withoutUndefined({ vendor, model }) };
+      const message = await withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
+      const writer = new ReplyWriter(this, message, release);
+      this.writers.set(id, writer);
+      return writer;
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+
+  async _insertMessage(draft, parentId) {
+    const mem = this.unsaved.get(draft.conversation_id);
+    let message;
+    let conversation;
+    const ok = await this._write(draft.conversation_id, ["conversations", "messages"], async (tx) => {
+      const stored = await tx.objectStore("conversations").get(draft.conversation_id);
+      const current = mem?.conversation ?? stored;
+      if (!current) throw new Error(`no conversation with id ${draft.conversation_id}`);
+      message = { ...draft, parent_id: parentId === undefined ? current.current_leaf : parentId, created: Date.now() };
+      conversation = { ...current, current_leaf: message.id, updated: message.created };
+      tx.objectStore("messages").add(message).catch(ignore);
+      tx.objectStore("conversations").put(conversation).catch(ignore);
+    }, () => ({ conversation, message }));
+    if (!ok && !message) throw new Error(`could not add a message to conversation ${draft.conversation_id}`);
+    this._announce({ type: "message", conversation_id: draft.conversation_id, message_id: message.id });
+    return message;
+  }
+
+  async loadConversation(id) {
+    const tx = this.db.transaction(["conversations", "messages", "focus"]);
+    const [stored, storedMessages, focus] = await Promise.all([
+      tx.objectStore("conversations").get(id),
+      tx.objectStore("messages").index("by_conversation").getAll(id),
+      tx.objectStore("focus").get(id),
+      tx.done,
+    ]);
+    const mem = this.unsaved.get(id);
+    const conversation = mem?.conversation ?? stored;
+    if (!conversation) return null;
+    const byId = new Map(storedMessages.map((m) => [m.id, m]));
+    for (const [mid, m] of mem?.messages ?? []) byId.set(mid, m);
+    for (const [mid, m] of byId) if (m.status === "streaming") byId.set(mid, await this._streamingView(m));
+    const messages = [...byId.values()].sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+    return { conversation, messages, focus: (mem?.focus ?? focus)?.state };
+  }
+
+  /** The best current view of a message stored as "streaming". */
+  async _streamingView(message) {
+    const own = this.writers.get(message.id);
+    if (own) return own.snapshot();
+    if (await isWriterAlive(this.name, message.id)) {
+      this._watchWriter(message);
+      const events = await this._deltaEvents(message.id);
+      return { ...message, ...replayEvents(events), status: "streaming" };
+    }
+    return this._markInterrupted(message);
+  }
+
+  _watchWriter(message) {
+    if (this.watched.has(message.id)) return;
+    this.watched.add(message.id);
+    whenWriterGone(this.name, message.id).then(async () => {
+      this.watched.delete(message.id);
+      const repaired = await this._markInterrupted(message);
+      this.channel.emit({ type: "message", conversation_id: message.conversation_id, message_id: message.id,
+        repaired: repaired.status === "interrupted" });
+    });
+  }
+
+  async _deltaEvents(messageId) {
+    const records = await this.db.getAllFromIndex("deltas", "by_message", messageId);
+    return records.map((r) => r.event);
+  }
+
+  /** Turn a "streaming" message whose writer is gone into "interrupted", keeping every delta. */
+  _markInterrupted(message) {
+    return withConversationLock(this.name, message.conversation_id, async () => {
+      let result = message;
+      let changed = false;
+      await this._write(message.conversation_id, ["messages", "deltas"], async (tx) => {
+        const current = await tx.objectStore("messages").get(message.id);
+        if (!current || current.status !== "streaming") {
+          result = current ?? message; // finished meanwhile: nothing to repair
+          return;
+        }
+        const deltas = tx.objectStore("deltas");
+        const keys = await deltas.index("by_message").getAllKeys(message.id);
+        const events = (await deltas.index("by_message").getAll(message.id)).map((r) => r.event);
+        const replayed = replayEvents(events);
+        result = { ...current, ...withoutUndefined(replayed), status: "interrupted" };
+        tx.objectStore("messages").put(result).catch(ignore);
+        for (const key of keys) deltas.delete(key).catch(ignore);
+        changed = true;
+      });
+      if (changed) this._announce({ type: "message", conversation_id: message.conversation_id, message_id: message.id });
+      return result;
+    });
+  }
+
+  /** ReplyWriter's batch of delta records; true when written. */
+  async _putDeltas(message, records) {
+    const ok = await this._write(message.conversation_id, ["deltas"], (tx) => {
+      const deltas = tx.objectStore("deltas");
+      for (const record of records) deltas.add(record).catch(ignore);
+    });
+    if (ok) {
+      for (const { event } of records) {
+        this.channel.post({ type: "delta", conversation_id: message.conversation_id, message_id: message.id, event });
+      }
+    }
+    return ok;
+  }
+
+  /** ReplyWriter.finish: the final message replaces the reply's delta records in one transaction. */
+  async _compactReply(final) {
+    await withConversationLock(this.name, final.conversation_id, () =>
+      this._write(final.conversation_id, ["conversations", "messages", "deltas"], async (tx) => {
+        const deltas = tx.objectStore("deltas");
+        for (const key of await deltas.index("by_message").getAllKeys(final.id)) deltas.delete(key).catch(ignore);
+        tx.objectStore("messages").put(final).catch(ignore);
+        const conversation = await tx.objectStore("conversations").get(final.conversation_id);
+        if (conversation) tx.objectStore("conversations").put({ ...conversation, updated: Date.now() }).catch(ignore);
+      }, () => ({ message: final })),
+    );
+    this._announce({ type: "message", conversation_id: final.conversation_id, message_id: final.id });
+    return final;
+  }
+
+  // ------------------------------------------------------------ search
+
+  async search(query) {
+    const needle = String(query ?? "").trim().toLowerCase();
+    if (!needle) return [];
+    const hits = [];
+    const live = new Map((await this.listConversations()).map((c) => [c.id, c]));
+    for (const c of live.values()) {
+      if (c.title.toLowerCase().includes(needle)) {
+        hits.push({ conversation_id: c.id, message_id: null, title: c.title, snippet: c.title });
+      }
+    }
+    const seen = new Set();
+    const consider = (m) => {
+      const conversation = live.get(m.conversation_id);
+      if (!conversation || seen.has(m.id)) return;
+      seen.add(m.id);
+      const text = textOfParts(m.parts);
+      const at = text.toLowerCase().indexOf(needle);
+      if (at >= 0) hits.push({ conversation_id: m.conversation_id, message_id: m.id, title: conversation.title,
+        snippet: snippet(text, at, needle.length) });
+    };
+    for (const mem of this.unsaved.values()) for (const m of mem.messages.values()) consider(m);
+    for (const w of this.writers.values()) consider(w.snapshot());
+    let cursor = await this.db.transaction("messages").store.openCursor();
+    while (cursor) {
+      consider(cursor.value);
+      cursor = await cursor.continue();
+    }
+    return hits;
+  }
+
+  // ------------------------------------------------------------ plumbing
+
+  async _updateConversation(id, change) {
+    return withConversationLock(this.name, id, async () => {
+      let updated;
+      await this._write(id, ["conversations"], async (tx) => {
+        const current = this.unsaved.get(id)?.conversation ?? (await tx.objectStore("conversations").get(id));
+        if (!current) throw new Error(`no conversation with id ${id}`);
+        updated = change(current);
+        tx.objectStore("conversations").put(updated).catch(ignore);
+      }, () => ({ conversation: updated }));
+      if (!updated) throw new Error(`no conversation with id ${id}`);
+      this._announce({ type: "conversation", conversation_id: id });
+      return updated;
+    });
+  }
+
+  _announce(change) {
+    this.channel.post(change);
+  }
+
+  /**
+   * Run `fn(tx)` in one read-write transaction. On failure: a quota error keeps what `keep()`
+   * returns ({conversation?, message?, focus?}) in memory and reports it; any other error is
+   * reported and, when it is not a storage failure (a bad argument), thrown. Returns true when the
+   * transaction committed.
+   */
+  async _write(conversationId, storeNames, fn, keep) {
+    let tx;
+    try {
+      tx = this.db.transaction(storeNames, "readwrite");
+    } catch (err) {
+      this.onError({ kind: "storage", message: `Storage is closed (${err.name}); reload this tab. Nothing was saved.` });
+      if (keep) this._keep(conversationId, typeof keep === "function" ? keep() : keep);
+      return false;
+    }
+    const done = tx.done;
+    done.catch(() => {});
+    try {
+      await fn(tx);
+      await done;
+      this._saved(conversationId, typeof keep === "function" ? keep() : keep);
+      return true;
+    } catch (err) {
+      try {
+        tx.abort();
+      } catch {
+        // already finished or aborted
+      }
+      const cause = tx.error ?? err;
+      if (isQuotaError(cause) || isQuotaError(err)) {
+        if (keep) this._keep(conversationId, typeof keep === "function" ? keep() : keep);
+        if (!this.quotaReported.has(conversationId)) {
+          this.quotaReported.add(conversationId);
+          this.onError({
+            kind: "quota",
+            message: "This browser's storage for Orizuru is full, so the latest messages are kept only in this " +
+              "tab. Export the conversation to keep a copy, or free space and keep going.",
+          });
+        }
+        return false;
+      }
+      if (err instanceof DOMException || cause instanceof DOMException) {
+        if (keep) this._keep(conversationId, typeof keep === "function" ? keep() : keep);
+        this.onError({ kind: "storage", message: `Could not save to storage: ${cause.name}: ${cause.message}` });
+        return false;
+      }
+      throw err;
+    }
+  }
+
+  _keep(conversationId, { conversation, message, focus } = {}) {
+    let mem = this.unsaved.get(conversationId);
+    if (!mem) this.unsaved.set(conversationId, (mem = { messages: new Map() }));
+    if (conversation) mem.conversation = conversation;
+    if (message) mem.messages.set(message.id, message);
+    if (focus) mem.focus = focus;
+  }
+
+  _saved(conversationId, { conversation, message, focus } = {}) {
+    this.quotaReported.delete(conversationId);
+    const mem = this.unsaved.get(conversationId);
+    if (!mem) return;
+    if (conversation && mem.conversation?.id === conversation.id) delete mem.conversation;
+    if (message) mem.messages.delete(message.id);
+    if (focus) delete mem.focus;
+    if (!mem.conversation && !mem.focus && mem.messages.size === 0) this.unsaved.delete(conversationId);
+  }
+}
+
+function withoutUndefined(obj) {
+  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+}
+
+function snippet(text, at, length, around = 40) {
+  const start = Math.max(0, at - around);
+  const end = Math.min(text.length, at + length + around);
+  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+}
