@@ -13,6 +13,7 @@ import uvicorn
 
 from server import config
 from server.app import create_app
+from server.remote import RemoteBridge, RemoteConfigError, RemoteLimits, parse_targets
 from server.security import Policy, canonical_origin
 from server.sessions import Relay
 
@@ -41,6 +42,9 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Arg
     parser.add_argument("--max-sessions", type=int, default=config.Limits.max_sessions)
     parser.add_argument("--idle-timeout", type=float, default=config.Limits.idle_timeout,
                         help="seconds before an idle MCP session and its process are stopped")
+    parser.add_argument("--allow-remote", action="append", default=[], metavar="[NAME=]URL",
+                        help="forward /remote/NAME to this remote MCP URL, exactly (repeatable); only public "
+                             "addresses are ever connected to; NAME defaults to the host")
     parser.add_argument("--max-body", type=int, default=config.Limits.max_body_bytes, help="bytes (413 above)")
     return parser.parse_args(argv), parser
 
@@ -49,12 +53,19 @@ def build(args: argparse.Namespace, parser: argparse.ArgumentParser, port: int, 
     try:
         servers = config.load(args.config) if args.config else config.bundled()
         origins = tuple(canonical_origin(o) for o in args.allow_origin)
-    except (config.ConfigError, ValueError) as e:
+        remotes = parse_targets(args.allow_remote)
+    except (config.ConfigError, RemoteConfigError, ValueError) as e:
         parser.error(str(e))
     limits = config.Limits(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
                            max_body_bytes=args.max_body)
     policy = Policy.for_port(port, token, origins, tuple(args.allow_host))
-    return create_app(args.dist, Relay(servers, limits), policy)
+    remote = RemoteBridge(remotes, RemoteLimits(max_body_bytes=args.max_body)) if remotes else None
+    for target in remotes.values():
+        if target.url.startswith("http:"):
+            print(f"WARNING: --allow-remote {target.url} is plain http: its traffic and credentials cross the "
+                  "network unencrypted", file=sys.stderr, flush=True)
+        logging.getLogger("orizuru.relay").info("remote %s -> %s", target.route, target.url)
+    return create_app(args.dist, Relay(servers, limits), policy, remote)
 
 
 def main(argv: list[str] | None = None) -> int:

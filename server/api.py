@@ -1,16 +1,22 @@
-"""``GET /api/servers``: the configured servers, their state and recent stderr, for the page to list."""
+"""``GET /api/servers``: the configured servers, their state and recent stderr, for the page to list.
+
+Each entry has a ``kind``: ``"stdio"`` (a configured command, at ``/mcp/{name}`` and ``/sse/{name}``) or
+``"remote"`` (an ``--allow-remote`` URL, at ``/remote/{name}``, streamable HTTP only).
+"""
 
 from __future__ import annotations
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from server.remote import RemoteBridge
 from server.sessions import Relay, ServerState
 
 
 def describe(state: ServerState) -> dict[str, object]:
     spec = state.spec
     return {
+        "kind": "stdio",
         "name": spec.name,
         "url": f"/mcp/{spec.name}",
         "sseUrl": f"/sse/{spec.name}",
@@ -28,9 +34,10 @@ def describe(state: ServerState) -> dict[str, object]:
     }
 
 
-def servers_endpoint(relay: Relay):
+def servers_endpoint(relay: Relay, remote: RemoteBridge | None = None):
     async def servers(request: Request) -> JSONResponse:
-        body = {"servers": [describe(s) for s in relay.servers.values()],
+        remotes = remote.describe() if remote is not None else []
+        body = {"servers": [describe(s) for s in relay.servers.values()] + remotes,
                 "sessions": relay.open_sessions, "maxSessions": relay.limits.max_sessions}
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 

@@ -14,6 +14,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import servers_endpoint
+from server.remote import RemoteBridge
 from server.security import GUARDED_PREFIXES, Guard, Policy
 from server.sessions import Relay, refuse
 
@@ -79,10 +80,13 @@ class ServerEndpoint:
         await getattr(self.relay, self.handler)(name, scope, receive, send)
 
 
-def relay_routes(relay: Relay) -> list[BaseRoute]:
+def relay_routes(relay: Relay, remote: RemoteBridge | None = None) -> list[BaseRoute]:
     limit = relay.limits.max_body_bytes
-    return [
-        Route("/api/servers", servers_endpoint(relay), methods=["GET"]),
+    routes: list[BaseRoute] = []
+    if remote is not None and remote.targets:
+        routes.append(Route("/remote/{name}", remote, methods=["GET", "POST", "DELETE"]))
+    return routes + [
+        Route("/api/servers", servers_endpoint(relay, remote), methods=["GET"]),
         Route("/mcp/{name}", RequestBodyLimitMiddleware(ServerEndpoint(relay, "handle_mcp"), limit),
               methods=["GET", "POST", "DELETE"]),
         Route("/sse/{name}", ServerEndpoint(relay, "handle_sse"), methods=["GET"]),
@@ -90,21 +94,27 @@ def relay_routes(relay: Relay) -> list[BaseRoute]:
     ]
 
 
-def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | None = None) -> Starlette:
-    """The site from ``dist`` and, given a relay, its bridges; ``policy`` is required with a relay."""
+def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | None = None,
+               remote: RemoteBridge | None = None) -> Starlette:
+    """The site from ``dist`` and, given a relay, its bridges (and ``remote``'s allowlisted URLs);
+    ``policy`` is required with a relay."""
     routes: list[BaseRoute] = []
     middleware = [Middleware(SiteHeaders)]
     lifespan = None
     if relay is not None:
         if policy is None:
             raise ValueError("a relay needs a Policy (Host, Origin and token checks)")
-        routes += relay_routes(relay)
+        routes += relay_routes(relay, remote)
         middleware.insert(0, Middleware(Guard, policy=policy))
 
         @asynccontextmanager
         async def lifespan(app: Starlette) -> AsyncIterator[None]:
-            async with relay.running():
-                yield
+            try:
+                async with relay.running():
+                    yield
+            finally:
+                if remote is not None:
+                    await remote.aclose()
 
     if dist is not None:
         routes.append(Mount("/", app=StaticFiles(directory=dist, html=True), name="site"))

@@ -76,7 +76,8 @@ def _server(name: str, entry: Any, base: Path | None) -> ServerSpec:
     if not isinstance(entry, dict):
         raise ConfigError(f"{name}: expected an object")
     if "url" in entry:
-        raise ConfigError(f"{name}: remote servers are not bridged; give the page their URL directly")
+        raise ConfigError(f"{name}: a remote server is not a command; give the page its URL, "
+                          "or start the relay with --allow-remote URL if it sends no CORS headers")
     command, args, env, cwd = entry.get("command"), entry.get("args", []), entry.get("env", {}), entry.get("cwd")
     if not isinstance(command, str) or not command:
         raise ConfigError(f"{name}: 'command' must be a non-empty string")

@@ -1,4 +1,4 @@
-"""The relay's front door: Host, Origin, token and CORS checks for ``/mcp``, ``/sse`` and ``/api``.
+"""The relay's front door: Host, Origin, token and CORS checks for ``/mcp``, ``/sse``, ``/api`` and ``/remote``.
 
 Order matters and every refusal happens before any other work:
 Host (DNS rebinding, 421) -> Origin (exact match, 403) -> CORS preflight (answered on Origin alone)
@@ -19,12 +19,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("orizuru.relay")
 
-GUARDED_PREFIXES = ("/mcp/", "/sse/", "/api/")
+GUARDED_PREFIXES = ("/mcp/", "/sse/", "/api/", "/remote/")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 ALLOW_METHODS = "GET, POST, DELETE, OPTIONS"
 ALLOW_HEADERS = ", ".join([
     "Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID",
-    "Mcp-Method", "Mcp-Name",
+    "Mcp-Method", "Mcp-Name", "Remote-Authorization",
 ])
 EXPOSE_HEADERS = "Mcp-Session-Id, WWW-Authenticate"
 DEFAULT_PORTS = {"http": 80, "https": 443}
