@@ -538,6 +538,34 @@ class OAuthClient:
         return AuthorizedTransport(inner or self.http, self, server_url)
 
 
+async def challenge_of(http: Transport, server_url: str) -> str | None:
+    """The ``WWW-Authenticate`` challenge ``server_url`` answers an unauthenticated ``initialize`` with (``None``
+    when it does not answer 401, or the browser hides the header: discovery then uses the well-known URLs)."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "orizuru", "version": "0"}}})
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    try:
+        response = await http.send(Request("POST", server_url, headers, body.encode(), timeout=30.0))
+    except APIConnectionError:
+        return None
+    await response.aclose()
+    return response.headers.get("www-authenticate") if response.status == 401 else None
+
+
+_installed: OAuthClient | None = None
+
+
+def install(oauth: OAuthClient | None) -> None:
+    """Make ``oauth`` the token source of every :class:`~pycore.mcp.ClientSession` created without its own
+    ``http`` transport (the worker has one user, one token store). ``None`` uninstalls."""
+    global _installed
+    _installed = oauth
+
+
+def installed() -> OAuthClient | None:
+    return _installed
+
+
 class AuthorizedTransport(Transport):
     """Adds ``Authorization: Bearer`` to requests inside the token's resource — never to another origin or
     path — and, on a 401 to a request that carried a token, refreshes once and sends it again."""
@@ -635,5 +663,5 @@ def _resource_candidates(url: str) -> list[str]:
 
 __all__ = [
     "AuthorizationRequest", "AuthorizedTransport", "ClientRegistration", "MemoryOAuthStore", "OAuthClient",
-    "OAuthStore", "PendingAuthorization", "ResourceMetadata", "ServerMetadata", "TokenSet",
+    "OAuthStore", "PendingAuthorization", "ResourceMetadata", "ServerMetadata", "TokenSet", "install", "installed",
 ]

@@ -61,8 +61,8 @@ class ClientSession:
         self.on_notification = on_notification
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
-        self._http = http or default_transport()
         self._owns_http = http is None
+        self._http = http or _default_http(url)
         self._transport: MCPTransport = self._streamable()
         self._next_id = 0
         self._pending: dict[int | str, asyncio.Future[dict[str, Any]]] = {}
@@ -325,6 +325,14 @@ class ClientSession:
             await coro
         except MCPError:
             return
+
+
+def _default_http(url: str) -> Transport:
+    """The runtime's transport; with an installed OAuth client, wrapped so the server's token rides along."""
+    from pycore.mcp.oauth import installed
+
+    oauth = installed()
+    return oauth.transport_for(url, default_transport()) if oauth is not None else default_transport()
 
 
 def _dump(model: BaseModel) -> dict[str, Any]:

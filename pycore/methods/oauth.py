@@ -1,0 +1,123 @@
+"""OAuth for protected MCP servers, page side of the redirect: ``mcp.oauth_begin``, ``mcp.oauth_finish``,
+``mcp.oauth_status``, ``mcp.oauth_forget``, ``mcp.oauth_load``, ``mcp.oauth_export``.
+
+The worker keeps one :class:`~pycore.mcp.oauth.OAuthClient` with an in-memory store, installed so that
+every MCP session (``mcp.connect``) sends a server its own token and refreshes it. The flow:
+
+1. ``mcp.connect`` fails with a 401 (``MCPAuthRequiredError``) → the page calls ``mcp.oauth_begin
+   {server_url, redirect_uri}`` → ``{authorization_url, state, …}`` and opens the URL in a popup
+   (``web/app/oauth.js``);
+2. the authorization server sends the popup back to ``redirect_uri?code&state&iss``; the popup
+   posts that URL to the page, which calls ``mcp.oauth_finish {callback_url}`` → ``{resource, …,
+   store}``; then ``mcp.connect`` again.
+
+Persistence is the page's: ``store`` (tokens and client registrations, secrets included) is what to
+keep, encrypted at rest (SECURITY.md S2/C27); ``mcp.oauth_load {store}`` puts it back after a reload.
+Pending authorizations (PKCE verifiers) never leave the worker; the popup keeps the page alive.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pycore.wire import Emit, method
+
+if TYPE_CHECKING:
+    from pycore.mcp.oauth import MemoryOAuthStore, OAuthClient
+
+_client: OAuthClient | None = None
+
+
+def oauth_client() -> OAuthClient:
+    """The worker's OAuth client, created and installed on first use."""
+    global _client
+    if _client is None:
+        from pycore.http import default_transport
+        from pycore.mcp.oauth import MemoryOAuthStore, OAuthClient, install
+
+        _client = OAuthClient(default_transport(), MemoryOAuthStore())
+        install(_client)
+    return _client
+
+
+def _store() -> MemoryOAuthStore:
+    from pycore.mcp.oauth import MemoryOAuthStore
+
+    store = oauth_client().store
+    assert isinstance(store, MemoryOAuthStore)
+    return store
+
+
+def _text(params: dict[str, Any], name: str, *, required: bool = True) -> str | None:
+    value = params.get(name)
+    if value is None or value == "":
+        if required:
+            raise ValueError(f"missing {name!r}")
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{name!r} must be a string")
+    return value
+
+
+@method("mcp.oauth_begin")
+async def oauth_begin(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """``{server_url, redirect_uri, www_authenticate?, scope?, client_id?, client_secret?,
+    client_metadata_url?}`` → ``{authorization_url, state, issuer, resource, scope, client_id, registration}``."""
+    from pycore.mcp.oauth import challenge_of
+
+    oauth = oauth_client()
+    server_url = _text(params, "server_url")
+    assert server_url is not None
+    metadata_url = _text(params, "client_metadata_url", required=False)
+    if metadata_url is not None:
+        oauth.client_metadata_url = metadata_url
+    challenge = _text(params, "www_authenticate", required=False) or await challenge_of(oauth.http, server_url)
+    request = await oauth.begin(
+        server_url, _text(params, "redirect_uri") or "", www_authenticate=challenge,
+        scope=_text(params, "scope", required=False), client_id=_text(params, "client_id", required=False),
+        client_secret=_text(params, "client_secret", required=False),
+    )
+    return request.model_dump(mode="json")
+
+
+@method("mcp.oauth_finish")
+async def oauth_finish(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """``{callback_url}`` (the popup's URL after the redirect) → ``{resource, issuer, scope, expires_at, store}``."""
+    tokens = await oauth_client().finish(_text(params, "callback_url") or "")
+    return {"resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
+            "expires_at": tokens.expires_at, "store": _store().export()}
+
+
+@method("mcp.oauth_status")
+async def oauth_status(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """``{server_url}`` → ``{authorized, resource?, issuer?, scope?, expires_at?, refreshable?}`` (no secrets)."""
+    tokens = await oauth_client().tokens_for(_text(params, "server_url") or "")
+    if tokens is None:
+        return {"authorized": False}
+    return {"authorized": True, "resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
+            "expires_at": tokens.expires_at, "refreshable": bool(tokens.refresh_token)}
+
+
+@method("mcp.oauth_forget")
+async def oauth_forget(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """``{server_url}`` → ``{store}``: drop the server's tokens (sign out)."""
+    server_url = _text(params, "server_url") or ""
+    tokens = await oauth_client().tokens_for(server_url)
+    await _store().delete_tokens(tokens.resource if tokens else server_url)
+    return {"store": _store().export()}
+
+
+@method("mcp.oauth_load")
+async def oauth_load(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """``{store}`` (what ``mcp.oauth_finish`` returned earlier) → ``{resources}``."""
+    store = params.get("store") or {}
+    if not isinstance(store, dict):
+        raise ValueError("'store' must be the object mcp.oauth_finish returned")
+    _store().load(store)
+    return {"resources": sorted(_store().tokens)}
+
+
+@method("mcp.oauth_export")
+async def oauth_export(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """→ ``{store}``: the tokens now held (refreshes rotate them, so the page saves this after use)."""
+    return {"store": _store().export()}
