@@ -325,22 +325,23 @@ def test_two_tabs_appending_to_one_conversation_lose_and_reorder_nothing(browser
 def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_exportable(browser: Browser, store_site: str):
     context = browser.new_context()
     page = open_page(context, store_site)
+    cdp = context.new_cdp_session(page)
+    origin = store_site.split("/store.html")[0]
+    # Chromium reads the quota when the database is opened, so the small quota comes first.
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": 1_000_000})
     open_store(page)
     conversation = js(page, """
         const c = await store.createConversation({title: "big"});
         await store.addMessage(c.id, {role: "user", parts: [{type: "text", text: "small and saved"}]});
         return c.id;
     """)
-    cdp = context.new_cdp_session(page)
-    origin = store_site.split("/store.html")[0]
-    usage = js(page, "return (await navigator.storage.estimate()).usage;")
-    cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin, "quotaSize": usage + 50_000})
     result = js(page, """
-        const big = "x".repeat(400_000) + " the end";
+        const noise = (n) => { let t = ""; while (t.length < n) t += crypto.randomUUID(); return t.slice(0, n); };
+        const big = noise(2_000_000) + " the end";  // incompressible: IndexedDB compresses values
         const m = await store.addMessage(arg, {role: "user", parts: [{type: "text", text: big}]});
         const w = await store.beginReply(arg, {});
         const acks = [];
-        for (let i = 0; i < 20; i++) acks.push(await w.append({type: "text_delta", index: 0, text: "y".repeat(20_000)}));
+        for (let i = 0; i < 20; i++) acks.push(await w.append({type: "text_delta", index: 0, text: noise(100_000)}));
         const reply = await w.finish();
         const loaded = await store.loadConversation(arg);
         const exported = JSON.parse(await (await store.exportConversation(arg)).text());
@@ -353,8 +354,8 @@ def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_expor
     assert "full" in result["errors"][kinds.index("quota")]["message"]
     assert result["onDisk"] is False
     assert False in result["acks"]
-    assert result["loaded"] == [["user", "complete", 15], ["user", "complete", 400_008], ["assistant", "complete", 400_000]]
-    assert result["exported"] == [15, 400_008, 400_000]
+    assert result["loaded"] == [["user", "complete", 15], ["user", "complete", 2_000_008], ["assistant", "complete", 2_000_000]]
+    assert result["exported"] == [15, 2_000_008, 2_000_000]
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin})
     context.close()
 
@@ -555,6 +556,14 @@ def test_markdown_export_shows_the_branch_on_show(browser: Browser, store_site: 
     md = js(page, "return await (await store.exportConversation(arg, 'markdown')).text();", conversation)
     assert md.startswith("# Sample · 見本\n")
     assert "## You\n\nWhat is 2+2?" in md and "_[image: image/png]_" in md
-    assert "## Assistant · openai/gpt-4o" in md
-    assert "Four." in md and "It is **4**." not in md  # the current leaf is the regenerated answer
+    assert "## Assistant\n\nFour." in md and "It is **4**." not in md  # the branch on show only
+    md = js(page, """
+        const data = await store.loadConversation(arg);
+        const first = s.childrenOf(data.messages, data.messages[0].id)[0];
+        await store.setCurrentLeaf(arg, s.deepestLeaf(data.messages, first.id));
+        return await (await store.exportConversation(arg, 'markdown')).text();
+    """, conversation)
+    assert "## Assistant · openai/gpt-4o" in md and "**Tool call** `calc`" in md and '"expr": "2+2"' in md
+    assert "**Tool result**\n\n```\n4\n```" in md
+    assert "## Assistant · anthropic/claude\n\nIt is **4**." in md and "Four." not in md
     page.context.close()
