@@ -7,4 +7,4 @@ the agent are imported inside the handlers, on first use.
 
 from pycore.methods import chat, mcp, models, python  # noqa: F401 - imported to register their methods
 from pycore.methods import focus  # noqa: E402,F401 - focus memory (focus.*), registered like the others
-from pycore.methods import oauth  # noqa: E402,F401 - OAuth for protected MCP servers (mcp.oauth_*)
+from pycore.methods import doctor, oauth  # noqa: E402,F401 - OAuth (mcp.oauth_*) and the CORS doctor (mcp.doctor)

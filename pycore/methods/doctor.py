@@ -1,0 +1,64 @@
+"""``mcp.doctor {url, origin, headers?, reachable?, mode?}`` → ``{mode, findings: [{code, message, fix}],
+relay_hint}``: why the page cannot talk to a server, and how to fix it (:mod:`pycore.mcp.doctor`).
+
+In the browser (Pyodide) the doctor infers from which ``fetch`` requests fail; the page may pass
+``reachable`` (the result of its own ``fetch(url, {mode: "no-cors"})``: ``true`` when it resolved,
+``false`` when it threw), otherwise the worker makes that request itself. In CPython it reads the
+preflight directly. ``mode`` ("browser" / "direct") overrides the choice, for tests.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from pycore.wire import Emit, method
+
+
+async def no_cors_reachable(url: str) -> bool | None:
+    """Browser only: does ``url`` answer at all? A ``no-cors`` fetch resolves (opaque) for any HTTP answer and
+    throws only when nothing answered. ``None`` outside a browser."""
+    if sys.platform != "emscripten":
+        return None
+    import js  # type: ignore[import-not-found]
+    from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+
+    options = to_js({"mode": "no-cors", "cache": "no-store", "credentials": "omit"},
+                    dict_converter=js.Object.fromEntries)
+    try:
+        await js.fetch(url, options)
+    except JsException:
+        return False
+    return True
+
+
+@method("mcp.doctor")
+async def mcp_doctor(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    from pycore.http import default_transport
+    from pycore.mcp.doctor import diagnose_browser, diagnose_direct
+
+    url, origin = params.get("url"), params.get("origin")
+    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+        raise ValueError("mcp.doctor needs the server's http(s) url")
+    if not isinstance(origin, str) or not origin.startswith(("http://", "https://")):
+        raise ValueError("mcp.doctor needs the page's origin, e.g. location.origin")
+    headers = params.get("headers") or {}
+    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
+        raise ValueError("headers must be an object of strings")
+    mode = params.get("mode") or ("browser" if sys.platform == "emscripten" else "direct")
+    http = default_transport()
+    try:
+        if mode == "browser":
+            reachable = params.get("reachable")
+            if not isinstance(reachable, bool):
+                reachable = await no_cors_reachable(url)
+            diagnosis = await diagnose_browser(http, url, origin, headers, reachable)
+        elif mode == "direct":
+            diagnosis = await diagnose_direct(http, url, origin, headers)
+        else:
+            raise ValueError(f"mode must be browser or direct, not {mode!r}")
+    finally:
+        await http.aclose()
+    result = diagnosis.to_json()
+    del result["url"], result["origin"]
+    return result
