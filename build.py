@@ -283,9 +283,25 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
     html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])
             .replace("{{boot}}", json.dumps(boot).replace("<", "\\u003c")))
     (out / "index.html").write_text(html)
-    for static in ("favicon.svg",):
+    for static in ("favicon.svg", "manifest.webmanifest"):
         if (WEB / static).exists():
             shutil.copy2(WEB / static, out / static)
+    if (WEB / "icons").is_dir():
+        shutil.copytree(WEB / "icons", out / "icons")
+    write_service_worker(out)
+
+
+def write_service_worker(out: Path) -> None:
+    """dist/sw.js: web/sw.js after one line naming every file of the site to precache for offline use
+    (source maps left out) and a version that changes whenever any of those files does."""
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                   if p.is_file() and p.suffix != ".map" and p.name not in ("sw.js", ".build-stamp"))
+    h = hashlib.sha256()
+    for name in files:
+        h.update(name.encode() + b"\0" + sha256_file(out / name).encode() + b"\0")
+    precache = ["./" if name == "index.html" else name for name in files]
+    build = json.dumps({"version": h.hexdigest()[:16], "precache": precache})
+    (out / "sw.js").write_text(f"self.ORIZURU_BUILD = {build};\n" + (WEB / "sw.js").read_text())
 
 
 # ---------------------------------------------------------------- commands

@@ -95,3 +95,4 @@ function append(role, text) {
 }
 
 performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
+import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline
