@@ -1,0 +1,112 @@
+// Test page for web/render/: exposes window.harness for tests/e2e/test_render.py, which drives it
+// with page.evaluate (CDP; the page's CSP forbids string evaluation inside the page itself).
+import { Lexer } from "marked";
+
+import { openBlockIndex } from "../../../web/render/blocks.js";
+import { ImagePolicy, renderMarkdown, StreamRenderer } from "../../../web/render/markdown.js";
+import { renderToolContent } from "../../../web/render/tool_result.js";
+
+const policy = new ImagePolicy([], (hosts) => { window.savedHosts = hosts; });
+const out = document.getElementById("out");
+
+function fresh(id) {
+  const element = document.createElement("div");
+  element.className = "rendered";
+  element.id = id;
+  document.getElementById(id)?.remove();
+  out.append(element);
+  return element;
+}
+
+const solidNodes = (element) => [...element.childNodes].filter((node) => !(node.nodeType === 3 && node.data === ""));
+
+/** How many top-level nodes the finished blocks of `text` render to (independently of StreamRenderer). */
+function finishedNodeCount(text, scratch) {
+  const tokens = new Lexer().lex(text);
+  const open = openBlockIndex(tokens);
+  if (open <= 0) return 0;
+  const finishedText = tokens.slice(0, open).map((token) => token.raw).join("");
+  renderMarkdown(scratch, finishedText, { images: policy });
+  return scratch.childNodes.length;
+}
+
+window.harness = {
+  policy,
+
+  oneShot(text, id = "oneshot") {
+    const element = fresh(id);
+    renderMarkdown(element, text, { images: policy });
+    return element.innerHTML;
+  },
+
+  /**
+   * Stream `chunks` into a StreamRenderer, rendering after each chunk. Returns the final HTML and
+   * every violation seen: a DOM differing from a one-shot render of the same prefix, a finished
+   * block's node removed later, or any mutation inside an existing node.
+   */
+  stream(chunks, { compareEachStep = true, checkSurvival = true, id = "stream" } = {}) {
+    const element = fresh(id);
+    const scratch = document.createElement("div");
+    const renderer = new StreamRenderer(element, { images: policy });
+    const observer = new MutationObserver(() => {});
+    observer.observe(element, { childList: true, subtree: true, characterData: true, attributes: true });
+    const mustSurvive = new Map(); // node -> step at which its block was finished
+    const problems = [];
+    let sofar = "";
+    chunks.forEach((chunk, step) => {
+      renderer.append(chunk);
+      sofar += chunk;
+      renderer.flush();
+      for (const record of observer.takeRecords()) {
+        if (record.target !== element) problems.push(`step ${step}: ${record.type} inside an existing node`);
+      }
+      if (compareEachStep) {
+        renderMarkdown(scratch, sofar, { images: policy });
+        if (scratch.innerHTML !== element.innerHTML) {
+          problems.push(`step ${step}: differs from one-shot\n--- stream\n${element.innerHTML}\n--- one-shot\n${scratch.innerHTML}`);
+        }
+      }
+      const finished = finishedNodeCount(sofar, scratch);
+      for (const node of solidNodes(element).slice(0, finished)) if (!mustSurvive.has(node)) mustSurvive.set(node, step);
+    });
+    renderer.finish();
+    observer.takeRecords();
+    for (const [node, step] of checkSurvival ? mustSurvive : []) {
+      if (node.parentNode !== element) problems.push(`a node finished at step ${step} was replaced later`);
+    }
+    renderer.destroy();
+    return { html: element.innerHTML, problems, finishedNodes: mustSurvive.size };
+  },
+
+  /** Stream through the real animation-frame batching (no flush): resolves after finish(). */
+  async streamFrames(chunks, id = "frames") {
+    const element = fresh(id);
+    const renderer = new StreamRenderer(element, { images: policy });
+    for (const chunk of chunks) {
+      renderer.append(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    await new Promise((resolve) => requestAnimationFrame(resolve));
+    renderer.finish();
+    return element.innerHTML;
+  },
+
+  /** Stream chunk by chunk, leaving the renderer open (as mid-stream) after `chunks`. */
+  streamOpen(chunks, id = "open") {
+    const element = fresh(id);
+    const renderer = new StreamRenderer(element, { images: policy });
+    for (const chunk of chunks) {
+      renderer.append(chunk);
+      renderer.flush();
+    }
+    window.openRenderer = renderer;
+    return element.innerHTML;
+  },
+
+  tool(items, id = "tool", options = {}) {
+    const element = fresh(id);
+    renderToolContent(element, items, { images: policy, ...options });
+    return element.innerHTML;
+  },
+};
+document.documentElement.dataset.harness = "ready";

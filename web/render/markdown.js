@@ -1,0 +1,240 @@
+/**
+ * Markdown from a model, rendered safely and incrementally while it streams.
+ *
+ *   import { StreamRenderer, ImagePolicy, renderMarkdown } from "./render/markdown.js";
+ *
+ *   const images = new ImagePolicy(savedHosts, (hosts) => save(hosts));
+ *   const view = new StreamRenderer(element, { images, labels });
+ *   view.append(delta);        // as each text delta arrives; rendering is batched per animation frame
+ *   view.flush();              // optional: render what has arrived now, not at the next frame
+ *   view.finish();             // the stream ended (or was stopped): final render, synchronous
+ *   view.setText(fullText);    // replace everything (a stored message); synchronous
+ *   view.destroy();            // stop pending work; the rendered content stays in `element`
+ *   renderMarkdown(element, text, { images, labels });   // one-shot, synchronous
+ *
+ *   labels (all optional, English defaults): {copy, copied, copyFailed, loadImage: (host) => string,
+ *            imageNotShown, imageFailed: (host) => string}
+ *
+ * How streaming stays cheap and flicker-free: marked's lexer splits the text into top-level blocks.
+ * The blocks that can no longer change (blocks.js says which: all but the last one, with two
+ * exceptions) are rendered once into their own DOM nodes, which are never touched again. Only the
+ * open tail (the last block, e.g. a half-written table or an unclosed code fence) is lexed and
+ * rendered again on each update, and updates are batched per animation frame, so the work per frame
+ * is proportional to the open block, not to the whole reply. The streamed DOM is the same as a
+ * one-shot render of the full text (the tests check this at every step for many random splits).
+ * The one cross-block feature, link reference definitions (`[r]: url`), is handled explicitly:
+ * a definition applies only once it is in a finished block, and finished blocks that mention its
+ * label are then rendered again, as a one-shot render would show them.
+ *
+ * Safety: every piece of HTML goes through DOMPurify (sanitize.js) on every update before it
+ * touches the page; links are http/https/mailto only with target="_blank" rel="noopener noreferrer";
+ * images load only from hosts the user allowed (images.js); code is highlighted by highlight.js
+ * (highlight.js) and gets a Copy button (code_blocks.js). Raw HTML in markdown is allowed through
+ * the same allow-list (so <kbd>, <sub>, <details> work) and everything else in it is dropped.
+ * Math (KaTeX) is not rendered: `$...$` stays text, escaped like all text.
+ */
+import { Lexer, Marked, Parser } from "marked";
+
+import { openBlockIndex } from "./blocks.js";
+import { addCodeToolbars, DEFAULT_CODE_LABELS } from "./code_blocks.js";
+import { highlightCode } from "./highlight.js";
+import { DEFAULT_IMAGE_LABELS, ImagePolicy, placeImages } from "./images.js";
+import { sanitizeToFragment } from "./sanitize.js";
+
+export { ImagePolicy };
+
+const CLASS_SAFE_LANGUAGE = /^[\w+#.-]{1,40}$/;
+
+const markdown = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }) {
+      const requested = /^\S*/.exec(lang ?? "")[0];
+      const { html, language } = highlightCode(text.replace(/\n$/, ""), requested);
+      let attrs = "";
+      if (language) attrs = ` class="hljs language-${language}"`;
+      else if (CLASS_SAFE_LANGUAGE.test(requested)) attrs = ` class="language-${requested}"`;
+      return `<pre><code${attrs}>${html}\n</code></pre>\n`;
+    },
+  },
+});
+const OPTIONS = markdown.defaults;
+
+function lex(text, knownLinks) {
+  const lexer = new Lexer(OPTIONS);
+  Object.assign(lexer.tokens.links, knownLinks);
+  return lexer.lex(text);
+}
+
+function withDefaults(labels) {
+  return { ...DEFAULT_CODE_LABELS, ...DEFAULT_IMAGE_LABELS, ...labels };
+}
+
+/** Tokens -> sanitized, decorated fragment ready to insert. Insert it before rendering the next one. */
+function renderTokens(tokens, images, labels) {
+  const fragment = sanitizeToFragment(Parser.parse(tokens, OPTIONS));
+  placeImages(fragment, images, labels);
+  addCodeToolbars(fragment, labels);
+  return fragment;
+}
+
+/** Link reference definitions found in tokens, nested ones included (first definition wins). */
+function collectDefinitions(tokens, into) {
+  for (const token of tokens) {
+    if (token.type === "def") {
+      if (!(token.tag in into)) into[token.tag] = { href: token.href, title: token.title };
+    } else if (token.type === "list") {
+      for (const item of token.items) collectDefinitions(item.tokens, into);
+    } else if (token.type === "blockquote") {
+      collectDefinitions(token.tokens, into);
+    }
+  }
+  return into;
+}
+
+/** A fragment's top-level nodes; an empty text node stands in for a block that renders nothing. */
+function nodesOf(fragment) {
+  if (!fragment.firstChild) fragment.append(document.createTextNode(""));
+  return [...fragment.childNodes];
+}
+
+const normalLabel = (text) => text.toLowerCase().replace(/\s+/g, " ");
+
+export function renderMarkdown(container, text, { images = new ImagePolicy(), labels = {} } = {}) {
+  container.replaceChildren();
+  container.append(renderTokens(lex(String(text ?? "").replace(/\r\n?/g, "\n"), {}), images, withDefaults(labels)));
+}
+
+export class StreamRenderer {
+  #container;
+  #images;
+  #labels;
+  #source = ""; // all text so far, line endings normalised as marked does
+  #endsWithCR = false;
+  #committed = 0; // length of #source that lives in finished blocks
+  #blocks = []; // finished blocks: {raw, nodes}
+  #openNodes = [];
+  #links = Object.create(null); // reference definitions from finished blocks
+  #frame = null;
+  #finished = false;
+  #destroyed = false;
+
+  constructor(container, { images = new ImagePolicy(), labels = {} } = {}) {
+    this.#container = container;
+    this.#images = images;
+    this.#labels = withDefaults(labels);
+  }
+
+  append(delta) {
+    if (this.#finished) throw new Error("StreamRenderer.append() was called after finish()");
+    if (this.#destroyed || !delta) return;
+    let text = String(delta);
+    if (this.#endsWithCR && text.startsWith("\n")) text = text.slice(1); // "\r" | "\n" split across deltas
+    this.#endsWithCR = text.endsWith("\r");
+    this.#source += text.replace(/\r\n?/g, "\n");
+    this.#schedule();
+  }
+
+  setText(full) {
+    this.#cancel();
+    this.#container.replaceChildren();
+    this.#source = "";
+    this.#endsWithCR = false;
+    this.#committed = 0;
+    this.#blocks = [];
+    this.#openNodes = [];
+    this.#links = Object.create(null);
+    this.#finished = false;
+    this.append(full);
+    this.#cancel();
+    this.#render(false);
+  }
+
+  finish() {
+    if (this.#destroyed || this.#finished) return;
+    this.#cancel();
+    this.#render(true);
+    this.#finished = true;
+  }
+
+  /** Render what has arrived now instead of at the next animation frame. */
+  flush() {
+    if (this.#destroyed || this.#finished) return;
+    this.#cancel();
+    this.#render(false);
+  }
+
+  destroy() {
+    this.#cancel();
+    this.#destroyed = true;
+  }
+
+  /** The text received so far (normalised line endings). */
+  get text() {
+    return this.#source;
+  }
+
+  #schedule() {
+    if (this.#frame !== null) return;
+    const run = () => {
+      this.#frame = null;
+      this.#render(false);
+    };
+    // Hidden tabs get no animation frames; a slow timer still keeps the DOM close to the text.
+    this.#frame = document.visibilityState === "hidden"
+      ? { timer: setTimeout(run, 100) }
+      : { raf: requestAnimationFrame(run) };
+  }
+
+  #cancel() {
+    if (this.#frame === null) return;
+    if ("raf" in this.#frame) cancelAnimationFrame(this.#frame.raf);
+    else clearTimeout(this.#frame.timer);
+    this.#frame = null;
+  }
+
+  #render(final) {
+    if (this.#destroyed) return;
+    const tokens = lex(this.#source.slice(this.#committed), this.#links);
+    let open = tokens.length;
+    if (!final) {
+      open = openBlockIndex(tokens);
+      // A definition still being written must not leak into blocks we are about to freeze.
+      const settled = collectDefinitions(tokens.slice(0, open), { ...this.#links });
+      if (Object.keys(tokens.links).some((tag) => !(tag in settled))) open = 0;
+    }
+    for (const node of this.#openNodes) node.remove();
+    this.#openNodes = [];
+    if (open > 0) this.#commit(tokens.slice(0, open));
+    const fragment = renderTokens(tokens.slice(open), this.#images, this.#labels);
+    this.#openNodes = [...fragment.childNodes];
+    this.#container.append(fragment);
+  }
+
+  #commit(tokens) {
+    const raw = tokens.map((token) => token.raw).join("");
+    const fragment = renderTokens(tokens, this.#images, this.#labels);
+    const block = { raw, nodes: nodesOf(fragment) };
+    this.#container.append(fragment);
+    this.#committed += raw.length;
+    const before = Object.keys(this.#links).length;
+    collectDefinitions(tokens, this.#links);
+    const added = Object.keys(this.#links).slice(before);
+    if (added.length) this.#refreshReferences(added);
+    this.#blocks.push(block);
+  }
+
+  /** Earlier finished blocks that mention a newly defined label are rendered again with it. */
+  #refreshReferences(labels) {
+    for (const block of this.#blocks) {
+      const text = normalLabel(block.raw);
+      if (!labels.some((label) => text.includes(`[${label}`))) continue;
+      const fragment = renderTokens(lex(block.raw, this.#links), this.#images, this.#labels);
+      const nodes = nodesOf(fragment);
+      block.nodes[0].before(fragment);
+      for (const node of block.nodes) node.remove();
+      block.nodes = nodes;
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The one gate between untrusted HTML (rendered model output, tool results) and the page.
+ *
+ *   sanitizeToFragment(html: string) -> DocumentFragment
+ *
+ * Uses a private DOMPurify instance (its hooks never leak into other modules) with an explicit
+ * allow-list: the tags markdown produces plus a few harmless inline ones. Nothing else survives:
+ * no script/style/svg/math/iframe/object/form elements, no event handlers, no `style`, `id`,
+ * `name`, `data-*` or `aria-*` attributes (so untrusted text cannot clobber globals, restyle itself
+ * or impersonate our own controls).
+ *
+ * Hooks:
+ *  - `<a>`: only absolute http:, https: and mailto: URLs stay links, rewritten to the parsed URL
+ *    and given target="_blank" rel="noopener noreferrer"; any other href is removed and the element
+ *    is unwrapped afterwards (its text stays, inert).
+ *  - `<img>`: the src is taken off while the markup is still in DOMPurify's inert document (an image
+ *    adopted into the page with a src would start loading at once) and parked in IMAGE_SOURCE_ATTR;
+ *    images.js decides later whether anything is ever loaded.
+ *  - `class`: only `language-*` and highlight.js's own class names are kept.
+ *  - `<input>`: always a disabled checkbox (markdown task lists); never a form field.
+ */
+import DOMPurify from "dompurify";
+
+export const IMAGE_SOURCE_ATTR = "data-orizuru-src";
+
+const ALLOWED_TAGS = [
+  "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "div",
+  "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
+  "input", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
+  "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
+  "var",
+];
+const ALLOWED_ATTR = [
+  "href", "src", "alt", "title", "class", "align", "start", "reversed", "type", "checked", "disabled",
+  "colspan", "rowspan", "open", "lang",
+];
+const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
+const CLASS_TOKEN = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[a-z-]{1,40})?|[a-z]{1,20}_)$/;
+
+const purifier = DOMPurify(window);
+
+purifier.addHook("uponSanitizeAttribute", (_node, data) => {
+  if (data.attrName !== "class") return;
+  const kept = data.attrValue.split(/\s+/).filter((token) => CLASS_TOKEN.test(token));
+  if (kept.length) data.attrValue = kept.join(" ");
+  else data.keepAttr = false;
+});
+
+purifier.addHook("afterSanitizeAttributes", (node) => {
+  switch (node.nodeName) {
+    case "A": {
+      const href = safeLinkHref(node.getAttribute("href"));
+      if (href === null) {
+        node.removeAttribute("href");
+      } else {
+        node.setAttribute("href", href);
+        node.setAttribute("target", "_blank");
+        node.setAttribute("rel", "noopener noreferrer");
+      }
+      break;
+    }
+    case "IMG":
+      node.setAttribute(IMAGE_SOURCE_ATTR, node.getAttribute("src") ?? "");
+      node.removeAttribute("src");
+      break;
+    case "INPUT":
+      node.setAttribute("type", "checkbox");
+      node.setAttribute("disabled", "");
+      break;
+    default:
+  }
+});
+
+const CONFIG = {
+  ALLOWED_TAGS,
+  ALLOWED_ATTR,
+  ALLOW_DATA_ATTR: false,
+  ALLOW_ARIA_ATTR: false,
+  ALLOW_UNKNOWN_PROTOCOLS: false,
+  RETURN_DOM_FRAGMENT: true,
+};
+
+/** An absolute http(s)/mailto URL as a normalised string, or null for anything else. */
+export function safeLinkHref(raw) {
+  if (!raw) return null;
+  let url;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    return null; // relative, or not a URL at all
+  }
+  return LINK_PROTOCOLS.has(url.protocol) ? url.href : null;
+}
+
+/** Sanitize `html` into a fragment ready to insert: unsafe parts gone, unlinked anchors unwrapped. */
+export function sanitizeToFragment(html) {
+  const fragment = purifier.sanitize(html, CONFIG);
+  for (const anchor of fragment.querySelectorAll("a:not([href])")) anchor.replaceWith(...anchor.childNodes);
+  return fragment;
+}

@@ -1,0 +1,1 @@
+export function renderToolContent(container, items) { container.textContent = JSON.stringify(items); }
