@@ -197,9 +197,9 @@ def _check_answer(diagnosis: Diagnosis, seen: _Seen, origin: str) -> None:
         return
     if allow_origin is None:
         if "no_allow_origin" not in diagnosis.codes():
+            fix = _fix_cors(origin, f"send Access-Control-Allow-Origin: {origin} on every response, not only OPTIONS")
             diagnosis.add("no_allow_origin", f"{diagnosis.url} answers POST without Access-Control-Allow-Origin, "
-                          "so the browser hides the answer.", _fix_cors(origin, "send Access-Control-Allow-Origin: "
-                                                                        f"{origin} on every response, not only OPTIONS"))
+                          "so the browser hides the answer.", fix)
         return  # nothing else is visible to the page until that is fixed
     if allow_origin not in ("*", origin):
         return  # reported by the preflight check; the page sees nothing else
