@@ -58,7 +58,8 @@ def test_a1_well_known_order() -> None:
     assert protected_resource_metadata_urls("https://e.com/") == ["https://e.com/.well-known/oauth-protected-resource"]
     assert authorization_server_metadata_urls("https://a.com/tenant1") == [
         "https://a.com/.well-known/oauth-authorization-server/tenant1",
-        "https://a.com/.well-known/openid-configuration/tenant1", "https://a.com/tenant1/.well-known/openid-configuration"]
+        "https://a.com/.well-known/openid-configuration/tenant1",
+        "https://a.com/tenant1/.well-known/openid-configuration"]
     assert authorization_server_metadata_urls("https://a.com") == [
         "https://a.com/.well-known/oauth-authorization-server", "https://a.com/.well-known/openid-configuration"]
 
