@@ -1,98 +1,176 @@
-// The page's entry point. It only renders and routes messages: Python runs in the worker
-// (worker.js), reached through the protocol in protocol.js, so the UI thread never waits on it.
+// The page's entry point: boots Python in the worker (worker.js, through protocol.js) and wires the
+// chat app together. The UI never waits on Python: a message sent during boot is stored at once and
+// goes out when the core is ready.
+//
+//   web/app/settings.js      provider profiles and keys        web/app/chat.js       the conversation
+//   web/app/sidebar.js       conversations, search, export     web/app/tools_panel.js MCP + Python tools
+//   web/app/composer.js      message box, images, shortcuts    web/app/i18n.js       English / Japanese
+//   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 
-import { STAGES, STAGE_LABELS, WorkerClient } from "./protocol.js";
+import { Chat } from "./app/chat.js";
+import { Composer } from "./app/composer.js";
+import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
+import { Notifier } from "./app/notify.js";
+import { readRelayToken } from "./app/relay.js";
+import { Settings } from "./app/settings.js";
+import { Sidebar } from "./app/sidebar.js";
+import { ToolsPanel } from "./app/tools_panel.js";
+import { STAGES, WorkerClient } from "./protocol.js";
+import { ImagePolicy } from "./render/markdown.js";
+import * as keys from "./store/keys.js";
+import { openStore } from "./store/index.js";
 
 const boot = JSON.parse(document.getElementById("boot").textContent);
 const root = document.documentElement;
 const statusText = document.getElementById("core-status-text");
 const progress = document.getElementById("core-progress");
-const transcript = document.getElementById("transcript");
-const composer = document.getElementById("composer");
-const messageBox = document.getElementById("message");
 
-const queue = []; // messages sent before the core was ready, in order
+const relayToken = readRelayToken(); // read first: it leaves the address bar at once
+applyTranslations();
+
+// ------------------------------------------------------------------ the core (Python in a worker)
+
 let coreReady = false;
-
+let coreInfo = null;
+let bootStage = "runtime";
 const worker = new Worker(new URL(boot.worker, document.baseURI), { type: "module", name: "pycore" });
 const core = new WorkerClient(worker, {
   onStage: (stage, detail) => showStage(stage, detail),
   onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
 });
-
-core
+const ready = core
   .boot({ base: document.baseURI, pyodide: boot.pyodide, wheels: boot.wheels })
   .then((info) => {
     coreReady = true;
+    coreInfo = info;
+    core.methods = info.methods ?? [];
     root.dataset.core = "ready";
     performance.mark("core-ready"); // read by bench/boot
-    statusText.textContent = `Ready · Python ${info.python}`;
-    for (const pending of queue.splice(0)) deliver(pending);
-  })
-  .catch((err) => {
-    root.dataset.core = "error";
-    const stage = STAGE_LABELS[err.stage] ?? err.stage ?? "start-up";
-    statusText.textContent = `Python failed to start at “${stage}”: ${err.message}`;
-    for (const pending of queue.splice(0)) fail(pending, "the core failed to start, so this was not sent");
+    showReady();
+    return info;
   });
+const readyOrFail = ready.catch((err) => {
+  root.dataset.core = "error";
+  coreError = err;
+  showReady();
+  throw new Error(t("boot.failed", { stage: t(`boot.${err.stage}`) ?? err.stage, message: err.message }));
+});
+readyOrFail.catch(() => {}); // shown in the status line; each waiting turn reports it too
+let coreError = null;
 
 function showStage(stage, detail) {
+  bootStage = stage;
   progress.value = STAGES.indexOf(stage) + 1;
   if (stage === "ready") return;
   const counted = detail?.count ? ` (${detail.done ?? 0}/${detail.count})` : "";
-  statusText.textContent = `${STAGE_LABELS[stage] ?? stage}${counted}…`;
+  statusText.textContent = `${t(`boot.${stage}`)}${counted}…`;
 }
 
-composer.addEventListener("submit", (ev) => {
-  ev.preventDefault();
-  send();
-});
-
-messageBox.addEventListener("keydown", (ev) => {
-  if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
-    ev.preventDefault();
-    send();
-  }
-});
-
-function send() {
-  const text = messageBox.value.trim();
-  if (!text) return;
-  messageBox.value = "";
-  const item = append("user", text);
-  const pending = { text, item };
-  if (coreReady) deliver(pending);
-  else {
-    item.dataset.state = "waiting";
-    queue.push(pending);
+function showReady() {
+  if (coreError) {
+    statusText.textContent = t("boot.failed", { stage: t(`boot.${coreError.stage ?? bootStage}`), message: coreError.message });
+  } else if (coreInfo) {
+    statusText.textContent = t("boot.ready", { python: coreInfo.python });
   }
 }
 
-function deliver({ text, item }) {
-  delete item.dataset.state;
-  const reply = append("assistant", "");
-  core
-    .call("core.echo", { text }, (event) => {
-      if (event.type === "text_delta") reply.textContent += event.text;
-    })
-    .then(() => (reply.dataset.state = "done"))
-    .catch((err) => fail({ item: reply }, err.message));
-}
+// ------------------------------------------------------------------ the app
 
-function fail({ item }, message) {
-  item.classList.add("error");
-  item.dataset.state = "error";
-  item.textContent = message;
-}
+const notifier = new Notifier(document.getElementById("toasts"));
+const settingsButton = document.getElementById("open-settings");
+const notify = (message, options = {}) => {
+  if (options.settings) {
+    options.action = { label: t("top.settings"), run: () => settings.open() };
+    options.error = true;
+  }
+  notifier.show(message, options);
+};
 
-function append(role, text) {
-  const li = document.createElement("li");
-  li.className = role;
-  li.textContent = text; // plain text only; markdown rendering arrives with DOMPurify
-  transcript.append(li);
-  li.scrollIntoView({ block: "end" });
-  return li;
-}
+const images = new ImagePolicy(JSON.parse(localStorage.getItem("orizuru.imageHosts") ?? "[]"),
+  (hosts) => localStorage.setItem("orizuru.imageHosts", JSON.stringify(hosts)));
 
+const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
+
+const settings = new Settings({
+  core, keys, notify,
+  profiles: store.profiles,
+  coreReadyNow: () => coreReady,
+  onChange: () => showProfiles(),
+});
+
+const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow: () => coreReady, settings, relayToken, notify });
+
+const chat = new Chat({
+  core, store, images, notify,
+  coreReady: readyOrFail,
+  transcript: document.getElementById("transcript"),
+  provider: () => settings.target(),
+  tools: () => tools.runParams(),
+  onChange: (conversation) => {
+    sidebar.markActive(conversation?.id ?? null);
+    sidebar.refresh().catch((err) => notify(err.message));
+  },
+  onRunning: (running) => composer.setRunning(running),
+});
+chat.coreReadyNow = () => coreReady;
+
+const sidebar = new Sidebar({ store, chat, notify });
+const composer = new Composer({ chat, notify, onNewChat: () => sidebar.newChat() });
+
+store.subscribe?.((change) => {
+  sidebar.refresh().catch(() => {});
+  if (change?.conversation_id && change.conversation_id === chat.conversation?.id && !chat.running) {
+    chat.refresh().catch(() => {});
+  }
+});
+
+// ------------------------------------------------------------------ top bar
+
+const profileSwitch = document.getElementById("profile-switch");
+const modelSwitch = document.getElementById("model-switch");
+function showProfiles() {
+  const active = settings.active;
+  profileSwitch.replaceChildren(...settings.profiles.map((p) => {
+    const option = document.createElement("option");
+    option.value = p.id;
+    option.textContent = p.name || p.model;
+    return option;
+  }));
+  profileSwitch.hidden = settings.profiles.length === 0;
+  modelSwitch.hidden = !active;
+  if (active) {
+    profileSwitch.value = active.id;
+    modelSwitch.value = active.model;
+  }
+  tools.profileChanged(active);
+}
+profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));
+modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
+settingsButton.addEventListener("click", () => settings.open());
+document.getElementById("open-tools").addEventListener("click", () => tools.open());
+document.getElementById("toggle-sidebar").addEventListener("click", () => document.body.classList.toggle("sidebar-open"));
+
+const languageSelect = document.getElementById("language");
+languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => {
+  const option = document.createElement("option");
+  option.value = code;
+  option.textContent = name;
+  return option;
+}));
+languageSelect.value = language();
+languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
+onLanguageChange(() => {
+  showReady();
+  settings.relabel();
+  chat.render();
+  sidebar.refresh().catch(() => {});
+  tools.render();
+});
+
+// ------------------------------------------------------------------ start
+
+await settings.load();
+await sidebar.refresh();
+if (!settings.active) settings.open({ firstRun: true });
 performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
 import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline

@@ -1,0 +1,90 @@
+"""Shared steps for the chat-app journeys (tests/e2e/test_journeys*.py): open the app, fill the
+settings dialog as a user does, send a message, read what the browser stored."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+
+BOOT_TIMEOUT_MS = 120_000  # a cold Pyodide boot on a loaded 2-core machine
+REPLY_TIMEOUT_MS = 60_000
+
+# Where each provider's adapter appends its paths (pycore/adapters): the Base URL a user would type
+# for a proxy, pointed at the loopback replay server instead.
+BASE_PATHS = {"openai": "/v1", "openai-responses": "/v1", "openai-compatible": "/v1", "anthropic": "",
+              "gemini": "/v1beta", "ollama": ""}
+
+
+def open_app(browser: Browser, url: str, *, context: BrowserContext | None = None,
+             wait_ready: bool = True) -> Page:
+    context = context or browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    page.goto(url)
+    if wait_ready:
+        wait_core(page)
+    return page
+
+
+def wait_core(page: Page) -> None:
+    expect(page.locator("html")).to_have_attribute("data-core", "ready", timeout=BOOT_TIMEOUT_MS)
+
+
+def configure(page: Page, *, vendor: str, base: str, key: str, model: str, name: str | None = None,
+              new_profile: bool = False) -> None:
+    """Fill the settings dialog (open it first if it is not already open) and save."""
+    dialog = page.get_by_role("dialog", name="Settings")
+    if not dialog.is_visible():
+        page.get_by_role("button", name="Settings", exact=True).click()
+    expect(dialog).to_be_visible()
+    if new_profile:
+        dialog.get_by_role("button", name="New profile").click()
+    if name:
+        dialog.get_by_label("Profile name").fill(name)
+    dialog.get_by_label("Provider", exact=True).select_option(vendor)
+    dialog.get_by_label("API key", exact=True).fill(key)
+    dialog.get_by_label("Base URL", exact=True).fill(base + BASE_PATHS[vendor])
+    dialog.get_by_label("Model", exact=True).fill(model)
+    dialog.get_by_role("button", name="Save").click()
+    expect(dialog).to_be_hidden()
+
+
+def send(page: Page, text: str) -> None:
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.fill(text)
+    box.press("Enter")
+
+
+def replies(page: Page):
+    return page.locator(".transcript li.msg.assistant")
+
+
+def last_reply(page: Page):
+    return replies(page).last
+
+
+def wait_idle(page: Page) -> None:
+    """The turn is over: Stop is gone and Send is usable again."""
+    expect(page.get_by_role("button", name="Stop", exact=True)).to_be_hidden(timeout=REPLY_TIMEOUT_MS)
+    expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
+
+
+def browser_storage_dump(page: Page) -> str:
+    """Everything this origin keeps in localStorage, sessionStorage and every IndexedDB database, as text."""
+    data: Any = page.evaluate("""async () => {
+      const out = {local: {...localStorage}, session: {...sessionStorage}, idb: {}};
+      for (const info of await indexedDB.databases()) {
+        const db = await new Promise((ok, no) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error); });
+        const stores = {};
+        for (const name of db.objectStoreNames) {
+          stores[name] = await new Promise((ok, no) => {
+            const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error);
+          });
+        }
+        db.close();
+        out.idb[info.name] = stores;
+      }
+      return out;
+    }""")
+    return json.dumps(data)

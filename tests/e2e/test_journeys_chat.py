@@ -1,0 +1,157 @@
+"""Journeys through the chat app in real Chromium: first run, a streamed reply, Stop, a reload that
+finds the cut-off reply, switching vendor mid-conversation. The vendors are the loopback replay
+server (vendor_replay.py) serving their real recorded responses."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from journeys import (REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, replies, send,
+                      wait_core, wait_idle)
+from playwright.sync_api import Browser, expect
+from vendor_replay import VendorReplay, expected
+
+pytestmark = pytest.mark.e2e
+
+KEY = "sk-test-h6b-8f3a1c9e5d7b2046"  # a made-up key: the point is to find where it goes
+
+
+@pytest.fixture
+def vendor() -> Iterator[VendorReplay]:
+    server = VendorReplay()
+    yield server
+    server.close()
+
+
+def test_first_run_set_a_key_chat_and_stream(browser: Browser, site_url: str, vendor: VendorReplay):
+    recording = "openai/chat-stream-text-usage"
+    want = expected(recording)
+    vendor.script(recording)
+    page = open_app(browser, site_url)
+    # First run, no account: the settings dialog is already open.
+    dialog = page.get_by_role("dialog", name="Settings")
+    expect(dialog).to_be_visible()
+    dialog.get_by_label("Provider", exact=True).select_option("openai")
+    dialog.get_by_label("API key", exact=True).fill(KEY)
+    dialog.get_by_label("Base URL", exact=True).fill(vendor.url + "/v1")
+    # The replay server has no model list (none was recorded): the app says so and lets us type.
+    dialog.get_by_role("button", name="Load models").click()
+    expect(dialog.locator("#models-status")).to_contain_text("type the model name", timeout=REPLY_TIMEOUT_MS)
+    dialog.get_by_label("Model", exact=True).fill("gpt-4o-mini")
+    dialog.get_by_role("button", name="Save").click()
+    expect(dialog).to_be_hidden()
+
+    send(page, "What is the capital of the UK?")
+    reply = last_reply(page)
+    expect(reply.locator(".content")).to_have_text(want["text"], timeout=REPLY_TIMEOUT_MS)
+    expect(reply).to_have_attribute("data-state", "done")
+    usage = want["usage"]
+    expect(reply.locator(".usage")).to_have_text(f"{usage['input_tokens']} in · {usage['output_tokens']} out tokens")
+    expect(reply.locator(".meta")).to_have_text("OpenAI · gpt-4o-mini")
+    wait_idle(page)
+
+    sent = vendor.model_requests[0]
+    assert sent.path == "/v1/chat/completions"
+    assert sent.headers["authorization"] == f"Bearer {KEY}"
+    assert sent.json["model"] == "gpt-4o-mini"
+    assert sent.json["messages"][-1]["content"] in ("What is the capital of the UK?",
+                                                   [{"type": "text", "text": "What is the capital of the UK?"}])
+    # The conversation is listed, titled by its first message.
+    expect(page.get_by_role("complementary").get_by_role("button", name="What is the capital of the UK?", exact=True)).to_be_visible()
+
+    # The key is in memory only: nowhere in localStorage, sessionStorage or IndexedDB.
+    dump = browser_storage_dump(page)
+    assert "What is the capital of the UK?" in dump  # the dump does see the stored conversation
+    assert KEY not in dump
+
+    # A reload keeps the conversation (IndexedDB) but not the key: the next send asks for it.
+    page.reload()
+    wait_core(page)
+    page.get_by_role("button", name="What is the capital of the UK?", exact=True).click()
+    expect(last_reply(page).locator(".content")).to_have_text(want["text"])
+    send(page, "again")
+    expect(page.get_by_role("alert")).to_contain_text("API key")
+    expect(page.get_by_role("textbox", name="Message", exact=True)).to_have_value("again")  # not lost
+    assert len(vendor.model_requests) == 1  # nothing went out without the key
+    page.context.close()
+
+
+def test_stop_mid_stream_then_reload_finds_the_partial_reply_marked(browser: Browser, site_url: str,
+                                                                    vendor: VendorReplay):
+    recording = "anthropic/stream-text"
+    full = expected(recording)["text"]
+    # Five events reach the page (message_start, content_block_start, the first text deltas), then
+    # the stream stays open: the reply is certainly still streaming when Stop is pressed.
+    vendor.script(recording, stall_after=5)
+    page = open_app(browser, site_url)
+    configure(page, vendor="anthropic", base=vendor.url, key=KEY, model="claude-sonnet-4-5")
+    send(page, "Give me two numbers")
+    reply = last_reply(page)
+    expect(reply).to_have_attribute("data-state", "streaming", timeout=REPLY_TIMEOUT_MS)
+    expect(reply.locator(".content")).not_to_have_text("", timeout=REPLY_TIMEOUT_MS)
+    partial = reply.locator(".content").inner_text()
+    assert partial and full.startswith(partial) and partial != full
+
+    page.keyboard.press("Escape")  # Esc stops, as the Stop button does
+    wait_idle(page)
+    reply = last_reply(page)
+    expect(reply).to_have_attribute("data-state", "interrupted")
+    expect(reply.locator(".notice")).to_contain_text("cut off")
+    expect(reply.locator(".content")).to_have_text(partial)
+
+    page.reload()
+    wait_core(page)
+    page.get_by_role("button", name="Give me two numbers", exact=True).click()
+    reply = last_reply(page)
+    expect(reply).to_have_attribute("data-state", "interrupted")
+    expect(reply.locator(".notice")).to_contain_text("cut off")
+    expect(reply.locator(".content")).to_have_text(partial)
+    page.context.close()
+
+
+def test_the_stop_button_cancels_a_slow_stream(browser: Browser, site_url: str, vendor: VendorReplay):
+    recording = "openai/chat-stream-text-usage"
+    vendor.script(recording, delay=0.4)  # about 10 s for the whole reply
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    send(page, "Slowly, please")
+    reply = last_reply(page)
+    expect(reply.locator(".content")).to_contain_text("capital", timeout=REPLY_TIMEOUT_MS)
+    page.get_by_role("button", name="Stop", exact=True).click()
+    wait_idle(page)
+    expect(last_reply(page)).to_have_attribute("data-state", "interrupted")
+    text = last_reply(page).locator(".content").inner_text()
+    assert text != expected(recording)["text"] and expected(recording)["text"].startswith(text)
+    page.context.close()
+
+
+def test_switch_vendor_mid_conversation_sends_the_whole_transcript(browser: Browser, site_url: str,
+                                                                   vendor: VendorReplay):
+    first, second = "openai/chat-stream-text-usage", "gemini/stream-text"
+    vendor.script(first, second)
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini", name="OpenAI")
+    send(page, "What is the capital of the UK?")
+    expect(last_reply(page).locator(".content")).to_have_text(expected(first)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+
+    configure(page, vendor="gemini", base=vendor.url, key="gm-test-key-0001", model="gemini-2.5-flash",
+              name="Gemini", new_profile=True)
+    expect(page.get_by_role("combobox", name="Profile")).to_have_value(
+        page.get_by_role("combobox", name="Profile").locator("option", has_text="Gemini").get_attribute("value"))
+    send(page, "And of France?")
+    expect(replies(page)).to_have_count(2)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(second)["text"], timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".meta")).to_have_text("Gemini · gemini-2.5-flash")
+    expect(replies(page).first.locator(".meta")).to_have_text("OpenAI · gpt-4o-mini")
+
+    to_gemini = vendor.model_requests[1]
+    assert to_gemini.path.startswith("/v1beta/models/gemini-2.5-flash:streamGenerateContent")
+    assert to_gemini.headers.get("x-goog-api-key") == "gm-test-key-0001"
+    assert KEY not in str(to_gemini.headers) + to_gemini.body.decode()  # the OpenAI key stays with OpenAI
+    contents = to_gemini.json["contents"]
+    assert [c["role"] for c in contents] == ["user", "model", "user"]
+    assert contents[1]["parts"][0]["text"] == expected(first)["text"]
+    assert contents[2]["parts"][0]["text"] == "And of France?"
+    page.context.close()

@@ -1,0 +1,380 @@
+/**
+ * The conversation on screen and the turns it runs.
+ *
+ *   const chat = new Chat({core, coreReady, store, transcript, images, provider, tools, onChange, notify})
+ *   await chat.open(conversationId) | chat.newChat()
+ *   await chat.send(text, images)        user message stored, THEN chat.run; every event to the store
+ *   chat.stop()                           cancels the running call (WorkerClient.cancel)
+ *   chat.running                          a turn is in progress
+ *
+ * `provider()` returns {provider: {vendor, api_key?, base_url?}, model, vendor} for the next turn or
+ * throws an Error saying what is missing; `tools()` returns {tools, policy} for chat.run.
+ * Switching profile or model between turns is just a different provider() answer: the whole path is
+ * sent to the new vendor.
+ */
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { MessageView } from "./message_view.js";
+import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
+
+export class Chat {
+  constructor({ core, coreReady, store, transcript, images, provider, tools, onChange = () => {},
+                onRunning = () => {}, notify = () => {} }) {
+    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, onChange, onRunning, notify });
+    this.conversation = null;
+    this.tree = new ConversationTree();
+    this.views = [];
+    this.running = null; // {callId, cancelled, view}
+    this.renderEmpty();
+  }
+
+  // ------------------------------------------------------------------ opening and drawing
+
+  newChat() {
+    if (this.running) this.stop();
+    this.conversation = null;
+    this.tree = new ConversationTree();
+    this.render();
+    this.onChange(null);
+  }
+
+  async open(id) {
+    if (this.running) this.stop();
+    const loaded = await this.store.loadConversation(id);
+    this.conversation = loaded.conversation;
+    this.tree = new ConversationTree(loaded.messages);
+    if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
+    this.render();
+    this.onChange(this.conversation);
+  }
+
+  #chooseLeaf(leafId) {
+    for (let cur = this.tree.get(leafId); cur; cur = this.tree.get(cur.parent_id)) {
+      this.tree.chosen.set(cur.parent_id ?? "\u0000root", cur.id);
+    }
+  }
+
+  /** Reload the messages from the store, keeping the branches chosen on screen. */
+  async refresh() {
+    if (!this.conversation) return;
+    const loaded = await this.store.loadConversation(this.conversation.id);
+    const chosen = this.tree.chosen;
+    const known = new Set(this.tree.byId.keys());
+    this.tree = new ConversationTree(loaded.messages.filter((m) => known.has(m.id)));
+    this.tree.chosen = chosen;
+    for (const msg of loaded.messages.filter((m) => !known.has(m.id)).sort((a, b) => a.created - b.created)) {
+      this.tree.add(msg);
+    }
+    this.conversation = loaded.conversation;
+    this.render();
+  }
+
+  renderEmpty() {
+    this.transcript.replaceChildren(h("li", { className: "empty" }, t("chat.empty")));
+  }
+
+  render() {
+    for (const view of this.views) view.destroy();
+    this.views = [];
+    const path = this.tree.path();
+    if (!path.length) return this.renderEmpty();
+    const items = [];
+    let lastAssistant = null;
+    let pendingMeta = {};
+    for (const msg of path) {
+      if (isToolResults(msg) && lastAssistant) {
+        lastAssistant.attachResults(msg, msg.tool_meta ?? pendingMeta);
+        continue;
+      }
+      const view = new MessageView(msg, { images: this.images, siblings: this.tree.siblings(msg),
+                                          actions: this.#actionsFor(msg) });
+      this.views.push(view);
+      items.push(view.el);
+      lastAssistant = msg.role === "assistant" ? view : null;
+      pendingMeta = {};
+    }
+    this.transcript.replaceChildren(...items);
+    items[items.length - 1]?.scrollIntoView({ block: "end" });
+  }
+
+  #actionsFor(msg) {
+    const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta) };
+    if (msg.role === "user") actions.edit = (view) => this.#startEdit(view);
+    else actions.regenerate = (view) => this.regenerate(view.msg);
+    return actions;
+  }
+
+  async #switchBranch(msg, delta) {
+    if (this.running) return;
+    this.tree.step(msg, delta);
+    this.render();
+    await this.#saveLeaf();
+  }
+
+  async #saveLeaf() {
+    const leaf = this.tree.last();
+    if (this.conversation && leaf) await this.store.setCurrentLeaf?.(this.conversation.id, leaf.id);
+  }
+
+  #startEdit(view) {
+    if (this.running) return;
+    const field = h("textarea", { className: "edit-field", "aria-label": t("chat.editField"), rows: 3 });
+    field.value = textOf(view.msg);
+    const images = view.msg.parts.filter((p) => p.type === "image");
+    const form = h("form", { className: "edit-form" }, field,
+      h("div", { className: "actions" },
+        h("button", { type: "submit" }, t("chat.resend")),
+        h("button", { type: "button", onclick: () => this.render() }, t("chat.cancel"))));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const text = field.value.trim();
+      if (text) this.#run({ parentId: view.msg.parent_id ?? null, userParts: userParts(text, images) });
+    });
+    field.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
+        ev.preventDefault();
+        form.requestSubmit();
+      }
+    });
+    view.body.replaceWith(form);
+    field.focus();
+  }
+
+  // ------------------------------------------------------------------ turns
+
+  /** A new user message at the end of the shown path, then a reply. */
+  send(text, images = []) {
+    const leaf = this.tree.last();
+    return this.#run({ parentId: leaf?.id ?? null, userParts: userParts(text, images) });
+  }
+
+  /** Another reply to the same user message, kept as a sibling branch. */
+  regenerate(assistantMsg) {
+    if (this.running) return undefined;
+    const prompt = this.tree.promptOf(assistantMsg);
+    if (!prompt) return undefined;
+    return this.#run({ replyTo: prompt });
+  }
+
+  stop() {
+    const run = this.running;
+    if (!run) return;
+    run.cancelled = true;
+    if (run.callId !== undefined) this.core.cancel(run.callId);
+  }
+
+  async #run({ parentId = null, userParts: parts = null, replyTo = null }) {
+    if (this.running) return;
+    let target;
+    try {
+      target = this.provider();
+    } catch (err) {
+      this.notify(err.message, { settings: true });
+      return;
+    }
+    const run = { cancelled: false, callId: undefined };
+    this.running = run;
+    this.onRunning(true);
+    let userMsg = replyTo;
+    let waitingView = null;
+    try {
+      if (!this.conversation) {
+        const title = parts ? titleFrom(parts) : t("nav.untitled");
+        this.conversation = await this.store.createConversation({ title });
+        this.onChange(this.conversation);
+      }
+      const conversationId = this.conversation.id;
+      if (parts) {
+        // The person's words are on disk before anything is sent.
+        userMsg = await this.store.addMessage(conversationId, { parent_id: parentId, role: "user", parts });
+        this.tree.add(userMsg);
+      } else {
+        // A regeneration shows the path up to the prompt; the new reply becomes a sibling branch.
+        this.tree.chosen.set(userMsg.id, undefined);
+        this.tree.chosen.delete(userMsg.id);
+      }
+      this.render();
+      this.#truncateAfter(userMsg);
+      const userView = this.views.find((v) => v.msg.id === userMsg.id);
+      if (!this.coreReadyNow?.()) {
+        waitingView = userView;
+        if (waitingView) Object.assign(waitingView.el.dataset, { state: "waiting", waiting: t("boot.waiting") });
+        await this.coreReady;
+        if (waitingView) waitingView.el.dataset.state = "done";
+      }
+      if (run.cancelled) return;
+      const path = this.#pathTo(userMsg);
+      await this.#stream(run, conversationId, userMsg, toWireMessages(path), target);
+    } catch (err) {
+      if (waitingView) waitingView.el.dataset.state = "error";
+      this.notify(err.message);
+    } finally {
+      this.running = null;
+      this.onRunning(false);
+      try {
+        await this.refresh();
+        await this.#saveLeaf();
+      } catch (err) {
+        this.notify(err.message);
+      }
+    }
+  }
+
+  #pathTo(msg) {
+    const out = [];
+    for (let cur = msg; cur; cur = this.tree.get(cur.parent_id)) out.unshift(cur);
+    return out;
+  }
+
+  /** Drop the views after `msg` (a new branch starts there). */
+  #truncateAfter(msg) {
+    const i = this.views.findIndex((v) => v.msg.id === msg.id);
+    if (i < 0) return;
+    for (const view of this.views.splice(i + 1)) {
+      view.destroy();
+      view.el.remove();
+    }
+  }
+
+  async #stream(run, conversationId, userMsg, messages, target) {
+    const store = this.store;
+    let chain = Promise.resolve(); // store writes, in event order, off the UI path
+    const queue = (fn) => (chain = chain.then(fn).catch((err) => this.notify(t("chat.storageError", { message: err.message }))));
+    let lastId = userMsg.id;
+    let writer = null;
+    let view = null;
+    let usage = null;
+    let lastAssistantView = null;
+    const toolMeta = {};
+
+    const beginStep = () => {
+      view = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
+        { images: this.images, live: true, actions: { decide: (callId, decision) => this.#decide(callId, decision) } });
+      view.setState("streaming");
+      this.transcript.append(view.el);
+      this.views.push(view);
+      usage = null;
+      queue(async () => {
+        writer = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
+      });
+    };
+    const finishStep = (message, incomplete, error = null) => {
+      const status = error ? "error" : incomplete ? "interrupted" : "complete";
+      const current = view;
+      const currentUsage = usage;
+      current?.finishStream();
+      current?.setState(status === "complete" ? "done" : status);
+      queue(async () => {
+        if (!writer) return;
+        const stored = await writer.finish({ parts: message?.parts, status, usage: currentUsage ?? undefined,
+                                             error: error ?? undefined });
+        lastId = stored?.id ?? writer.id ?? lastId;
+        writer = null;
+      });
+      lastAssistantView = current;
+      view = null;
+    };
+
+    const onEvent = (ev) => {
+      switch (ev.type) {
+        case "step":
+          if (view) finishStep(null, true);
+          beginStep();
+          return;
+        case "message":
+          if (ev.message.role === "assistant") {
+            if (!view) beginStep();
+            finishStep(ev.message, Boolean(ev.incomplete));
+          } else {
+            const meta = { ...toolMeta };
+            lastAssistantView?.attachResults(ev.message, meta);
+            queue(async () => {
+              const stored = await store.addMessage(conversationId, { parent_id: lastId, role: "user", parts: ev.message.parts,
+                                                                      tool_meta: meta });
+              lastId = stored.id;
+            });
+          }
+          return;
+        case "approval":
+          (view ?? lastAssistantView)?.card(ev.call_id)?.askApproval();
+          return;
+        case "tool_start":
+          (view ?? lastAssistantView)?.card(ev.call_id)?.setStatus("running");
+          return;
+        case "tool_end":
+          toolMeta[ev.call_id] = { duration_ms: ev.duration_ms };
+          (view ?? lastAssistantView)?.card(ev.call_id)?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms });
+          return;
+        case "page_tool":
+          this.core.call("chat.page_tool_result", { call_id: ev.call_id, is_error: true,
+                                                    content: [{ type: "text", text: "this page has no such tool" }] });
+          return;
+        default:
+          if (!view) beginStep();
+          if (ev.type === "usage") usage = ev.usage;
+          view.onEvent(ev);
+          if (["text_delta", "reasoning_delta", "tool_call_start", "tool_call_args_delta", "tool_call_end", "usage",
+               "finish", "error"].includes(ev.type)) {
+            queue(() => writer?.append(ev));
+          }
+      }
+    };
+
+    const { tools, policy } = this.tools();
+    const params = { provider: target.provider, model: target.model, messages, tools, policy };
+    const call = this.core.call("chat.run", params, onEvent);
+    run.callId = call.id;
+    if (run.cancelled) this.core.cancel(call.id);
+    let result = null;
+    let failure = null;
+    try {
+      result = await call;
+    } catch (err) {
+      failure = err;
+    }
+    if (view) {
+      // The call ended with a step that never got its message (an error before any byte, a crash).
+      const error = failure ? { message: failure.message } : result?.error ?? null;
+      if (error) view.showError(error.message);
+      finishStep(null, run.cancelled, error);
+    } else if (failure || result?.error) {
+      const message = failure?.message ?? result.error.message;
+      (lastAssistantView ?? this.#errorView()).showError(message);
+      if (!lastAssistantView || failure) {
+        queue(async () => {
+          const w = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
+          await w.finish({ parts: [], status: "error", error: { message } });
+        });
+      }
+    }
+    const reason = result?.stop_reason;
+    if (reason && t(`chat.stopReason.${reason}`) !== `chat.stopReason.${reason}` && lastAssistantView) {
+      this.notify(t(`chat.stopReason.${reason}`));
+    }
+    await chain;
+  }
+
+  #errorView() {
+    const view = new MessageView({ role: "assistant", parts: [], status: "error" }, { images: this.images, live: true });
+    this.transcript.append(view.el);
+    this.views.push(view);
+    return view;
+  }
+
+  #decide(callId, decision) {
+    this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(err.message));
+  }
+}
+
+function userParts(text, images) {
+  const parts = images.map((img) => ({ type: "image", data: img.data, mime_type: img.mime_type }));
+  if (text) parts.unshift({ type: "text", text });
+  return parts;
+}
+
+function titleFrom(parts) {
+  const text = parts.find((p) => p.type === "text")?.text ?? "";
+  const line = text.split("\n", 1)[0].trim();
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line || t("nav.untitled");
+}

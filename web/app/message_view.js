@@ -1,0 +1,218 @@
+/**
+ * One message on screen: a user bubble, or an assistant reply with its thinking, streamed markdown,
+ * tool cards, usage, status and actions (copy, regenerate, edit, ‹ 1/2 › branches).
+ *
+ *   const view = new MessageView(msg, {images, actions})   msg: StoredMessage (or a live stub)
+ *   view.el                                               an <li>
+ *   live replies: view.onEvent(streamEvent)               text/reasoning/tool-call deltas, usage, error
+ *                 view.card(callId)                       its ToolCard (approval, progress, result)
+ *                 view.setState(state)                    waiting|streaming|done|interrupted|error
+ *   stored replies: view.attachResults(toolResultsMsg)    fill the cards from the next message
+ *
+ * Model output is untrusted: it reaches the DOM only through StreamRenderer (sanitized per update).
+ * The user's own text is set as text.
+ */
+
+import { StreamRenderer } from "../render/markdown.js";
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { ToolCard } from "./tool_card.js";
+import { textOf } from "./tree.js";
+
+export class MessageView {
+  constructor(msg, { images, actions = {}, siblings = null, live = false } = {}) {
+    this.msg = msg;
+    this.images = images;
+    this.actions = actions;
+    this.cards = new Map(); // call id -> ToolCard
+    this.cardsByIndex = new Map(); // stream index -> ToolCard (before the call id is final)
+    this.textIndex = null;
+    this.el = h("li", { className: `msg ${msg.role}`, dataset: { id: msg.id ?? "" } });
+    this.el.dataset.state = stateOf(msg);
+    if (msg.role === "user") this.#buildUser(msg);
+    else this.#buildAssistant(msg, live);
+    if (siblings && siblings.count > 1) this.el.append(this.#branchNav(siblings));
+  }
+
+  #buildUser(msg) {
+    this.body = h("div", { className: "content" }, textOf(msg));
+    const images = msg.parts.filter((p) => p.type === "image");
+    const thumbs = images.map((p) => h("img", { className: "thumb", alt: "", src: `data:${p.mime_type};base64,${p.data}` }));
+    this.el.append(this.body);
+    if (thumbs.length) this.el.append(h("div", { className: "thumbs" }, thumbs));
+    if (this.actions.edit) {
+      this.el.append(h("div", { className: "actions" },
+        h("button", { type: "button", className: "edit", onclick: () => this.actions.edit(this) }, t("chat.edit"))));
+    }
+  }
+
+  #buildAssistant(msg, live) {
+    this.meta = h("div", { className: "meta" });
+    this.reasoningText = h("div", { className: "reasoning-text" });
+    this.reasoning = h("details", { className: "reasoning", hidden: true },
+      h("summary", {}, t("chat.thinking")), this.reasoningText);
+    this.body = h("div", { className: "content markdown" });
+    this.toolsEl = h("div", { className: "tool-cards" });
+    this.notice = h("div", { className: "notice", hidden: true });
+    this.usageEl = h("div", { className: "usage" });
+    this.el.append(this.meta, this.reasoning, this.body, this.toolsEl, this.notice, this.usageEl);
+    this.renderer = new StreamRenderer(this.body, {
+      images: this.images,
+      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: (host) => t("chat.loadImage", { host }) },
+    });
+    this.#setMeta(msg);
+    if (!live) this.#fillStored(msg);
+    this.#addActions();
+  }
+
+  #setMeta(msg) {
+    const who = [msg.vendor ? t(`vendor.${msg.vendor}`) : null, msg.model].filter(Boolean).join(" · ");
+    this.meta.textContent = who;
+  }
+
+  #fillStored(msg) {
+    let text = "";
+    for (const part of msg.parts) {
+      if (part.type === "text") text += (text && !text.endsWith("\n") ? "\n\n" : "") + part.text;
+      else if (part.type === "reasoning" && part.text) this.#reasoning(part.text);
+      else if (part.type === "tool_call") {
+        const card = this.#newCard(part.name, part.id);
+        card.setArguments(part.arguments);
+      }
+    }
+    this.renderer.setText(text);
+    this.renderer.finish();
+    this.setUsage(msg.usage);
+    if (msg.status === "interrupted") this.#showNotice(t("chat.interrupted"));
+    if (msg.error) this.#showNotice(t("chat.error", { message: msg.error.message ?? String(msg.error) }), true);
+  }
+
+  #addActions() {
+    const bar = h("div", { className: "actions" });
+    bar.append(h("button", { type: "button", className: "copy", onclick: () => this.#copy() }, t("chat.copy")));
+    if (this.actions.regenerate) {
+      bar.append(h("button", { type: "button", className: "regenerate", onclick: () => this.actions.regenerate(this) },
+        t("chat.regenerate")));
+    }
+    this.el.append(bar);
+  }
+
+  #branchNav({ index, count }) {
+    return h("nav", { className: "branches", "aria-label": t("chat.branch", { index, count }) },
+      h("button", { type: "button", "aria-label": t("chat.prevBranch"), disabled: index <= 1,
+                    onclick: () => this.actions.branch?.(this, -1) }, "‹"),
+      h("span", { className: "branch-pos" }, t("chat.branch", { index, count })),
+      h("button", { type: "button", "aria-label": t("chat.nextBranch"), disabled: index >= count,
+                    onclick: () => this.actions.branch?.(this, +1) }, "›"));
+  }
+
+  async #copy() {
+    try {
+      await navigator.clipboard.writeText(textOf(this.msg) || this.renderer?.text || "");
+    } catch {
+      /* clipboard refused (no focus / permission): nothing to undo */
+    }
+  }
+
+  #reasoning(text) {
+    this.reasoning.hidden = false;
+    this.reasoningText.textContent += text;
+  }
+
+  #newCard(name, callId, index) {
+    const card = new ToolCard({ name, callId, images: this.images,
+                                onDecision: (decision) => this.actions.decide?.(callId, decision) });
+    if (callId) this.cards.set(callId, card);
+    if (index !== undefined) this.cardsByIndex.set(index, card);
+    this.toolsEl.append(card.el);
+    return card;
+  }
+
+  #showNotice(text, isError = false) {
+    this.notice.hidden = false;
+    this.notice.classList.toggle("error", isError);
+    this.notice.textContent = text;
+  }
+
+  setState(state) {
+    this.el.dataset.state = state;
+    if (state === "interrupted") this.#showNotice(t("chat.interrupted"));
+  }
+
+  setUsage(usage) {
+    if (!usage || (usage.input_tokens == null && usage.output_tokens == null)) return;
+    this.usageEl.textContent = t("chat.usage", { input: usage.input_tokens ?? "?", output: usage.output_tokens ?? "?" });
+  }
+
+  showError(message) {
+    this.#showNotice(t("chat.error", { message }), true);
+  }
+
+  card(callId) {
+    return this.cards.get(callId);
+  }
+
+  /** One streamed event of this reply's step (coord/WIRE.md; pycore's unified events). */
+  onEvent(ev) {
+    switch (ev.type) {
+      case "text_delta":
+        if (this.textIndex !== null && this.textIndex !== ev.index) this.renderer.append("\n\n");
+        this.textIndex = ev.index;
+        this.renderer.append(ev.text);
+        break;
+      case "reasoning_delta":
+        this.#reasoning(ev.text);
+        break;
+      case "tool_call_start":
+        this.#newCard(ev.name, ev.id, ev.index);
+        break;
+      case "tool_call_args_delta":
+        this.cardsByIndex.get(ev.index)?.argsDelta(ev.delta);
+        break;
+      case "tool_call_end": {
+        const card = this.cardsByIndex.get(ev.index) ?? this.#newCard(ev.name, ev.id, ev.index);
+        card.setArguments(ev.arguments);
+        card.callId = ev.id;
+        this.cards.set(ev.id, card);
+        break;
+      }
+      case "usage":
+        this.setUsage(ev.usage);
+        break;
+      case "error":
+        this.showError(ev.error?.message ?? "error");
+        break;
+      default:
+        break;
+    }
+  }
+
+  finishStream() {
+    this.renderer.finish();
+  }
+
+  /** Fill this reply's tool cards from the message that carries their results. */
+  attachResults(resultsMsg, meta = {}) {
+    for (const part of resultsMsg.parts) {
+      if (part.type !== "tool_result") continue;
+      const card = this.cards.get(part.call_id) ?? this.#newCard(part.name ?? "tool", part.call_id);
+      card.setResult(toMcpContent(part.content), { isError: part.is_error, durationMs: meta[part.call_id]?.duration_ms });
+    }
+  }
+
+  destroy() {
+    this.renderer?.destroy();
+  }
+}
+
+function stateOf(msg) {
+  if (msg.status === "interrupted") return "interrupted";
+  if (msg.status === "error") return "error";
+  if (msg.status === "streaming") return "streaming";
+  return "done";
+}
+
+/** pycore result parts ({type: image, data, mime_type}) -> MCP content items ({mimeType}). */
+export function toMcpContent(items) {
+  return (items ?? []).map((item) => (item.type === "image" ? { type: "image", data: item.data, mimeType: item.mime_type } : item));
+}

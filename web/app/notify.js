@@ -1,0 +1,31 @@
+/**
+ * Short messages at the bottom of the chat (errors, "deleted — Undo", import results).
+ *
+ *   notifier.show(text, {error?, action?: {label, run}, timeout? (ms; 0 = until dismissed)})
+ */
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+export class Notifier {
+  constructor(container) {
+    this.container = container;
+  }
+
+  show(text, { error = false, action = null, timeout } = {}) {
+    const toast = h("div", { className: `toast${error ? " error" : ""}`, role: error ? "alert" : null });
+    const close = () => toast.remove();
+    toast.append(h("span", { className: "toast-text" }, text));
+    if (action) {
+      toast.append(h("button", { type: "button", onclick: async () => {
+        close();
+        await action.run();
+      } }, action.label));
+    }
+    toast.append(h("button", { type: "button", className: "icon", "aria-label": t("notice.dismiss"), onclick: close }, "×"));
+    this.container.append(toast);
+    const ms = timeout ?? (error ? 0 : 6000);
+    if (ms) setTimeout(close, ms);
+    return toast;
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * The relay (server/) opens the page as http://127.0.0.1:PORT/#token=... The token proves the page
+ * was opened from the relay's own printout; it authorises /api and /mcp requests.
+ *
+ *   readRelayToken()   reads the token from the fragment, then removes it from the address bar
+ *                      (history.replaceState) so it is not bookmarked, shared or kept in history;
+ *                      it stays in sessionStorage, for this tab only, so a reload still works
+ *   listRelayServers(token) -> [{name, url, state, ...}]   GET /api/servers (Bearer token)
+ *   relayServerUrl(server)  -> absolute same-origin URL of its streamable-HTTP endpoint
+ */
+
+const SESSION_KEY = "orizuru.relayToken";
+
+export function readRelayToken() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const token = params.get("token");
+  if (token) {
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(history.state, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
+    try {
+      sessionStorage.setItem(SESSION_KEY, token);
+    } catch {
+      /* storage off: the token still works for this page load */
+    }
+    return token;
+  }
+  try {
+    return sessionStorage.getItem(SESSION_KEY);
+  } catch {
+    return null;
+  }
+}
+
+export async function listRelayServers(token) {
+  const response = await fetch(new URL("api/servers", document.baseURI), {
+    headers: { Authorization: `Bearer ${token}` },
+    cache: "no-store",
+  });
+  if (!response.ok) throw new Error(`HTTP ${response.status}`);
+  const body = await response.json();
+  return body.servers ?? [];
+}
+
+export function relayServerUrl(server) {
+  return new URL(server.url.replace(/^\//, ""), document.baseURI).href;
+}

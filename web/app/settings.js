@@ -1,0 +1,255 @@
+/**
+ * Settings: provider profiles (vendor, base URL, model, name) and their API keys.
+ *
+ *   const settings = new Settings({core, coreReadyNow, profiles, keys, onChange, notify})
+ *   await settings.load()            saved profiles; the last one used becomes active
+ *   settings.open({firstRun})        the dialog (no profile yet: opened at start)
+ *   settings.target()                {provider: {vendor, api_key?, base_url?}, vendor, model} for the next
+ *                                    turn, or throws an Error that says what is missing
+ *   settings.switchTo(id) / settings.setModel(name)   the top bar's quick switches (mid-conversation)
+ *   settings.active                  the active profile (no key inside)
+ *
+ * Keys live in `this.keys` (memory, this tab) by default. Only when the user ticks "save" is the key
+ * written, and then only as an encrypted record (web/store/keys.js, passphrase + WebCrypto). A plain
+ * key is never put in a profile, localStorage, IndexedDB, a transcript or a message.
+ */
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+
+export const VENDORS = ["openai", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible"];
+const ACTIVE_KEY = "orizuru.profile";
+const KEYLESS = ["ollama", "openai-compatible"]; // local servers often need no key
+// The profile store keeps only its own fields, so a profile's Python tools (source code, not a
+// secret) sit beside it in localStorage under this prefix + the profile id.
+const PYTHON_KEY = "orizuru.pythonTools.";
+
+export class Settings {
+  constructor({ core, coreReadyNow, profiles, keys, onChange = () => {}, notify = () => {} }) {
+    Object.assign(this, { core, coreReadyNow, profilesApi: profiles, keysApi: keys, onChange, notify });
+    this.profiles = [];
+    this.keys = keys.sessionKeys; // profile id -> plain API key, this tab only (redacted from anything written)
+    this.active = null;
+    this.dialog = document.getElementById("settings-dialog");
+    this.form = document.getElementById("settings-form");
+    this.f = Object.fromEntries(["profile-choice", "profile-name", "provider", "api-key", "base-url", "model",
+      "model-list", "models-status", "remember-key", "passphrase", "unlock-row", "unlock-passphrase", "saved-key-row",
+      "settings-status", "first-run", "remember-row"].map((id) => [id, document.getElementById(id)]));
+    this.editing = null; // the profile shown in the form (null: a new one)
+    this.#wire();
+  }
+
+  #wire() {
+    const f = this.f;
+    f.provider.replaceChildren(...VENDORS.map((v) => h("option", { value: v, dataset: { vendor: v } }, t(`vendor.${v}`))));
+    f["profile-choice"].addEventListener("change", () => this.#edit(this.#byId(f["profile-choice"].value)));
+    document.getElementById("new-profile").addEventListener("click", () => this.#edit(null));
+    document.getElementById("delete-profile").addEventListener("click", () => this.#deleteEditing());
+    document.getElementById("load-models").addEventListener("click", () => this.loadModels());
+    document.getElementById("unlock-key").addEventListener("click", () => this.#unlock());
+    document.getElementById("forget-key").addEventListener("click", () => this.#forgetKey());
+    document.getElementById("settings-close").addEventListener("click", () => this.dialog.close());
+    f["remember-key"].addEventListener("change", () => (f.passphrase.disabled = !f["remember-key"].checked));
+    f.provider.addEventListener("change", () => this.#providerChanged());
+    this.form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      this.#save();
+    });
+  }
+
+  relabel() {
+    for (const option of this.f.provider.options) option.textContent = t(`vendor.${option.value}`);
+    this.#fillChoice();
+  }
+
+  async load() {
+    this.profiles = await this.profilesApi.list();
+    const wanted = localStorage.getItem(ACTIVE_KEY);
+    this.activate(this.#byId(wanted) ?? this.profiles[0] ?? null);
+    return this.active;
+  }
+
+  #byId(id) {
+    return this.profiles.find((p) => p.id === id) ?? null;
+  }
+
+  open({ firstRun = false } = {}) {
+    this.f["first-run"].hidden = !firstRun;
+    this.f["settings-status"].textContent = "";
+    this.#edit(this.active);
+    if (!this.dialog.open) this.dialog.showModal();
+    (firstRun ? this.f.provider : this.f["profile-choice"]).focus();
+  }
+
+  #fillChoice() {
+    const choice = this.f["profile-choice"];
+    choice.replaceChildren(...this.profiles.map((p) => h("option", { value: p.id }, p.name || p.model)),
+      h("option", { value: "" }, t("settings.newProfile")));
+    choice.value = this.editing?.id ?? "";
+  }
+
+  #edit(profile) {
+    const f = this.f;
+    this.editing = profile;
+    this.#fillChoice();
+    f["profile-name"].value = profile?.name ?? "";
+    f.provider.value = profile?.vendor ?? "openai";
+    f["base-url"].value = profile?.base_url ?? "";
+    f.model.value = profile?.model ?? "";
+    f["api-key"].value = (profile && this.keys.get(profile.id)) ?? "";
+    f["remember-key"].checked = false;
+    f.passphrase.value = "";
+    f.passphrase.disabled = true;
+    f["unlock-passphrase"].value = "";
+    const sealed = Boolean(profile?.key);
+    f["saved-key-row"].hidden = !sealed;
+    f["unlock-row"].hidden = !sealed || Boolean(this.keys.get(profile.id));
+    f["models-status"].textContent = "";
+    f["model-list"].replaceChildren();
+    document.getElementById("delete-profile").disabled = !profile;
+  }
+
+  #providerChanged() {
+    this.f["model-list"].replaceChildren();
+    this.f["models-status"].textContent = "";
+  }
+
+  #formProvider() {
+    const f = this.f;
+    const provider = { vendor: f.provider.value };
+    const key = f["api-key"].value.trim();
+    const base = f["base-url"].value.trim();
+    if (key) provider.api_key = key;
+    if (base) provider.base_url = base;
+    return provider;
+  }
+
+  async loadModels() {
+    const status = this.f["models-status"];
+    if (!this.coreReadyNow()) {
+      status.textContent = t("settings.modelsWaiting");
+      return;
+    }
+    status.textContent = "…";
+    try {
+      const { models } = await this.core.call("models.list", { provider: this.#formProvider() });
+      this.f["model-list"].replaceChildren(...models.map((m) => h("option", { value: m.id }, m.name ?? m.id)));
+      status.textContent = t("settings.modelsLoaded", { count: models.length });
+      if (!this.f.model.value && models[0]) this.f.model.value = models[0].id;
+    } catch (err) {
+      status.textContent = t("settings.modelsFailed", { message: err.message });
+    }
+  }
+
+  async #save() {
+    const f = this.f;
+    const status = f["settings-status"];
+    const provider = this.#formProvider();
+    const model = f.model.value.trim();
+    if (!model) return void (status.textContent = t("settings.needModel"));
+    if (provider.vendor === "openai-compatible" && !provider.base_url) {
+      return void (status.textContent = t("settings.needBaseUrl"));
+    }
+    const remember = f["remember-key"].checked && Boolean(provider.api_key);
+    if (remember && !f.passphrase.value) return void (status.textContent = t("settings.needPassphrase"));
+    const id = this.editing?.id ?? crypto.randomUUID();
+    const profile = {
+      ...(this.editing ?? {}),
+      id,
+      name: f["profile-name"].value.trim() || `${t(`vendor.${provider.vendor}`)} · ${model}`,
+      vendor: provider.vendor,
+      base_url: provider.base_url ?? "",
+      model,
+    };
+    if (remember) profile.key = await this.keysApi.encryptSecret(f.passphrase.value, provider.api_key);
+    if (provider.api_key) this.keys.set(id, provider.api_key);
+    else this.keys.delete(id);
+    await this.#persist(profile);
+    this.activate(profile);
+    status.textContent = t("settings.saved");
+    this.dialog.close();
+  }
+
+  async #persist(profile) {
+    const { python_tools: _python, ...record } = profile; // the store keeps its own fields; see pythonTools()
+    Object.assign(profile, await this.profilesApi.save(record));
+    const i = this.profiles.findIndex((p) => p.id === profile.id);
+    if (i >= 0) this.profiles[i] = profile;
+    else this.profiles.push(profile);
+  }
+
+  /** Save extra, non-secret fields of the active profile (the Python tools' source). */
+  async update(fields) {
+    if (!this.active) return;
+    if ("python_tools" in fields) localStorage.setItem(PYTHON_KEY + this.active.id, fields.python_tools);
+    const profile = { ...this.active, ...fields };
+    await this.#persist(profile);
+    this.active = profile;
+  }
+
+  activate(profile) {
+    this.active = profile;
+    if (profile) localStorage.setItem(ACTIVE_KEY, profile.id);
+    if (profile) profile.python_tools = localStorage.getItem(PYTHON_KEY + profile.id) ?? "";
+    this.onChange(profile);
+  }
+
+  switchTo(id) {
+    const profile = this.#byId(id);
+    if (profile) this.activate(profile);
+  }
+
+  async setModel(model) {
+    if (!this.active || !model || model === this.active.model) return;
+    await this.update({ model });
+    this.onChange(this.active);
+  }
+
+  async #unlock() {
+    const profile = this.editing;
+    if (!profile?.key) return;
+    try {
+      const key = await this.keysApi.decryptSecret(this.f["unlock-passphrase"].value, profile.key);
+      this.keys.set(profile.id, key);
+      this.f["api-key"].value = key;
+      this.f["unlock-row"].hidden = true;
+      this.f["settings-status"].textContent = t("settings.unlocked");
+    } catch {
+      this.f["settings-status"].textContent = t("settings.wrongPassphrase");
+    }
+  }
+
+  async #forgetKey() {
+    const profile = this.editing;
+    if (!profile) return;
+    const { key, ...rest } = profile;
+    await this.#persist(rest);
+    this.editing = rest;
+    if (this.active?.id === rest.id) this.active = rest;
+    this.f["saved-key-row"].hidden = true;
+    this.f["unlock-row"].hidden = true;
+  }
+
+  async #deleteEditing() {
+    const profile = this.editing;
+    if (!profile) return;
+    await this.profilesApi.delete(profile.id);
+    this.profiles = this.profiles.filter((p) => p.id !== profile.id);
+    this.keys.delete(profile.id);
+    if (this.active?.id === profile.id) this.activate(this.profiles[0] ?? null);
+    this.#edit(this.active);
+  }
+
+  target() {
+    const profile = this.active;
+    if (!profile) throw new Error(t("chat.noProfile"));
+    const key = this.keys.get(profile.id);
+    if (!key && profile.key) throw new Error(t("chat.needKey"));
+    if (!key && !KEYLESS.includes(profile.vendor)) throw new Error(t("chat.noKey"));
+    const provider = { vendor: profile.vendor };
+    if (key) provider.api_key = key;
+    if (profile.base_url) provider.base_url = profile.base_url;
+    const vendor = profile.vendor === "openai-compatible" ? "openai" : profile.vendor;
+    return { provider, model: profile.model, vendor: profile.vendor, wireVendor: vendor };
+  }
+}

@@ -1,0 +1,325 @@
+/**
+ * The Tools dialog: MCP servers (by URL + headers, or the relay's own in one click), their tools,
+ * resources and prompts, per-tool on/off and approval policy; and the Python tools editor.
+ *
+ *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify})
+ *   panel.open()                      show it (lists the relay's servers when served by the relay)
+ *   panel.runParams()                 {tools, policy} for chat.run (coord/WIRE.md)
+ *   panel.profileChanged(profile)     load that profile's Python tools into the worker
+ *   panel.onAttach / panel.onPrompt   set by main.js: a resource to attach, a prompt to put in the box
+ *
+ * Remembered in localStorage (nothing secret): server URLs with header NAMES only, and each tool's
+ * on/off and policy. Header values (tokens) stay in memory; such a server is reconnected by hand.
+ */
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { listRelayServers, relayServerUrl } from "./relay.js";
+
+const SERVERS_KEY = "orizuru.mcpServers";
+const PREFS_KEY = "orizuru.toolPrefs";
+const POLICIES = ["ask", "allow", "deny"];
+
+export class ToolsPanel {
+  constructor({ core, ready, coreReadyNow, settings, relayToken, notify }) {
+    Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify });
+    this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
+    this.relayServers = [];
+    this.relayError = null;
+    this.prefs = load(PREFS_KEY, {});
+    this.python = { id: null, tools: [], registered: false };
+    this.onAttach = null;
+    this.onPrompt = null;
+    this.dialog = document.getElementById("tools-dialog");
+    this.list = document.getElementById("mcp-servers");
+    this.relayList = document.getElementById("relay-servers");
+    document.getElementById("tools-close").addEventListener("click", () => this.dialog.close());
+    document.getElementById("mcp-add").addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      this.#addFromForm();
+    });
+    document.getElementById("python-save").addEventListener("click", () => this.#savePython());
+    for (const saved of load(SERVERS_KEY, [])) {
+      this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
+                                   status: "disconnected", relay: saved.relay ?? null });
+    }
+    this.ready.then(() => this.#reconnectSaved(), () => {});
+  }
+
+  // ------------------------------------------------------------------ dialog
+
+  async open() {
+    this.render();
+    if (!this.dialog.open) this.dialog.showModal();
+    if (this.relayToken) await this.#loadRelay();
+  }
+
+  render() {
+    const relaySection = document.getElementById("relay-section");
+    relaySection.hidden = !this.relayToken;
+    if (this.relayToken) {
+      if (this.relayError) this.relayList.replaceChildren(h("li", { className: "error" }, t("tools.relayFailed", { message: this.relayError })));
+      else if (!this.relayServers.length) this.relayList.replaceChildren(h("li", { className: "hint" }, t("tools.relayNone")));
+      else this.relayList.replaceChildren(...this.relayServers.map((s) => this.#relayItem(s)));
+    }
+    this.list.replaceChildren(...[...this.servers.values()].filter((s) => !s.relay).map((s) => this.#serverItem(s)));
+  }
+
+  async #loadRelay() {
+    try {
+      this.relayServers = await listRelayServers(this.relayToken);
+      this.relayError = null;
+    } catch (err) {
+      this.relayError = err.message;
+    }
+    this.render();
+  }
+
+  #relayItem(server) {
+    const id = `relay:${server.name}`;
+    const conn = this.servers.get(id);
+    const item = conn ? this.#serverItem(conn, server.name) : h("li", { className: "server", dataset: { id } },
+      h("div", { className: "server-head" },
+        h("strong", {}, server.name),
+        h("code", { className: "command" }, [server.command, ...(server.args ?? [])].join(" ")),
+        h("button", { type: "button", className: "primary", "aria-label": `${t("tools.connect")} ${server.name}`,
+                      onclick: () => this.connect({ id, url: relayServerUrl(server), relay: server.name,
+                                                    headers: { Authorization: `Bearer ${this.relayToken}` } }) },
+          t("tools.connect"))));
+    return item;
+  }
+
+  #serverItem(conn, label = null) {
+    const name = label ?? conn.info?.server?.name ?? conn.url;
+    const head = h("div", { className: "server-head" },
+      h("strong", {}, name),
+      label ? null : h("code", { className: "url" }, conn.url),
+      h("span", { className: `badge status-${conn.status}` }, t(`tools.status.${conn.status}`)));
+    if (conn.status === "connected") {
+      head.append(h("button", { type: "button", "aria-label": `${t("tools.disconnect")} ${name}`,
+                                onclick: () => this.disconnect(conn.id) }, t("tools.disconnect")));
+    } else if (conn.status !== "connecting") {
+      head.append(h("button", { type: "button", "aria-label": `${t("tools.connect")} ${name}`,
+                                onclick: () => this.connect(conn) }, t("tools.connect")));
+      if (!conn.relay) {
+        head.append(h("button", { type: "button", className: "icon", "aria-label": `${t("nav.delete")} ${name}`,
+                                  onclick: () => this.#forget(conn.id) }, "🗑"));
+      }
+    }
+    const item = h("li", { className: "server", dataset: { id: conn.id, status: conn.status } }, head);
+    if (conn.error) {
+      item.append(h("p", { className: "error", role: "alert" }, conn.error));
+      if (conn.advice) item.append(h("div", { className: "doctor" }, h("h4", {}, t("tools.doctor")), adviceNodes(conn.advice)));
+    }
+    if (conn.status === "connected" && conn.info) item.append(this.#capabilities(conn));
+    return item;
+  }
+
+  #capabilities(conn) {
+    const { tools = [], resources = [], prompts = [] } = conn.info;
+    const box = h("div", { className: "capabilities" });
+    if (tools.length) {
+      box.append(h("h4", {}, t("tools.tools")), h("ul", { className: "tool-list" }, tools.map((tool) => {
+        const pref = this.prefs[tool.name] ?? {};
+        const enabled = h("input", { type: "checkbox", "aria-label": t("tools.enabled", { name: tool.name }) });
+        enabled.checked = pref.enabled !== false;
+        enabled.addEventListener("change", () => this.#setPref(tool.name, { enabled: enabled.checked }));
+        const policy = h("select", { "aria-label": t("tools.policy", { name: tool.name }) },
+          POLICIES.map((p) => h("option", { value: p }, t(`tools.policy.${p}`))));
+        policy.value = pref.policy ?? tool.policy ?? "ask";
+        policy.addEventListener("change", () => this.#setPref(tool.name, { policy: policy.value }));
+        return h("li", {}, enabled, h("span", { className: "tool-name" }, tool.name),
+          h("span", { className: "hint" }, tool.description ?? ""), policy);
+      })));
+    }
+    if (resources.length) {
+      box.append(h("h4", {}, t("tools.resources")), h("ul", {}, resources.map((r) => h("li", {},
+        h("span", {}, r.name ?? r.uri), " ", h("code", {}, r.uri),
+        h("button", { type: "button", "aria-label": `${t("tools.attach")} ${r.name ?? r.uri}`,
+                      onclick: () => this.#attachResource(conn, r) }, t("tools.attach"))))));
+    }
+    if (prompts.length) {
+      box.append(h("h4", {}, t("tools.prompts")), h("ul", {}, prompts.map((p) => h("li", {},
+        h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? "")))));
+    }
+    return box;
+  }
+
+  #setPref(name, change) {
+    this.prefs[name] = { ...(this.prefs[name] ?? {}), ...change };
+    localStorage.setItem(PREFS_KEY, JSON.stringify(this.prefs));
+  }
+
+  // ------------------------------------------------------------------ connections
+
+  async #addFromForm() {
+    const status = document.getElementById("mcp-add-status");
+    const url = document.getElementById("mcp-url").value.trim();
+    let headers;
+    try {
+      headers = parseHeaders(document.getElementById("mcp-headers").value);
+    } catch (err) {
+      status.textContent = err.message;
+      return;
+    }
+    status.textContent = "";
+    const id = `url:${url}`;
+    document.getElementById("mcp-url").value = "";
+    document.getElementById("mcp-headers").value = "";
+    await this.connect({ id, url, headers });
+  }
+
+  async connect({ id, url, headers = {}, relay = null }) {
+    const conn = { ...(this.servers.get(id) ?? {}), id, url, relay, status: "connecting", error: null, advice: null };
+    conn.headers = Object.keys(headers).length ? headers : conn.headers ?? {};
+    conn.headerNames = Object.keys(conn.headers);
+    this.servers.set(id, conn);
+    this.#save();
+    this.render();
+    try {
+      await this.ready;
+      conn.info = await this.core.call("mcp.connect", { id, url, headers: conn.headers });
+      conn.status = "connected";
+    } catch (err) {
+      conn.status = "error";
+      conn.error = err.message;
+      conn.advice = await this.#doctor(url, conn.headers, err);
+    }
+    this.render();
+    return conn;
+  }
+
+  async #doctor(url, headers, err) {
+    if (!this.core.methods?.includes("mcp.doctor")) return null;
+    try {
+      return await this.core.call("mcp.doctor", { url, headers, error: err.message, origin: location.origin });
+    } catch {
+      return null;
+    }
+  }
+
+  async disconnect(id) {
+    const conn = this.servers.get(id);
+    if (!conn) return;
+    try {
+      await this.core.call("mcp.disconnect", { id });
+    } catch (err) {
+      this.notify(err.message);
+    }
+    conn.status = "disconnected";
+    conn.info = null;
+    if (conn.relay) this.servers.delete(id);
+    this.#save();
+    this.render();
+  }
+
+  #forget(id) {
+    this.servers.delete(id);
+    this.#save();
+    this.render();
+  }
+
+  #save() {
+    const saved = [...this.servers.values()].filter((s) => !s.relay)
+      .map((s) => ({ id: s.id, url: s.url, headerNames: s.headerNames ?? [] }));
+    localStorage.setItem(SERVERS_KEY, JSON.stringify(saved));
+  }
+
+  async #reconnectSaved() {
+    for (const conn of this.servers.values()) {
+      if (!conn.relay && !(conn.headerNames ?? []).length) this.connect(conn);
+    }
+  }
+
+  async #attachResource(conn, resource) {
+    try {
+      const { contents } = await this.core.call("mcp.read_resource", { id: conn.id, uri: resource.uri });
+      this.onAttach?.(resource, contents);
+      this.notify(t("tools.attached", { name: resource.name ?? resource.uri }));
+    } catch (err) {
+      this.notify(err.message, { error: true });
+    }
+  }
+
+  /** Prompts of connected servers, for the composer's slash commands. */
+  prompts() {
+    return [...this.servers.values()].filter((s) => s.status === "connected")
+      .flatMap((s) => (s.info?.prompts ?? []).map((p) => ({ ...p, serverId: s.id })));
+  }
+
+  // ------------------------------------------------------------------ Python tools
+
+  profileChanged(profile) {
+    const source = profile?.python_tools ?? "";
+    document.getElementById("python-source").value = source;
+    this.python = { id: profile ? `python:${profile.id}` : null, tools: [], registered: false };
+    document.getElementById("python-status").textContent = "";
+    if (profile && source.trim()) this.ready.then(() => this.#registerPython(source, false), () => {});
+  }
+
+  async #savePython() {
+    const source = document.getElementById("python-source").value;
+    if (!this.settings.active) {
+      document.getElementById("python-status").textContent = t("chat.noProfile");
+      return;
+    }
+    if (await this.#registerPython(source, true)) await this.settings.update({ python_tools: source });
+  }
+
+  async #registerPython(source, loud) {
+    const status = document.getElementById("python-status");
+    if (!this.python.id) return false;
+    try {
+      await this.ready;
+      const { tools } = await this.core.call("tools.python", { id: this.python.id, source });
+      this.python.tools = tools;
+      this.python.registered = tools.length > 0;
+      status.textContent = t("tools.pythonSaved", { count: tools.length, names: tools.map((x) => x.name).join(", ") });
+      return true;
+    } catch (err) {
+      status.textContent = t("tools.pythonFailed", { message: err.message });
+      if (loud) status.classList.add("error");
+      return false;
+    }
+  }
+
+  // ------------------------------------------------------------------ chat.run parameters
+
+  runParams() {
+    const mcp = [...this.servers.values()].filter((s) => s.status === "connected").map((s) => s.id);
+    const python = this.python.registered ? [this.python.id] : [];
+    const disabled = Object.entries(this.prefs).filter(([, p]) => p.enabled === false).map(([name]) => name);
+    const policy = Object.fromEntries(Object.entries(this.prefs).filter(([, p]) => p.policy).map(([name, p]) => [name, p.policy]));
+    return { tools: { mcp, python, disabled }, policy };
+  }
+}
+
+export function parseHeaders(text) {
+  const headers = {};
+  text.split("\n").forEach((line, i) => {
+    if (!line.trim()) return;
+    const at = line.indexOf(":");
+    if (at <= 0) throw new Error(t("tools.badHeader", { line: i + 1 }));
+    headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  });
+  return headers;
+}
+
+function adviceNodes(advice) {
+  if (typeof advice === "string") return h("p", {}, advice);
+  const items = advice.findings ?? advice.problems ?? advice.advice ?? null;
+  if (Array.isArray(items)) {
+    return h("ul", {}, items.map((item) => h("li", {}, typeof item === "string" ? item
+      : [item.problem ?? item.title ?? item.message ?? "", item.fix ? ` — ${item.fix}` : ""].join(""))));
+  }
+  if (typeof items === "string") return h("p", {}, items);
+  return h("pre", {}, JSON.stringify(advice, null, 2));
+}
+
+function load(key, fallback) {
+  try {
+    return JSON.parse(localStorage.getItem(key) ?? "null") ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
