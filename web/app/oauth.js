@@ -1,0 +1,146 @@
+/**
+ * OAuth sign-in for protected MCP servers, the page's half (the core's half is pycore/mcp/oauth.py,
+ * reached through the wire methods mcp.oauth_*). Self-contained; no imports.
+ *
+ * The app page opens the authorization server in a popup; the authorization server sends the popup
+ * back to the app's own URL with ?code&state&iss; that second copy of the app hands the URL to the
+ * page that opened it and closes. The PKCE verifier and the expected state stay in the worker.
+ *
+ *   // at the very start of main.js, before booting anything:
+ *   import { handleOAuthRedirect } from "./app/oauth.js";
+ *   if (handleOAuthRedirect()) return;        // this window is the popup coming back: done
+ *
+ *   // when mcp.connect fails with a 401 (MCPAuthRequiredError), from the click on "Sign in":
+ *   const result = await signIn(core, { serverUrl, onStore: (store) => saveEncrypted(store) });
+ *   await core.call("mcp.connect", { id, url: serverUrl });   // the worker now sends the token
+ *
+ *   // after a reload, before reconnecting servers:
+ *   await core.call("mcp.oauth_load", { store: await loadDecrypted() });
+ *
+ * Exports:
+ *   redirectUri(loc?)                 the app URL the authorization server sends the popup back to
+ *                                     (origin + path, no query or fragment): register this one
+ *   isOAuthRedirect(loc?)             this page load carries an authorization response (?state&code|error)
+ *   handleOAuthRedirect()             in the popup: post the response URL to the opener (exact origin)
+ *                                     or, if the authorization server cut the opener link (COOP), over a
+ *                                     same-origin BroadcastChannel; wipe the query; close. true if handled
+ *   safeAuthorizationUrl(url)         a URL object if http(s), else throws (never navigate to
+ *                                     javascript:, data:, file:; SECURITY.md C21/T-A3)
+ *   signIn(core, {serverUrl, wwwAuthenticate?, scope?, clientId?, clientSecret?, clientMetadataUrl?,
+ *                 onStore?, signal?, timeoutMs?})
+ *                                     MUST be called from a user gesture (the popup is opened at once,
+ *                                     before any await, or the browser blocks it). Resolves with the
+ *                                     result of mcp.oauth_finish ({resource, issuer, scope, expires_at,
+ *                                     store}); onStore(store) gets what to persist (encrypted: it holds
+ *                                     refresh tokens). Rejects on a closed/blocked popup, abort, timeout,
+ *                                     or a refused callback (the worker's error message).
+ */
+
+export const OAUTH_MESSAGE = "orizuru-oauth-callback";
+export const OAUTH_CHANNEL = "orizuru-oauth";
+const POPUP_NAME = "orizuru-oauth";
+const POPUP_FEATURES = "popup=yes,width=520,height=720";
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+
+export function redirectUri(loc = window.location) {
+  return `${loc.origin}${loc.pathname}`;
+}
+
+export function isOAuthRedirect(loc = window.location) {
+  const params = new URLSearchParams(loc.search);
+  return params.has("state") && (params.has("code") || params.has("error"));
+}
+
+export function handleOAuthRedirect() {
+  if (!isOAuthRedirect()) return false;
+  const message = { type: OAUTH_MESSAGE, url: window.location.href };
+  // The response must never linger in the address bar or the history.
+  window.history.replaceState(null, "", redirectUri());
+  let delivered = false;
+  try {
+    if (window.opener && !window.opener.closed) {
+      // Exact origin: only a page of this same app can receive it.
+      window.opener.postMessage(message, window.location.origin);
+      delivered = true;
+    }
+  } catch {
+    delivered = false;
+  }
+  if (!delivered && "BroadcastChannel" in window) {
+    const channel = new BroadcastChannel(OAUTH_CHANNEL); // same-origin only, by construction
+    channel.postMessage(message);
+    channel.close();
+  }
+  window.close();
+  return true;
+}
+
+export function safeAuthorizationUrl(url) {
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error("the authorization server gave an invalid sign-in URL; refused");
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") {
+    throw new Error(`the sign-in URL uses ${parsed.protocol}, not https; refused`);
+  }
+  if (parsed.username || parsed.password) throw new Error("the sign-in URL carries credentials; refused");
+  return parsed;
+}
+
+export async function signIn(core, { serverUrl, wwwAuthenticate, scope, clientId, clientSecret, clientMetadataUrl,
+                                     onStore = () => {}, signal, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+  // Opened before the first await: a popup opened later than the click is blocked.
+  const popup = window.open("about:blank", POPUP_NAME, POPUP_FEATURES);
+  if (!popup) throw new Error("the browser blocked the sign-in window; allow pop-ups for this site and try again");
+  try {
+    const begun = await core.call("mcp.oauth_begin", {
+      server_url: serverUrl, redirect_uri: redirectUri(), www_authenticate: wwwAuthenticate, scope,
+      client_id: clientId, client_secret: clientSecret, client_metadata_url: clientMetadataUrl,
+    });
+    popup.location.href = safeAuthorizationUrl(begun.authorization_url).href;
+    const callbackUrl = await waitForCallback(popup, begun.state, { signal, timeoutMs });
+    const result = await core.call("mcp.oauth_finish", { callback_url: callbackUrl });
+    onStore(result.store);
+    return result;
+  } finally {
+    if (!popup.closed) popup.close();
+  }
+}
+
+function stateOf(url) {
+  try {
+    return new URL(url).searchParams.get("state");
+  } catch {
+    return null;
+  }
+}
+
+function waitForCallback(popup, state, { signal, timeoutMs }) {
+  return new Promise((resolve, reject) => {
+    const channel = "BroadcastChannel" in window ? new BroadcastChannel(OAUTH_CHANNEL) : null;
+    const done = (fn, value) => {
+      window.removeEventListener("message", onMessage);
+      channel?.close();
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      fn(value);
+    };
+    const accept = (data) => {
+      // Only our message, for this sign-in; anything else is ignored (another tab's sign-in, noise).
+      if (data?.type !== OAUTH_MESSAGE || typeof data.url !== "string" || stateOf(data.url) !== state) return;
+      done(resolve, data.url);
+    };
+    const onMessage = (ev) => {
+      if (ev.origin !== window.location.origin || ev.source !== popup) return;
+      accept(ev.data);
+    };
+    const onAbort = () => done(reject, new Error("sign-in cancelled"));
+    const timer = setTimeout(() => done(reject, new Error("sign-in timed out; try again")), timeoutMs);
+    window.addEventListener("message", onMessage);
+    if (channel) channel.onmessage = (ev) => accept(ev.data);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort);
+  });
+}
