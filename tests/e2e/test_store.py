@@ -325,6 +325,9 @@ def test_two_tabs_appending_to_one_conversation_lose_and_reorder_nothing(browser
 def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_exportable(browser: Browser, store_site: str):
     context = browser.new_context()
     page = open_page(context, store_site)
+    problems: list[str] = []  # an unhandled rejection would mean a failure nobody reported
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("console", lambda m: problems.append(m.text) if m.type == "error" else None)
     cdp = context.new_cdp_session(page)
     origin = store_site.split("/store.html")[0]
     # Chromium reads the quota when the database is opened, so the small quota comes first.
@@ -356,6 +359,7 @@ def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_expor
     assert False in result["acks"]
     assert result["loaded"] == [["user", "complete", 15], ["user", "complete", 2_000_008], ["assistant", "complete", 2_000_000]]
     assert result["exported"] == [15, 2_000_008, 2_000_000]
+    assert problems == []
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin})
     context.close()
 
@@ -567,3 +571,28 @@ def test_markdown_export_shows_the_branch_on_show(browser: Browser, store_site: 
     assert "**Tool result**\n\n```\n4\n```" in md
     assert "## Assistant · anthropic/claude\n\nIt is **4**." in md and "Four." not in md
     page.context.close()
+
+
+def test_a_reply_cut_inside_a_tool_call_keeps_its_text_and_the_partial_arguments(profile: BrowserContext, store_site: str):
+    page = open_page(profile, store_site)
+    open_store(page)
+    ids = js(page, """
+        const c = await store.createConversation();
+        const w = await store.beginReply(c.id, {});
+        await w.append({type: "reasoning_delta", index: 0, text: "look it up"});
+        await w.append({type: "text_delta", index: 1, text: "Searching"});
+        await w.append({type: "tool_call_start", index: 2, id: "t1", name: "search"});
+        await w.append({type: "tool_call_args_delta", index: 2, delta: '{"q": "kyo'});
+        return {conversation: c.id, reply: w.id};
+    """)
+    page.reload()
+    page.wait_for_selector("body[data-ready=yes]", state="attached")
+    open_store(page)
+    [reply] = wait_interrupted(page, ids["conversation"])["messages"]
+    assert reply["status"] == "interrupted"
+    assert reply["parts"] == [
+        {"type": "reasoning", "text": "look it up"},
+        {"type": "text", "text": "Searching"},
+        {"type": "tool_call", "id": "t1", "name": "search", "arguments": {},
+         "provider_details": {"partial_arguments": '{"q": "kyo'}},
+    ]

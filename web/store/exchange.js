@@ -130,7 +130,9 @@ export function validateExport(data) {
   if (!isObject(data)) return ["the file is not a JSON object"];
   if (data.format !== EXPORT_FORMAT) bad("format", `expected "${EXPORT_FORMAT}", got ${show(data.format)}`);
   if (!Number.isInteger(data.version)) bad("version", `expected a number, got ${show(data.version)}`);
-  else if (data.version > EXPORT_VERSION) bad("version", `${data.version} is newer than this Orizuru understands (${EXPORT_VERSION}); update Orizuru`);
+  else if (data.version > EXPORT_VERSION) {
+    bad("version", `${data.version} is newer than this Orizuru understands (${EXPORT_VERSION}); update Orizuru`);
+  }
   else if (data.version < 1) bad("version", `${data.version} is not a valid version`);
   if (!Array.isArray(data.conversations)) {
     bad("conversations", `expected a list, got ${show(data.conversations)}`);
@@ -160,7 +162,9 @@ export function validateExport(data) {
       if (!ROLES.includes(m.role)) bad(`${mat}.role`, `expected "user" or "assistant", got ${show(m.role)}`);
       if (!STATUSES.includes(m.status)) bad(`${mat}.status`, `expected one of ${STATUSES.join(", ")}, got ${show(m.status)}`);
       if (!isTime(m.created)) bad(`${mat}.created`, `expected a time in ms, got ${show(m.created)}`);
-      if (m.parent_id !== null && !nonEmptyString(m.parent_id)) bad(`${mat}.parent_id`, `expected null or a message id, got ${show(m.parent_id)}`);
+      if (m.parent_id !== null && !nonEmptyString(m.parent_id)) {
+        bad(`${mat}.parent_id`, `expected null or a message id, got ${show(m.parent_id)}`);
+      }
       if (!Array.isArray(m.parts)) return bad(`${mat}.parts`, `expected a list, got ${show(m.parts)}`);
       m.parts.forEach((p, pi) => validatePart(p, `${mat}.parts[${pi}]`, bad));
     });
@@ -256,9 +260,13 @@ export async function importConversations(store, fileOrText) {
   try {
     for (const c of plan) {
       const { messages, focus, ...conversation } = c;
-      tx.objectStore("conversations").add({ ...conversation, current_leaf: conversation.current_leaf ?? null }).catch(() => {});
-      for (const m of messages) tx.objectStore("messages").add({ ...m, conversation_id: c.id, status: m.status === "streaming" ? "interrupted" : m.status }).catch(() => {});
-      if (focus !== undefined) tx.objectStore("focus").add({ conversation_id: c.id, state: focus }).catch(() => {});
+      const ignore = () => {}; // a failed add fails the transaction, which `done` reports
+      tx.objectStore("conversations").add({ ...conversation, current_leaf: conversation.current_leaf ?? null }).catch(ignore);
+      for (const m of messages) {
+        const status = m.status === "streaming" ? "interrupted" : m.status; // no writer comes with a file
+        tx.objectStore("messages").add({ ...m, conversation_id: c.id, status }).catch(ignore);
+      }
+      if (focus !== undefined) tx.objectStore("focus").add({ conversation_id: c.id, state: focus }).catch(ignore);
       result.conversation_ids.push(c.id);
     }
     await done;
