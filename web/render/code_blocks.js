@@ -38,7 +38,7 @@ function copyButton(pre, labels) {
   button.addEventListener("click", async () => {
     let text = labels.copied;
     try {
-      await navigator.clipboard.writeText(pre.textContent);
+      await navigator.clipboard.writeText(pre.textContent.replace(/\n$/, ""));  // marked ends code with "\n"
     } catch {
       text = labels.copyFailed;
     }

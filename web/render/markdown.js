@@ -12,6 +12,7 @@
  *   view.destroy();            // stop pending work; the rendered content stays in `element`
  *   renderMarkdown(element, text, { images, labels });   // one-shot, synchronous
  *
+ *   The container gets class "markdown" (render.css styles it) and must be used by this renderer only.
  *   labels (all optional, English defaults): {copy, copied, copyFailed, loadImage: (host) => string,
  *            imageNotShown, imageFailed: (host) => string}
  *
@@ -102,6 +103,7 @@ function nodesOf(fragment) {
 const normalLabel = (text) => text.toLowerCase().replace(/\s+/g, " ");
 
 export function renderMarkdown(container, text, { images = new ImagePolicy(), labels = {} } = {}) {
+  container.classList.add("markdown");
   container.replaceChildren();
   container.append(renderTokens(lex(String(text ?? "").replace(/\r\n?/g, "\n"), {}), images, withDefaults(labels)));
 }
@@ -122,6 +124,7 @@ export class StreamRenderer {
 
   constructor(container, { images = new ImagePolicy(), labels = {} } = {}) {
     this.#container = container;
+    container.classList.add("markdown");
     this.#images = images;
     this.#labels = withDefaults(labels);
   }

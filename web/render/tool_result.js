@@ -1,1 +1,158 @@
-export function renderToolContent(container, items) { container.textContent = JSON.stringify(items); }
+/**
+ * What an MCP tool returned, shown safely. Tool results are as untrusted as model output.
+ *
+ *   renderToolContent(container, items, {images, labels, textAs = "text"}) -> {destroy()}
+ *
+ *   items: MCP content items (MCP 2025-11-25 "Tool Result"), as the worker's tool_end event carries
+ *   them; `mimeType` and pycore's `mime_type` are both accepted.
+ *     {type: "text", text}                       shown as text (textAs: "markdown" renders it with
+ *                                                renderMarkdown, through the same sanitizer)
+ *     {type: "image", data, mimeType}            shown from its own bytes via a blob: URL, only if the
+ *                                                bytes are a raster image of the declared type (no SVG;
+ *                                                SECURITY.md T-X10); never fetched from anywhere
+ *     {type: "audio", data, mimeType}            an <audio controls> player from its own bytes, only if
+ *                                                the bytes are audio of the declared type
+ *     {type: "resource_link", uri, name, title?, description?}
+ *                                                a link if the uri is http(s) (target=_blank,
+ *                                                rel="noopener noreferrer"), else the uri as text; never
+ *                                                fetched
+ *     {type: "resource", resource: {uri, mimeType?, text | blob}}
+ *                                                text shown as text under its uri; a blob that is a raster
+ *                                                image is shown like an image item, any other blob is
+ *                                                described (type and size), not shown
+ *     anything else                              "Unsupported content" with its type, as text
+ *   labels (optional): {unsupported(type), notShown(reason), binary(mime, size), ...markdown labels}
+ *
+ * Everything is built with textContent or createElement, and markdown goes through DOMPurify, so no
+ * text can become markup; nothing remote is loaded. destroy() releases the blob: URLs.
+ * Note: the site's CSP must allow `media-src blob:` for audio to play (images need `img-src blob:`,
+ * which it has).
+ */
+import { ImagePolicy, renderMarkdown } from "./markdown.js";
+import { safeLinkHref } from "./sanitize.js";
+import { decodeBase64, formatBytes, MediaError, sameFormat, sniffAudio, sniffImage } from "./media_bytes.js";
+
+export const DEFAULT_TOOL_LABELS = {
+  unsupported: (type) => `Unsupported content (${type})`,
+  notShown: (what, reason) => `${what} not shown: ${reason}`,
+  binary: (mime, size) => `Binary resource (${mime || "unknown type"}, ${size})`,
+};
+
+function element(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+const mimeOf = (item) => String(item.mimeType ?? item.mime_type ?? "");
+
+/** Decode and check media bytes; returns {url} or {error} (a sentence naming the problem). */
+function mediaUrl(data, declared, sniff, kind, urls) {
+  let bytes;
+  try {
+    bytes = decodeBase64(data);
+  } catch (error) {
+    if (error instanceof MediaError) return { error: error.message };
+    throw error;
+  }
+  const actual = sniff(bytes);
+  if (actual === null) return { error: `the bytes are not a supported ${kind} format (declared ${declared || "nothing"})` };
+  if (!sameFormat(declared, actual)) return { error: `declared ${declared || "nothing"} but the bytes are ${actual}` };
+  const url = URL.createObjectURL(new Blob([bytes], { type: actual }));
+  urls.push(url);
+  return { url };
+}
+
+function imageItem(data, mime, labels, urls) {
+  const result = mediaUrl(data, mime, sniffImage, "image", urls);
+  if (result.error) return element("p", "tool-note", labels.notShown("Image", result.error));
+  const img = element("img", "md-image");
+  img.alt = mime;
+  img.src = result.url;
+  return img;
+}
+
+function audioItem(item, labels, urls) {
+  const result = mediaUrl(item.data, mimeOf(item), sniffAudio, "audio", urls);
+  if (result.error) return element("p", "tool-note", labels.notShown("Audio", result.error));
+  const audio = element("audio");
+  audio.controls = true;
+  audio.preload = "metadata";
+  audio.src = result.url;
+  return audio;
+}
+
+function textItem(text, options) {
+  if (options.textAs === "markdown") {
+    const box = element("div", "markdown");
+    renderMarkdown(box, text, options);
+    return box;
+  }
+  return element("pre", "tool-text", String(text ?? ""));
+}
+
+function resourceLinkItem(item) {
+  const box = element("p", "tool-resource-link");
+  const label = String(item.title ?? item.name ?? item.uri ?? "");
+  const href = safeLinkHref(String(item.uri ?? ""));
+  if (href && !href.startsWith("mailto:")) {
+    const link = element("a", "", label);
+    link.href = href;
+    link.target = "_blank";
+    link.rel = "noopener noreferrer";
+    box.append(link);
+  } else {
+    box.append(element("span", "", label), " ", element("span", "tool-resource-uri", String(item.uri ?? "")));
+  }
+  if (item.description) box.append(element("span", "tool-note", ` — ${item.description}`));
+  return box;
+}
+
+function resourceItem(resource, labels, urls, options) {
+  const box = element("div", "tool-resource");
+  box.append(element("div", "tool-resource-uri", String(resource?.uri ?? "")));
+  const mime = mimeOf(resource ?? {});
+  if (typeof resource?.text === "string") {
+    box.append(textItem(resource.text, options));
+  } else if (typeof resource?.blob === "string") {
+    if (mime.startsWith("image/")) box.append(imageItem(resource.blob, mime, labels, urls));
+    else box.append(element("p", "tool-note", labels.binary(mime, formatBytes(Math.floor((resource.blob.length * 3) / 4)))));
+  } else {
+    box.append(element("p", "tool-note", labels.unsupported("resource without text or blob")));
+  }
+  return box;
+}
+
+function renderItem(item, labels, urls, options) {
+  switch (item?.type) {
+    case "text":
+      return textItem(item.text, options);
+    case "image":
+      return imageItem(item.data, mimeOf(item), labels, urls);
+    case "audio":
+      return audioItem(item, labels, urls);
+    case "resource_link":
+      return resourceLinkItem(item);
+    case "resource":
+      return resourceItem(item.resource, labels, urls, options);
+    default:
+      return element("p", "tool-note", labels.unsupported(String(item?.type ?? typeof item)));
+  }
+}
+
+export function renderToolContent(container, items, { images = new ImagePolicy(), labels = {}, textAs = "text" } = {}) {
+  const allLabels = { ...DEFAULT_TOOL_LABELS, ...labels };
+  const options = { images, labels, textAs };
+  const urls = [];
+  container.classList.add("tool-content");
+  container.replaceChildren();
+  for (const item of Array.isArray(items) ? items : [items]) {
+    container.append(renderItem(item, allLabels, urls, options));
+  }
+  return {
+    destroy() {
+      for (const url of urls.splice(0)) URL.revokeObjectURL(url);
+    },
+  };
+}

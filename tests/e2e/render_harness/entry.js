@@ -103,6 +103,31 @@ window.harness = {
     return element.innerHTML;
   },
 
+  /** Everything unsafe left in the DOM under #id (an empty list when the renderer did its job). */
+  audit(id) {
+    const root = document.getElementById(id);
+    const problems = [];
+    const banned = "script, style, iframe, frame, object, embed, svg, math, form, button:not(.md-code-copy):not(.md-image-load), "
+      + "textarea, select, link, meta, base, video, source, template, input:not([type=checkbox][disabled])";
+    for (const node of root.querySelectorAll(banned)) problems.push(`<${node.localName}> element`);
+    for (const node of root.querySelectorAll("*")) {
+      for (const attr of node.attributes) {
+        if (/^on/i.test(attr.name) || ["style", "id", "name", "srcset", "srcdoc", "action", "formaction", "background"].includes(attr.name)) {
+          problems.push(`${attr.name}= on <${node.localName}>`);
+        }
+      }
+    }
+    for (const img of root.querySelectorAll("img")) {
+      if (img.hasAttribute("src") && !/^(data|blob):/.test(img.getAttribute("src"))) problems.push(`img src ${img.getAttribute("src")}`);
+    }
+    for (const link of root.querySelectorAll("a")) {
+      const href = link.getAttribute("href") ?? "";
+      if (!/^(https?|mailto):/.test(href)) problems.push(`link to ${href}`);
+      if (link.target !== "_blank" || link.rel !== "noopener noreferrer") problems.push(`link ${href} target=${link.target} rel=${link.rel}`);
+    }
+    return problems;
+  },
+
   tool(items, id = "tool", options = {}) {
     const element = fresh(id);
     renderToolContent(element, items, { images: policy, ...options });
