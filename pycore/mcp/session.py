@@ -14,6 +14,7 @@ server requests for them get "method not found". Server ``ping`` is answered wit
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -96,6 +97,9 @@ class ClientSession:
         try:
             return await self._initialize()
         except MCPHTTPError as e:
+            supported = _supported_versions(e)
+            if supported is not None:
+                return await self._initialize_one_of(supported)
             if not self.legacy_fallback or e.status not in (400, 404, 405):
                 raise
         await self._transport.aclose()
@@ -103,9 +107,18 @@ class ClientSession:
         await self._transport.start()
         return await self._initialize()
 
-    async def _initialize(self) -> t.InitializeResult:
+    async def _initialize_one_of(self, supported: list[str]) -> t.InitializeResult:
+        """A server that refused our version (-32022) and listed its own: the newest we share, or a clear error."""
+        common = [v for v in HANDSHAKE_PROTOCOL_VERSIONS if v in supported]
+        if not common:
+            raise MCPUnsupportedVersionError(
+                f"{self.url} only speaks MCP protocol {', '.join(map(str, supported))}; this client speaks "
+                f"{', '.join(HANDSHAKE_PROTOCOL_VERSIONS)}", url=self.url)
+        return await self._initialize(max(common))
+
+    async def _initialize(self, version: str = LATEST_HANDSHAKE_VERSION) -> t.InitializeResult:
         params = t.InitializeRequestParams(
-            protocol_version=LATEST_HANDSHAKE_VERSION, capabilities=t.ClientCapabilities(), client_info=CLIENT_INFO
+            protocol_version=version, capabilities=t.ClientCapabilities(), client_info=CLIENT_INFO
         )
         raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
         result = _validate(t.InitializeResult, raw, "initialize")
@@ -325,6 +338,27 @@ class ClientSession:
             await coro
         except MCPError:
             return
+
+
+UNSUPPORTED_PROTOCOL_VERSION = -32022  # MCP 2026-07-28: 400 with error.data.supported
+
+
+def _supported_versions(error: MCPHTTPError) -> list[str] | None:
+    """The versions a 400 ``UnsupportedProtocolVersionError`` lists; ``None`` for any other 400 (or status)."""
+    if error.status != 400 or not error.body:
+        return None
+    try:
+        body = json.loads(error.body)
+    except ValueError:
+        return None
+    failure = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(failure, dict) or failure.get("code") != UNSUPPORTED_PROTOCOL_VERSION:
+        return None
+    data = failure.get("data")
+    supported = data.get("supported") if isinstance(data, dict) else None
+    if not isinstance(supported, list):
+        return None
+    return [str(version) for version in supported]
 
 
 def _default_http(url: str) -> Transport:

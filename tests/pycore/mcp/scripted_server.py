@@ -40,6 +40,9 @@ class Script:
     tools_lists: int = 0
     legacy_queue: asyncio.Queue[dict[str, Any]] | None = None
     unauthorized: bool = False
+    tools: list[dict[str, Any]] | None = None  # tools/list answers these instead of echo + content
+    refuse_initialize: list[Any] = field(default_factory=list)  # 400 bodies for the next initialize POSTs
+    elicit_url: str = ""  # the URL a tools/call of "elicit" asks the client to open (URL-mode elicitation)
 
 
 def create_app(script: Script) -> Starlette:
@@ -59,8 +62,14 @@ def create_app(script: Script) -> Starlette:
             await script.legacy_queue.put(_result(script, body))
         return Response(status_code=202)
 
+    async def elsewhere(request: Request) -> Response:  # any other path: recorded, so a test sees it was asked
+        script.requests.append({"method": request.method, "headers": dict(request.headers), "body": None,
+                                "path": request.url.path})
+        return Response(status_code=404)
+
     return Starlette(routes=[Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
-                             Route("/messages", messages, methods=["POST"])])
+                             Route("/messages", messages, methods=["POST"]),
+                             Route("/{path:path}", elsewhere, methods=["GET", "POST", "HEAD"])])
 
 
 async def _post(script: Script, request: Request, body: dict[str, Any]) -> Response:
@@ -69,6 +78,11 @@ async def _post(script: Script, request: Request, body: dict[str, Any]) -> Respo
     if "method" not in body or "id" not in body:
         return Response(status_code=202)
     session = request.headers.get("mcp-session-id")
+    if body["method"] == "initialize" and script.refuse_initialize:
+        refusal = script.refuse_initialize.pop(0)
+        if refusal is None:
+            return Response(status_code=400)
+        return JSONResponse(refusal, status_code=400)
     if body["method"] == "initialize":
         script.initializes += 1
         headers = {"mcp-session-id": f"s{script.initializes}"} if script.session_header else {}
@@ -96,6 +110,8 @@ def _special(script: Script, body: dict[str, Any]) -> Response | None:
         return Response(b'{"jsonrpc": "2.0", "id": ', media_type="application/json")
     if name == "die":
         return StreamingResponse(_die(), media_type="text/event-stream")
+    if name == "elicit":
+        return StreamingResponse(_elicit(script, body), media_type="text/event-stream")
     return None
 
 
@@ -126,6 +142,8 @@ def _result(script: Script, body: dict[str, Any]) -> dict[str, Any]:
 
 def _tools_page(script: Script, cursor: str | None) -> dict[str, Any]:
     script.tools_lists += 1
+    if script.tools is not None:
+        return {"tools": script.tools}
     if script.repeat_cursor:
         return {"tools": [{"name": "loop", "inputSchema": {"type": "object"}}], "nextCursor": "same"}
     return {"tools": [{"name": "echo", "inputSchema": {"type": "object"}}, CONTENT_TOOL]}
@@ -158,6 +176,19 @@ async def _storm(script: Script, body: dict[str, Any]) -> AsyncIterator[bytes]:
     ping = {"jsonrpc": "2.0", "id": "srv-1", "method": "ping"}
     async for chunk in _sse([changed] * 50 + [progress, ping, _result(script, body)]):
         yield chunk
+
+
+async def _elicit(script: Script, body: dict[str, Any]) -> AsyncIterator[bytes]:
+    """Ask the client (URL-mode elicitation) to open a URL, wait for its answer, then answer the call."""
+    ask = {"jsonrpc": "2.0", "id": "srv-elicit", "method": "elicitation/create", "params": {
+        "mode": "url", "url": script.elicit_url, "message": "Please sign in", "elicitationId": "e1"}}
+    async for chunk in _sse([ask]):
+        yield chunk
+    for _ in range(100):
+        if any((r["body"] or {}).get("id") == "srv-elicit" for r in script.requests):
+            break
+        await asyncio.sleep(0.02)
+    yield f"id: 9\nevent: message\ndata: {json.dumps(_result(script, body))}\n\n".encode()
 
 
 async def _legacy_get(script: Script) -> Response:

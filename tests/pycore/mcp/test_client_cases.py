@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+import json
 
 import pytest
 from scripted_server import Script, serve
@@ -13,6 +15,7 @@ from pycore.mcp import (
     MCPConnectionError,
     MCPConnectionLostError,
     MCPCORSError,
+    MCPError,
     MCPPaginationError,
     MCPProtocolError,
     MCPTimeoutError,
@@ -160,3 +163,93 @@ async def test_malformed_json_rpc_and_server_dying_mid_call() -> None:
             with pytest.raises(MCPConnectionLostError):
                 await mcp.call_tool("die", {})
             assert (await mcp.call_tool("echo", {})).text() == "called echo"
+
+
+async def test_c8_modern_refusal_retries_with_a_version_it_lists() -> None:
+    refusal = {"jsonrpc": "2.0", "id": None, "error": {"code": -32022, "message": "Unsupported protocol version",
+                                                       "data": {"supported": ["2026-07-28", "2025-06-18"]}}}
+    script = Script(refuse_initialize=[refusal])
+    with serve(script) as url:
+        async with ClientSession(url) as mcp:
+            assert mcp.protocol_version == "2025-06-18" and mcp.transport_kind == "streamable-http"
+            await mcp.list_tools()
+    versions = [r["body"]["params"]["protocolVersion"] for r in posted(script, "initialize")]
+    assert versions == ["2025-11-25", "2025-06-18"]
+    assert [r["method"] for r in script.requests][:2] == ["POST", "POST"]  # retried at once, no legacy GET
+
+
+async def test_c8_modern_only_server_is_a_clear_version_error() -> None:
+    refusal = {"jsonrpc": "2.0", "id": None, "error": {"code": -32022, "message": "Unsupported protocol version",
+                                                       "data": {"supported": ["2026-07-28"]}}}
+    with serve(Script(refuse_initialize=[refusal])) as url:
+        with pytest.raises(MCPUnsupportedVersionError, match="only speaks MCP protocol 2026-07-28"):
+            async with ClientSession(url):
+                pass
+
+
+async def test_c8_empty_400_falls_back_to_the_legacy_transport() -> None:
+    script = Script(refuse_initialize=[None])
+    with serve(script) as url:
+        with pytest.raises(MCPError):  # this server has no legacy SSE either: the fallback was tried
+            async with ClientSession(url):
+                pass
+    assert [r["method"] for r in script.requests][:2] == ["POST", "GET"]
+
+
+async def test_c12_clashing_spaced_and_overlong_names_are_namespaced_and_map_back() -> None:
+    from pycore.agent.mcp_tools import session_tools
+    from pycore.agent.tools import PORTABLE_NAME, ToolContext, ToolRegistry
+
+    long_name = "x" * 300
+    odd = [{"name": n, "inputSchema": {"type": "object"}} for n in ("search", "my tool", long_name, long_name + "y")]
+    one, two = Script(tools=odd), Script(tools=[{"name": "search", "inputSchema": {"type": "object"}}])
+    with serve(one) as url_one, serve(two) as url_two:
+        async with ClientSession(url_one) as a, ClientSession(url_two) as b:
+            await a.list_tools()
+            await b.list_tools()
+            registry = ToolRegistry(session_tools("one", a) + session_tools("two", b))
+            names = [name for name, _ in registry.items()]
+            assert len(set(names)) == 5 and all(PORTABLE_NAME.match(n) for n in names)
+            searches = [n for n in names if n.endswith("search")]
+            assert len(searches) == 2 and searches[0] != searches[1]
+            for name in searches:
+                tool = registry.resolve(name)
+                assert tool is not None
+                await tool.handler({}, ToolContext(call_id="c"))
+    assert [r["body"]["params"]["name"] for r in posted(one, "tools/call")] == ["search"]
+    assert [r["body"]["params"]["name"] for r in posted(two, "tools/call")] == ["search"]
+
+
+async def test_c14_only_small_raster_data_icons_survive() -> None:
+    from pycore.mcp.icons import safe_icons
+    from scripted_server import PNG
+
+    svg = "data:image/svg+xml;base64," + base64.b64encode(b"<svg onload=alert(1)></svg>").decode()
+    big = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * (20 * 1024 * 1024)).decode()
+    icons = [{"src": s, "mimeType": "image/png"} for s in (
+        "javascript:alert(1)", "TRACKER", "https://other.example/i.png", svg, big,
+        "data:image/png;base64," + PNG, "data:image/gif;base64," + PNG)]
+    script = Script()
+    with serve(script) as url:
+        icons[1]["src"] = url.replace("/mcp", "/tracker.png")  # the server's own origin, still not loaded
+        script.tools = [{"name": "iconic", "inputSchema": {"type": "object"}, "icons": icons}]
+        async with ClientSession(url) as mcp:
+            tools = await mcp.list_tools()
+    kept = safe_icons(tools[0].icons)
+    assert [icon["mimeType"] for icon in kept] == ["image/png", "image/png"]  # the "gif" is a PNG: re-labelled
+    assert all(icon["src"].startswith("data:image/png;base64,") for icon in kept)
+    assert not [r for r in script.requests if "path" in r]  # nothing but MCP traffic reached the server
+
+
+async def test_c15_url_elicitation_is_refused_and_its_url_never_requested() -> None:
+    script = Script(answer="sse")
+    with serve(script) as url:
+        script.elicit_url = url.replace("/mcp", "/phish?token=steal")
+        async with ClientSession(url) as mcp:
+            out = await mcp.call_tool("elicit", {})
+    assert out.text() == "called elicit"
+    answer = next(r["body"] for r in script.requests if (r["body"] or {}).get("id") == "srv-elicit")
+    assert answer["error"]["code"] == -32601  # we advertise no elicitation: "method not found"
+    assert not [r for r in script.requests if "phish" in r.get("path", "")]  # the URL was never requested
+    initialize = posted(script, "initialize")[0]["body"]["params"]
+    assert "elicitation" not in initialize["capabilities"]

@@ -35,7 +35,8 @@ if (!handleOAuthRedirect()) {
   } };
   document.getElementById("sign-in").addEventListener("click", () => {
     signIn(core, { serverUrl: "ignored", onStore: (store) => { out.dataset.stored = JSON.stringify(store); } })
-      .then(() => { out.dataset.done = "ok"; }, (err) => { out.dataset.done = "error"; out.textContent = err.message; });
+      .then(() => { out.dataset.done = "ok"; },
+            (err) => { out.dataset.done = "error"; out.textContent = err.message; });
   });
 }
 </script>"""
