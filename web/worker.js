@@ -53,15 +53,23 @@ async function call({ id, method, params }) {
     return;
   }
   const emit = (event) => post({ type: "event", id, event: JSON.parse(event) });
-  const task = wire.start(method, JSON.stringify(params ?? {}), emit);
-  running.set(id, task);
+  let task;
+  try {
+    task = wire.start(method, JSON.stringify(params ?? {}), emit);
+  } catch (err) {
+    post({ type: "error", id, error: { kind: err.type ?? "error", message: errorMessage(err) } });
+    return;
+  }
+  // Awaiting a PyProxy of a task consumes (destroys) it, so Stop keeps its own copy to cancel with.
+  const handle = task.copy();
+  running.set(id, handle);
   try {
     post({ type: "result", id, result: JSON.parse(await task) });
   } catch (err) {
     post({ type: "error", id, error: { kind: err.type ?? "error", message: errorMessage(err) } });
   } finally {
     running.delete(id);
-    task.destroy?.();
+    handle.destroy();
   }
 }
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
+from journeys import configure
 from playwright.sync_api import Browser, BrowserContext, Page, expect
+from vendor_replay import VendorReplay, expected
 
 pytestmark = pytest.mark.e2e
 
@@ -50,23 +52,37 @@ def test_the_request_log_would_see_a_foreign_request(browser: Browser, site_url:
 
 
 def test_a_message_typed_during_boot_goes_out_when_the_core_is_ready(browser: Browser, site_url: str):
-    page, _ = open_page(browser, site_url)
-    box = page.get_by_role("textbox", name="Message")
-    box.fill("sent before Python was ready")
-    assert page.locator("html").get_attribute("data-core") == "booting"
-    box.press("Enter")
-    mine = page.locator(".transcript li.user")
-    expect(mine).to_have_text("sent before Python was ready")
-    expect(mine).to_have_attribute("data-state", "waiting")
-    expect(page.locator("html")).to_have_attribute("data-core", "ready", timeout=BOOT_TIMEOUT_MS)
-    reply = page.locator(".transcript li.assistant")
-    expect(reply).to_have_text("sent before Python was ready")
-    expect(reply).to_have_attribute("data-state", "done")
-    expect(mine).not_to_have_attribute("data-state", "waiting")
-    page.get_by_role("textbox", name="Message").fill("and one after")
-    page.get_by_role("button", name="Send").click()
-    expect(page.locator(".transcript li.assistant").nth(1)).to_have_text("and one after")
-    page.context.close()
+    first, second = "openai/chat-stream-text-usage", "anthropic/stream-text"
+    vendor = VendorReplay()
+    vendor.script(first)
+    try:
+        page, _ = open_page(browser, site_url)
+        # The settings dialog of a first run needs no Python: fill it while the core boots.
+        configure(page, vendor="openai", base=vendor.url, key="sk-boot-test", model="gpt-4o-mini")
+        box = page.get_by_role("textbox", name="Message")
+        box.fill("sent before Python was ready")
+        assert page.locator("html").get_attribute("data-core") == "booting"
+        box.press("Enter")
+        mine = page.locator(".transcript li.msg.user")
+        expect(mine.locator(".content")).to_have_text("sent before Python was ready")
+        expect(mine).to_have_attribute("data-state", "waiting")
+        assert vendor.model_requests == []
+        expect(page.locator("html")).to_have_attribute("data-core", "ready", timeout=BOOT_TIMEOUT_MS)
+        reply = page.locator(".transcript li.msg.assistant")
+        expect(reply.locator(".content")).to_have_text(expected(first)["text"], timeout=BOOT_TIMEOUT_MS)
+        expect(reply).to_have_attribute("data-state", "done")
+        expect(mine).not_to_have_attribute("data-state", "waiting")
+        assert vendor.model_requests[0].json["messages"][-1]["content"] in (
+            "sent before Python was ready", [{"type": "text", "text": "sent before Python was ready"}])
+        vendor.script(second)
+        configure(page, vendor="anthropic", base=vendor.url, key="sk-ant-boot", model="claude-sonnet-4-5")
+        page.get_by_role("textbox", name="Message").fill("and one after")
+        page.get_by_role("button", name="Send", exact=True).click()
+        expect(page.locator(".transcript li.msg.assistant").nth(1).locator(".content")).to_have_text(
+            expected(second)["text"], timeout=BOOT_TIMEOUT_MS)
+        page.context.close()
+    finally:
+        vendor.close()
 
 
 def test_a_boot_failure_names_the_stage_and_the_reason(browser: Browser, site_url: str):

@@ -14,7 +14,7 @@
  */
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { hasText, t } from "./i18n.js";
 import { MessageView } from "./message_view.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 
@@ -349,7 +349,7 @@ export class Chat {
       }
     }
     const reason = result?.stop_reason;
-    if (reason && t(`chat.stopReason.${reason}`) !== `chat.stopReason.${reason}` && lastAssistantView) {
+    if (reason && hasText(`chat.stopReason.${reason}`)) {
       this.notify(t(`chat.stopReason.${reason}`));
     }
     await chain;

@@ -49,6 +49,10 @@ export function t(key, vars = {}) {
   return template.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 
+export function hasText(key) {
+  return key in TABLES[current] || key in en;
+}
+
 export function applyTranslations(root = document) {
   document.documentElement.lang = current;
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
