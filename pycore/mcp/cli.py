@@ -1,4 +1,7 @@
-"""``python -m pycore mcp URL tools|call NAME 'JSON-ARGS'|resources|prompts``: debug an MCP server.
+"""``python -m pycore mcp URL tools|call NAME 'JSON-ARGS'|resources|prompts|doctor``: debug an MCP server.
+
+``doctor --origin ORIGIN`` reads the server's CORS answers for a page at ORIGIN (the CORS doctor's direct
+probe, :mod:`pycore.mcp.doctor`) and prints the findings with their fixes.
 
 Prints JSON on stdout (the MCP wire shapes, camelCase) and a one-line error on stderr.
 Exit status: 0 ok, 1 the tool reported ``isError``, 2 usage, 3 the connection or the server failed.
@@ -22,12 +25,13 @@ HELP = "talk to an MCP server by URL: list its tools, call one"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("url", help="the MCP endpoint (streamable HTTP, or a legacy SSE URL)")
-    parser.add_argument("action", choices=["tools", "call", "resources", "prompts"])
+    parser.add_argument("action", choices=["tools", "call", "resources", "prompts", "doctor"])
     parser.add_argument("name", nargs="?", help="call: the tool name")
     parser.add_argument("arguments", nargs="?", default="{}", help="call: the arguments as a JSON object")
     parser.add_argument("--header", "-H", action="append", default=[], metavar="'K: V'",
                         help="an HTTP header sent on every request (repeatable), e.g. 'Authorization: Bearer …'")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per request (default 60)")
+    parser.add_argument("--origin", help="doctor: the origin of the page that cannot connect, e.g. https://app.example")
 
 
 def parse_headers(values: list[str]) -> dict[str, str]:
@@ -70,7 +74,24 @@ def _arguments(args: argparse.Namespace) -> dict[str, Any]:
     return value
 
 
+async def _doctor(args: argparse.Namespace, headers: dict[str, str]) -> tuple[Any, int]:
+    from pycore.http import default_transport
+    from pycore.mcp.doctor import diagnose_direct
+
+    if not args.origin:
+        raise MCPError("doctor needs --origin, the origin of the page that cannot connect (e.g. https://app.example)")
+    http = default_transport()
+    try:
+        diagnosis = await diagnose_direct(http, args.url, args.origin, headers)
+    finally:
+        await http.aclose()
+    result = diagnosis.to_json()
+    return result, 1 if diagnosis.findings else 0
+
+
 async def _run(args: argparse.Namespace, headers: dict[str, str], arguments: dict[str, Any]) -> tuple[Any, int]:
+    if args.action == "doctor":
+        return await _doctor(args, headers)
     async with ClientSession(args.url, headers=headers, timeout=args.timeout) as mcp:
         if args.action == "tools":
             return [_wire(tool) for tool in await mcp.list_tools()], 0

@@ -102,3 +102,18 @@ def test_all_headers_is_what_the_fix_says() -> None:
     from pycore.mcp.doctor import _fix_cors
 
     assert all(h in _fix_cors(ORIGIN, "x") for h in ALL_HEADERS)
+
+
+def test_cli_doctor() -> None:
+    import subprocess
+    import sys
+
+    with serve_app(mcp_app({**GOOD, "expose_headers": []})) as base:
+        proc = subprocess.run([sys.executable, "-m", "pycore", "mcp", base + "/mcp", "doctor", "--origin", ORIGIN],
+                              capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    out = json.loads(proc.stdout)
+    assert [f["code"] for f in out["findings"]] == ["session_id_not_exposed"] and out["mode"] == "direct"
+    missing = subprocess.run([sys.executable, "-m", "pycore", "mcp", "http://127.0.0.1:9/mcp", "doctor"],
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 3 and "--origin" in missing.stderr
