@@ -189,7 +189,8 @@ class AgentLoop:
         if usage is not None:
             self.result.input_tokens += usage.input_tokens or 0
             self.result.output_tokens += usage.output_tokens or 0
-        self._append(step, completion.message, incomplete=incomplete)
+        if completion.message.parts:  # an empty assistant message would be refused on the next request
+            self._append(step, completion.message, incomplete=incomplete)
 
     def _append(self, step: int, message: Message, *, incomplete: bool = False) -> None:
         self._messages.append(message)

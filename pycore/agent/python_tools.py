@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 import json
 import traceback
+import typing
 from collections.abc import Callable
 from typing import Any
 
@@ -75,7 +76,7 @@ def _to_result(value: Any) -> ToolResult:
 def tools_from_source(set_id: str, source: str) -> list[AgentTool]:
     filename = f"<tools {set_id}>"
     try:
-        code = compile(source, filename, "exec")
+        code = compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as e:
         raise ToolSourceError(f"{type(e).__name__}: {e.msg}", e.lineno) from None
     namespace: dict[str, Any] = {"__name__": f"orizuru_tools_{set_id}"}
@@ -91,11 +92,16 @@ def tools_from_source(set_id: str, source: str) -> list[AgentTool]:
         raise ToolSourceError("the source defines no public function (def name(...): ...) to offer as a tool")
     tools = []
     for function in functions:
+        line = function.__code__.co_firstlineno
+        try:  # resolve string annotations (``from __future__ import annotations``) in the source's namespace
+            function.__annotations__ = typing.get_type_hints(function, include_extras=True)
+        except Exception as e:  # noqa: BLE001 - a bad annotation is the user's to fix
+            raise ToolSourceError(f"{function.__name__}: {type(e).__name__}: {e}", line) from None
         try:
             tools.append(python_tool(function, source=f"python:{set_id}"))
         except PydanticSchemaGenerationError as e:
-            line = function.__code__.co_firstlineno
-            raise ToolSourceError(f"{function.__name__}: a parameter type has no JSON schema ({e})", line) from None
+            first = str(e).splitlines()[0]
+            raise ToolSourceError(f"{function.__name__}: a parameter type has no JSON schema ({first})", line) from None
     for tool, function in zip(tools, functions, strict=True):
         tool.handler = _naming_lines(tool.handler, filename, function.__name__)
     return tools

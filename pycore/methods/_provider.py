@@ -26,7 +26,7 @@ def make_client(provider: Any) -> ChatClient:
     if not isinstance(provider, dict) or not provider.get("vendor"):
         raise ValueError("provider must be an object with a vendor: " + ", ".join(VENDORS))
     vendor = provider["vendor"]
-    if vendor not in VENDORS:
+    if vendor not in VENDORS and vendor != "fake":  # fake: the scripted model of tests and demos
         raise ValueError(f"unknown vendor {vendor!r}; expected one of {', '.join(VENDORS)}")
     base_url = provider.get("base_url") or None
     if vendor == "openai-compatible":
