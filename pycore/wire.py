@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -79,14 +80,14 @@ def secrets_in(value: Any, key: str = "") -> list[str]:
 
 
 def redactor(secrets: list[str]) -> Callable[[str], str]:
-    # Longest first, and each also as JSON writes it inside a string.
+    """Replace each secret, in any letter case (a URL host is lower-cased), also as JSON escapes it."""
     forms = sorted({f for s in secrets for f in (s, json.dumps(s)[1:-1])}, key=len, reverse=True)
+    if not forms:
+        return lambda text: text
+    pattern = re.compile("|".join(re.escape(f) for f in forms), re.IGNORECASE)
 
     def redact(text: str) -> str:
-        for secret in forms:
-            if secret in text:
-                text = text.replace(secret, "[redacted]")
-        return text
+        return pattern.sub("[redacted]", text)
 
     return redact
 

@@ -134,6 +134,7 @@ class AgentLoop:
                 await self._run_calls(step, calls)
             return self._stop("max_steps")
         except _Stopped:
+            _uncancel()  # Stop is a way to end, not an error: the run returns its result
             return self._stop("stopped")
 
     def _stop(self, reason: str, error: ErrorInfo | None = None) -> RunResult:
@@ -291,6 +292,12 @@ class AgentLoop:
         if result.structured is not None:
             event["structured_content"] = result.structured
         self._emit(event)
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None and hasattr(task, "uncancel"):
+        task.uncancel()
 
 
 def _result_part(call: ToolCallPart, result: ToolResult) -> ToolResultPart:

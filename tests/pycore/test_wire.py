@@ -157,3 +157,105 @@ async def test_bad_params_name_the_problem():
         await call("chat.run", {"provider": provider(), "messages": []})
     with pytest.raises(ValueError, match="openai-compatible provider needs a base_url"):
         await call("models.list", {"provider": {"vendor": "openai-compatible"}})
+
+
+def fake_turns(*turns) -> list[Recording]:
+    from pycore.adapters.fake import encode_turn
+
+    return [Recording(encode_turn(turn), content_type="application/x-ndjson") for turn in turns]
+
+
+def user(text: str) -> list[dict]:
+    return [{"role": "user", "parts": [{"type": "text", "text": text}]}]
+
+
+async def test_page_tools_are_run_by_the_page_and_python_tools_by_the_worker():
+    from pycore.messages import ToolCallPart
+
+    defined, _, _ = await call("tools.python", {"id": "math", "source": "def square(x: int) -> int:\n"
+                                                                           "    '''x squared'''\n    return x * x\n"})
+    assert defined == {"tools": [{"name": "square", "description": "x squared", "inputSchema": {
+        "properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"], "type": "object"}}]}
+    answers: list[asyncio.Task] = []
+
+    def on_event(event: dict) -> None:
+        if event["type"] == "page_tool":
+            answers.append(asyncio.ensure_future(call("chat.page_tool_result", {
+                "call_id": event["call_id"], "content": [{"type": "text", "text": f"clicked {event['arguments']['id']}"}]})))
+
+    calls = [ToolCallPart(id="p1", name="click", arguments={"id": "ok"}), ToolCallPart(id="q1", name="square",
+                                                                                          arguments={"x": 7})]
+    with serving(*fake_turns(calls, ["Both done."])) as transports:
+        result, events, raw = await call("chat.run", {
+            "provider": {"vendor": "fake", "api_key": KEY}, "model": "m", "messages": user("go"),
+            "tools": {"python": ["math"], "page": [{"name": "click", "description": "Click a button",
+                                                   "inputSchema": {"type": "object"}}]}}, on_event)
+    assert result["stop_reason"] == "end_turn" and result["steps"] == 2
+    [page_tool] = [e for e in events if e["type"] == "page_tool"]
+    assert page_tool == {"type": "page_tool", "call_id": "p1", "name": "click", "arguments": {"id": "ok"}}
+    ends = {e["call_id"]: e for e in events if e["type"] == "tool_end"}
+    assert ends["p1"]["content"] == [{"type": "text", "text": "clicked ok"}]
+    assert ends["q1"]["content"] == [{"type": "text", "text": "49"}] and ends["q1"]["structured_content"] == 49
+    starts = {e["call_id"]: e["source"] for e in events if e["type"] == "tool_start"}
+    assert starts == {"p1": "page", "q1": "python:math"}
+    sent = transports[0].requests[1].body.decode()
+    assert "clicked ok" in sent and "49" in sent
+    assert (await answers[0])[0] == {}
+
+
+async def test_approve_and_page_results_for_unknown_calls_are_clear_errors():
+    from pycore.agent.pending import UnknownCallError
+
+    with pytest.raises(UnknownCallError, match="no tool call 'nope' is waiting for approval"):
+        await call("chat.approve", {"call_id": "nope", "decision": "allow"})
+    with pytest.raises(ValueError, match="decision must be 'allow' or 'deny'"):
+        await call("chat.approve", {"call_id": "nope", "decision": "maybe"})
+    with pytest.raises(UnknownCallError, match="no tool call 'x' is waiting for a page tool result"):
+        await call("chat.page_tool_result", {"call_id": "x", "content": [{"type": "text", "text": "?"}]})
+
+
+async def test_python_source_errors_over_the_wire_name_the_line():
+    from pycore.agent.python_tools import ToolSourceError
+
+    with pytest.raises(ToolSourceError, match="line 2: SyntaxError"):
+        await call("tools.python", {"id": "bad", "source": "def ok(): pass\ndef broken(:\n"})
+    with pytest.raises(LookupError, match="no Python tool set 'bad'"):
+        await call("chat.run", {"provider": provider(), "model": "m", "messages": user("hi"),
+                                "tools": {"python": ["bad"]}})
+
+
+async def test_the_key_is_redacted_from_events_results_and_errors_whatever_echoes_it():
+    """A model that repeats the key, a tool that returns it, an error that quotes it: none reaches the page."""
+    from pycore.messages import ToolCallPart
+
+    await call("tools.python", {"id": "leak", "source": "def leak() -> str:\n    return 'the key is ' + KEY\n"
+                                                         f"KEY = {KEY!r}\n"})
+    turns = fake_turns([f"my key is {KEY}", ToolCallPart(id="l1", name="leak", arguments={})], ["ok"])
+    with serving(*turns):
+        result, events, raw = await call("chat.run", {"provider": provider("fake"), "model": "m",
+                                                       "messages": user("hi"), "tools": {"python": ["leak"]}})
+    assert result["stop_reason"] == "end_turn"
+    assert not any(KEY in line for line in raw)
+    assert any("my key is [redacted]" in line for line in raw)
+    assert any("the key is [redacted]" in line for line in raw)
+    from pycore.exceptions import APIConnectionError
+    from pycore.http import Transport
+
+    class Unreachable(Transport):  # what the httpx transport says when a host does not resolve
+        async def send(self, request):
+            raise APIConnectionError(f"could not reach {request.url.split('/')[2].lower()}: ConnectError")
+
+    _provider.use_transport(Unreachable)
+    try:
+        with pytest.raises(wire.WireError) as caught:
+            await call("models.list", {"provider": {"vendor": "openai-compatible", "api_key": KEY,
+                                                    "base_url": f"http://{KEY}.example"}})
+    finally:
+        _provider.use_transport(None)
+    assert KEY not in str(caught.value) and "[redacted]" in str(caught.value)
+    await call("tools.python", {"id": "leak", "source": ""})
+
+
+def test_secrets_are_found_under_credential_keys_at_any_depth():
+    params = {"provider": {"api_key": "k-123456"}, "headers": {"Authorization": "Bearer tok-abcdef", "Accept": "x/y"}}
+    assert sorted(wire.secrets_in(params)) == ["Bearer tok-abcdef", "k-123456", "tok-abcdef"]
