@@ -8,6 +8,7 @@
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 
 import { Chat } from "./app/chat.js";
+import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
 import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
 import { Notifier } from "./app/notify.js";
@@ -20,157 +21,163 @@ import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 
-const boot = JSON.parse(document.getElementById("boot").textContent);
-const root = document.documentElement;
-const statusText = document.getElementById("core-status-text");
-const progress = document.getElementById("core-progress");
+// A sign-in popup coming back from an MCP server's authorization server is handed to the page that
+// opened it (web/app/oauth.js) and closes: it never boots a second app.
+if (!handleOAuthRedirect()) await main();
 
-const relayToken = readRelayToken(); // read first: it leaves the address bar at once
-applyTranslations();
+async function main() {
+  const boot = JSON.parse(document.getElementById("boot").textContent);
+  const root = document.documentElement;
+  const statusText = document.getElementById("core-status-text");
+  const progress = document.getElementById("core-progress");
 
-// ------------------------------------------------------------------ the core (Python in a worker)
+  const relayToken = readRelayToken(); // read first: it leaves the address bar at once
+  applyTranslations();
 
-let coreReady = false;
-let coreInfo = null;
-let bootStage = "runtime";
-const worker = new Worker(new URL(boot.worker, document.baseURI), { type: "module", name: "pycore" });
-const core = new WorkerClient(worker, {
-  onStage: (stage, detail) => showStage(stage, detail),
-  onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
-});
-const ready = core
-  .boot({ base: document.baseURI, pyodide: boot.pyodide, wheels: boot.wheels })
-  .then((info) => {
-    coreReady = true;
-    coreInfo = info;
-    core.methods = info.methods ?? [];
-    root.dataset.core = "ready";
-    performance.mark("core-ready"); // read by bench/boot
-    showReady();
-    return info;
+  // ------------------------------------------------------------------ the core (Python in a worker)
+
+  let coreReady = false;
+  let coreInfo = null;
+  let bootStage = "runtime";
+  const worker = new Worker(new URL(boot.worker, document.baseURI), { type: "module", name: "pycore" });
+  const core = new WorkerClient(worker, {
+    onStage: (stage, detail) => showStage(stage, detail),
+    onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
   });
-const readyOrFail = ready.catch((err) => {
-  root.dataset.core = "error";
-  coreError = err;
-  showReady();
-  throw new Error(t("boot.failed", { stage: t(`boot.${err.stage}`) ?? err.stage, message: err.message }));
-});
-readyOrFail.catch(() => {}); // shown in the status line; each waiting turn reports it too
-let coreError = null;
+  const ready = core
+    .boot({ base: document.baseURI, pyodide: boot.pyodide, wheels: boot.wheels })
+    .then((info) => {
+      coreReady = true;
+      coreInfo = info;
+      core.methods = info.methods ?? [];
+      root.dataset.core = "ready";
+      performance.mark("core-ready"); // read by bench/boot
+      showReady();
+      return info;
+    });
+  const readyOrFail = ready.catch((err) => {
+    root.dataset.core = "error";
+    coreError = err;
+    showReady();
+    throw new Error(t("boot.failed", { stage: t(`boot.${err.stage}`) ?? err.stage, message: err.message }));
+  });
+  readyOrFail.catch(() => {}); // shown in the status line; each waiting turn reports it too
+  let coreError = null;
 
-function showStage(stage, detail) {
-  bootStage = stage;
-  progress.value = STAGES.indexOf(stage) + 1;
-  if (stage === "ready") return;
-  const counted = detail?.count ? ` (${detail.done ?? 0}/${detail.count})` : "";
-  statusText.textContent = `${t(`boot.${stage}`)}${counted}…`;
-}
-
-function showReady() {
-  if (coreError) {
-    statusText.textContent = t("boot.failed", { stage: t(`boot.${coreError.stage ?? bootStage}`), message: coreError.message });
-  } else if (coreInfo) {
-    statusText.textContent = t("boot.ready", { python: coreInfo.python });
+  function showStage(stage, detail) {
+    bootStage = stage;
+    progress.value = STAGES.indexOf(stage) + 1;
+    if (stage === "ready") return;
+    const counted = detail?.count ? ` (${detail.done ?? 0}/${detail.count})` : "";
+    statusText.textContent = `${t(`boot.${stage}`)}${counted}…`;
   }
-}
 
-// ------------------------------------------------------------------ the app
-
-const notifier = new Notifier(document.getElementById("toasts"));
-const settingsButton = document.getElementById("open-settings");
-const notify = (message, options = {}) => {
-  if (options.settings) {
-    options.action = { label: t("top.settings"), run: () => settings.open() };
-    options.error = true;
+  function showReady() {
+    if (coreError) {
+      statusText.textContent = t("boot.failed", { stage: t(`boot.${coreError.stage ?? bootStage}`), message: coreError.message });
+    } else if (coreInfo) {
+      statusText.textContent = t("boot.ready", { python: coreInfo.python });
+    }
   }
-  notifier.show(message, options);
-};
 
-const images = new ImagePolicy(JSON.parse(localStorage.getItem("orizuru.imageHosts") ?? "[]"),
-  (hosts) => localStorage.setItem("orizuru.imageHosts", JSON.stringify(hosts)));
+  // ------------------------------------------------------------------ the app
 
-const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
+  const notifier = new Notifier(document.getElementById("toasts"));
+  const settingsButton = document.getElementById("open-settings");
+  const notify = (message, options = {}) => {
+    if (options.settings) {
+      options.action = { label: t("top.settings"), run: () => settings.open() };
+      options.error = true;
+    }
+    notifier.show(message, options);
+  };
 
-const settings = new Settings({
-  core, keys, notify,
-  profiles: store.profiles,
-  coreReadyNow: () => coreReady,
-  onChange: () => showProfiles(),
-});
+  const images = new ImagePolicy(JSON.parse(localStorage.getItem("orizuru.imageHosts") ?? "[]"),
+    (hosts) => localStorage.setItem("orizuru.imageHosts", JSON.stringify(hosts)));
 
-const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow: () => coreReady, settings, relayToken, notify });
+  const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
 
-const chat = new Chat({
-  core, store, images, notify,
-  coreReady: readyOrFail,
-  transcript: document.getElementById("transcript"),
-  provider: () => settings.target(),
-  tools: () => tools.runParams(),
-  onChange: (conversation) => {
-    sidebar.markActive(conversation?.id ?? null);
-    sidebar.refresh().catch((err) => notify(err.message));
-  },
-  onRunning: (running) => composer.setRunning(running),
-});
-chat.coreReadyNow = () => coreReady;
+  const settings = new Settings({
+    core, keys, notify,
+    profiles: store.profiles,
+    coreReadyNow: () => coreReady,
+    onChange: () => showProfiles(),
+  });
 
-const sidebar = new Sidebar({ store, chat, notify });
-const composer = new Composer({ chat, notify, onNewChat: () => sidebar.newChat() });
+  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow: () => coreReady, settings, relayToken, notify });
 
-store.subscribe?.((change) => {
-  sidebar.refresh().catch(() => {});
-  if (change?.conversation_id && change.conversation_id === chat.conversation?.id && !chat.running) {
-    chat.refresh().catch(() => {});
+  const chat = new Chat({
+    core, store, images, notify,
+    coreReady: readyOrFail,
+    transcript: document.getElementById("transcript"),
+    provider: () => settings.target(),
+    tools: () => tools.runParams(),
+    onChange: (conversation) => {
+      sidebar.markActive(conversation?.id ?? null);
+      sidebar.refresh().catch((err) => notify(err.message));
+    },
+    onRunning: (running) => composer.setRunning(running),
+  });
+  chat.coreReadyNow = () => coreReady;
+
+  const sidebar = new Sidebar({ store, chat, notify });
+  const composer = new Composer({ chat, notify, onNewChat: () => sidebar.newChat() });
+
+  store.subscribe?.((change) => {
+    sidebar.refresh().catch(() => {});
+    if (change?.conversation_id && change.conversation_id === chat.conversation?.id && !chat.running) {
+      chat.refresh().catch(() => {});
+    }
+  });
+
+  // ------------------------------------------------------------------ top bar
+
+  const profileSwitch = document.getElementById("profile-switch");
+  const modelSwitch = document.getElementById("model-switch");
+  function showProfiles() {
+    const active = settings.active;
+    profileSwitch.replaceChildren(...settings.profiles.map((p) => {
+      const option = document.createElement("option");
+      option.value = p.id;
+      option.textContent = p.name || p.model;
+      return option;
+    }));
+    profileSwitch.hidden = settings.profiles.length === 0;
+    modelSwitch.hidden = !active;
+    if (active) {
+      profileSwitch.value = active.id;
+      modelSwitch.value = active.model;
+    }
+    tools.profileChanged(active);
   }
-});
+  profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));
+  modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
+  settingsButton.addEventListener("click", () => settings.open());
+  document.getElementById("open-tools").addEventListener("click", () => tools.open());
+  document.getElementById("toggle-sidebar").addEventListener("click", () => document.body.classList.toggle("sidebar-open"));
 
-// ------------------------------------------------------------------ top bar
-
-const profileSwitch = document.getElementById("profile-switch");
-const modelSwitch = document.getElementById("model-switch");
-function showProfiles() {
-  const active = settings.active;
-  profileSwitch.replaceChildren(...settings.profiles.map((p) => {
+  const languageSelect = document.getElementById("language");
+  languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => {
     const option = document.createElement("option");
-    option.value = p.id;
-    option.textContent = p.name || p.model;
+    option.value = code;
+    option.textContent = name;
     return option;
   }));
-  profileSwitch.hidden = settings.profiles.length === 0;
-  modelSwitch.hidden = !active;
-  if (active) {
-    profileSwitch.value = active.id;
-    modelSwitch.value = active.model;
-  }
-  tools.profileChanged(active);
+  languageSelect.value = language();
+  languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
+  onLanguageChange(() => {
+    showReady();
+    settings.relabel();
+    chat.render();
+    sidebar.refresh().catch(() => {});
+    tools.render();
+  });
+
+  // ------------------------------------------------------------------ start
+
+  await settings.load();
+  await sidebar.refresh();
+  if (!settings.active) settings.open({ firstRun: true });
+  performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
+  import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline
 }
-profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));
-modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
-settingsButton.addEventListener("click", () => settings.open());
-document.getElementById("open-tools").addEventListener("click", () => tools.open());
-document.getElementById("toggle-sidebar").addEventListener("click", () => document.body.classList.toggle("sidebar-open"));
-
-const languageSelect = document.getElementById("language");
-languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => {
-  const option = document.createElement("option");
-  option.value = code;
-  option.textContent = name;
-  return option;
-}));
-languageSelect.value = language();
-languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
-onLanguageChange(() => {
-  showReady();
-  settings.relabel();
-  chat.render();
-  sidebar.refresh().catch(() => {});
-  tools.render();
-});
-
-// ------------------------------------------------------------------ start
-
-await settings.load();
-await sidebar.refresh();
-if (!settings.active) settings.open({ firstRun: true });
-performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
-import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline

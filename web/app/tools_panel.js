@@ -14,6 +14,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
 
 const SERVERS_KEY = "orizuru.mcpServers";
@@ -109,7 +110,10 @@ export class ToolsPanel {
     const item = h("li", { className: "server", dataset: { id: conn.id, status: conn.status } }, head);
     if (conn.error) {
       item.append(h("p", { className: "error", role: "alert" }, conn.error));
-      if (conn.advice) item.append(h("div", { className: "doctor" }, h("h4", {}, t("tools.doctor")), adviceNodes(conn.advice)));
+      if (conn.needsSignIn) {
+        item.append(h("button", { type: "button", className: "primary", onclick: () => this.#signIn(conn) }, t("tools.signIn")));
+      }
+      if (conn.advice) item.append(h("div", { className: "doctor" }, h("h4", {}, t("tools.doctor")), doctorNodes(conn.advice)));
     }
     if (conn.status === "connected" && conn.info) item.append(this.#capabilities(conn));
     return item;
@@ -183,16 +187,28 @@ export class ToolsPanel {
     } catch (err) {
       conn.status = "error";
       conn.error = err.message;
-      conn.advice = await this.#doctor(url, conn.headers, err);
+      conn.needsSignIn = /auth/i.test(err.kind ?? "") || /\b401\b/.test(err.message);
+      conn.advice = conn.needsSignIn ? null : await this.#doctor(url, conn.headers, err);
     }
     this.render();
     return conn;
   }
 
+  /** OAuth for a protected server (web/app/oauth.js); called from the click, so the popup may open. */
+  async #signIn(conn) {
+    try {
+      await signIn(this.core, { serverUrl: conn.url });
+      await this.connect(conn);
+    } catch (err) {
+      conn.error = err.message;
+      this.render();
+    }
+  }
+
   async #doctor(url, headers, err) {
     if (!this.core.methods?.includes("mcp.doctor")) return null;
     try {
-      return await this.core.call("mcp.doctor", { url, headers, error: err.message, origin: location.origin });
+      return await this.core.call("mcp.doctor", { url, headers, origin: location.origin });
     } catch {
       return null;
     }
@@ -310,10 +326,16 @@ function adviceNodes(advice) {
   const items = advice.findings ?? advice.problems ?? advice.advice ?? null;
   if (Array.isArray(items)) {
     return h("ul", {}, items.map((item) => h("li", {}, typeof item === "string" ? item
-      : [item.problem ?? item.title ?? item.message ?? "", item.fix ? ` — ${item.fix}` : ""].join(""))));
+      : [item.message ?? item.problem ?? item.title ?? "", item.fix ? ` — ${item.fix}` : ""].join(""))));
   }
   if (typeof items === "string") return h("p", {}, items);
   return h("pre", {}, JSON.stringify(advice, null, 2));
+}
+
+function doctorNodes(advice) {
+  const nodes = [adviceNodes(advice)];
+  if (advice?.relay_hint) nodes.push(h("p", { className: "hint" }, String(advice.relay_hint)));
+  return nodes;
 }
 
 function load(key, fallback) {

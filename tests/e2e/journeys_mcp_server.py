@@ -1,0 +1,28 @@
+"""A small stdio MCP server (official `mcp` SDK) for the tool journeys, run by the relay from a
+test config. Its tool matches the call in the real recording openai/chat-stream-tool-call
+(``get_capital`` with ``{"country": "UK"}``), so a replayed model turn runs a real tool."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer(name="capitals", version="1.0.0")
+
+CAPITALS = {"UK": "London", "France": "Paris", "Japan": "Tokyo"}
+
+
+@server.tool()
+def get_capital(country: str) -> str:
+    """The capital city of a country."""
+    if country not in CAPITALS:
+        raise ValueError(f"no capital known for {country!r}")
+    return f"The capital of {country} is {CAPITALS[country]} (answered by the capitals MCP server)."
+
+
+@server.resource("capitals://list", name="capitals", mime_type="text/plain")
+def capitals() -> str:
+    return "\n".join(f"{k}: {v}" for k, v in CAPITALS.items())
+
+
+if __name__ == "__main__":
+    server.run("stdio")

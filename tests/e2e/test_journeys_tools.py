@@ -1,0 +1,121 @@
+"""Tool journeys: the page served by the relay lists the relay's own stdio MCP server, connects to it
+in one click, and the model's recorded tool call runs there, with Approve / Deny; the agent loop
+sends the real result back and the replayed vendor answers."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DIST, start_site
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
+from playwright.sync_api import Browser, Page, expect
+from vendor_replay import VendorReplay, expected
+
+pytestmark = pytest.mark.e2e
+
+SERVER = Path(__file__).with_name("journeys_mcp_server.py")
+TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+
+
+@pytest.fixture(scope="module")
+def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real relay serving the built site, configured with one stdio server: capitals."""
+    root = tmp_path_factory.mktemp("relay")
+    config = root / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"capitals": {"command": sys.executable, "args": [str(SERVER)]}}}))
+    proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture
+def vendor() -> Iterator[VendorReplay]:
+    server = VendorReplay()
+    yield server
+    server.close()
+
+
+def connect_relay_server(page: Page) -> None:
+    page.get_by_role("button", name="Tools", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Tools")
+    relay = dialog.get_by_role("region", name="Servers on this relay")
+    expect(relay.get_by_text("capitals", exact=True)).to_be_visible()
+    relay.get_by_role("button", name="Connect capitals").click()
+    expect(relay.locator(".server .badge")).to_have_text("connected", timeout=REPLY_TIMEOUT_MS)
+    expect(relay.get_by_text("get_capital", exact=True)).to_be_visible()
+    # No annotations on the tool: the default policy asks before running it.
+    expect(relay.get_by_role("combobox", name="Approval for get_capital")).to_have_value("ask")
+    dialog.get_by_role("button", name="Close").click()
+
+
+def test_token_leaves_the_address_bar_and_relay_servers_are_listed(browser: Browser, relay_url: str):
+    page = open_app(browser, relay_url, wait_ready=False)
+    assert "#token=" in relay_url
+    expect(page).not_to_have_url(relay_url)  # replaced at once: not bookmarked, not in history
+    assert "token" not in page.url
+    page.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Tools", exact=True).click()
+    relay = page.get_by_role("dialog", name="Tools").get_by_role("region", name="Servers on this relay")
+    expect(relay.get_by_role("button", name="Connect capitals")).to_be_visible()
+    expect(relay.locator("code.command")).to_contain_text("journeys_mcp_server.py")
+    page.context.close()
+
+
+def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: Browser, relay_url: str,
+                                                                      vendor: VendorReplay):
+    vendor.script(TOOL_TURN, TEXT_TURN)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+
+    send(page, "What is the capital of the UK?")
+    card = page.get_by_role("group", name="Tool get_capital")
+    expect(card).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    expect(card).to_have_attribute("data-status", "waiting")
+    card.get_by_role("button", name="Approve").click()
+    expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+    card.locator("summary").click()  # open the collapsed card
+    assert json.loads(card.locator(".tool-args").inner_text()) == expected(TOOL_TURN)["tool_calls"][0]["arguments"]
+    result = "The capital of UK is London (answered by the capitals MCP server)."
+    expect(card.locator(".tool-result")).to_contain_text(result)
+    expect(card.locator(".tool-duration")).to_contain_text("ms")
+
+    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    # The second request carried the server's real answer back to the model.
+    followup = vendor.model_requests[1].json["messages"]
+    tool_messages = [m for m in followup if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and result in json.dumps(tool_messages[0]["content"])
+    assert any(t["function"]["name"] == "get_capital" for t in vendor.model_requests[0].json["tools"])
+
+    # After a reload the stored turn shows the card with its result (from the transcript).
+    page.reload()
+    page.get_by_role("button", name="What is the capital of the UK?", exact=True).click()
+    card = page.get_by_role("group", name="Tool get_capital")
+    expect(card).to_have_attribute("data-status", "done")
+    expect(card.locator(".tool-result")).to_contain_text(result)
+    page.context.close()
+
+
+def test_deny_sends_the_refusal_to_the_model_and_runs_nothing(browser: Browser, relay_url: str,
+                                                              vendor: VendorReplay):
+    vendor.script(TOOL_TURN, TEXT_TURN)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+    send(page, "What is the capital of the UK?")
+    card = page.get_by_role("group", name="Tool get_capital")
+    card.get_by_role("button", name="Deny").click(timeout=REPLY_TIMEOUT_MS)
+    expect(card).to_have_attribute("data-status", "denied")
+    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    followup = json.dumps(vendor.model_requests[1].json["messages"])
+    assert "London" not in followup  # the tool never ran
+    tool_message = next(m for m in vendor.model_requests[1].json["messages"] if m["role"] == "tool")
+    assert "declined" in json.dumps(tool_message["content"])  # the model is told the user said no
+    page.context.close()
