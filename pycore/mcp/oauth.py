@@ -241,6 +241,7 @@ class OAuthClient:
         self.client_metadata_url = client_metadata_url
         self.timeout = timeout
         self._step_ups: dict[tuple[str, str], int] = {}
+        self.challenges: dict[str, str] = {}  # the last 401/403 challenge seen per server URL (for begin)
 
     # -- discovery ---------------------------------------------------------------------------------
 
@@ -578,8 +579,8 @@ class AuthorizedTransport(Transport):
     async def send(self, request: Request) -> Response:
         tokens = await self.oauth.tokens_for(request.url)
         if tokens is None:
-            return await self.inner.send(request)
-        response = await self.inner.send(_with_token(request, tokens))
+            return self._remember(request, await self.inner.send(request))
+        response = self._remember(request, await self.inner.send(_with_token(request, tokens)))
         if response.status != 401 or not tokens.refresh_token:
             return response
         await response.aclose()
@@ -588,7 +589,14 @@ class AuthorizedTransport(Transport):
         except OAuthError:
             await self.oauth.store.delete_tokens(tokens.resource)
             return await self.inner.send(request)  # its 401 (with the challenge) tells the caller to authorize
-        return await self.inner.send(_with_token(request, tokens))
+        return self._remember(request, await self.inner.send(_with_token(request, tokens)))
+
+    def _remember(self, request: Request, response: Response) -> Response:
+        """Keep the challenge of a 401/403 so ``begin`` can use it when the page cannot read the header."""
+        challenge = response.headers.get("www-authenticate")
+        if response.status in (401, 403) and challenge:
+            self.oauth.challenges[canonical_resource(request.url)] = challenge
+        return response
 
     async def aclose(self) -> None:
         await self.inner.aclose()

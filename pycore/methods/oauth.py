@@ -64,6 +64,7 @@ async def oauth_begin(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     """``{server_url, redirect_uri, www_authenticate?, scope?, client_id?, client_secret?,
     client_metadata_url?}`` → ``{authorization_url, state, issuer, resource, scope, client_id, registration}``."""
     from pycore.mcp.oauth import challenge_of
+    from pycore.mcp.oauth_urls import canonical_resource
 
     oauth = oauth_client()
     server_url = _text(params, "server_url")
@@ -71,7 +72,10 @@ async def oauth_begin(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     metadata_url = _text(params, "client_metadata_url", required=False)
     if metadata_url is not None:
         oauth.client_metadata_url = metadata_url
-    challenge = _text(params, "www_authenticate", required=False) or await challenge_of(oauth.http, server_url)
+    # The 401/403 challenge: given by the page, else the one the worker saw (a 403 insufficient_scope names the
+    # scope to step up to), else asked of the server afresh.
+    challenge = _text(params, "www_authenticate", required=False) or oauth.challenges.pop(
+        canonical_resource(server_url), None) or await challenge_of(oauth.http, server_url)
     request = await oauth.begin(
         server_url, _text(params, "redirect_uri") or "", www_authenticate=challenge,
         scope=_text(params, "scope", required=False), client_id=_text(params, "client_id", required=False),

@@ -12,7 +12,7 @@ from test_oauth import APP, browser
 
 from pycore import wire
 from pycore.methods import oauth as oauth_methods
-from pycore.mcp import MCPAuthRequiredError, OAuthCallbackError
+from pycore.mcp import MCPAuthRequiredError, MCPInsufficientScopeError, OAuthCallbackError
 from pycore.mcp.oauth import install
 
 
@@ -62,4 +62,22 @@ async def test_finish_with_a_forged_callback_is_refused() -> None:
         await call("mcp.oauth_begin", server_url=url, redirect_uri=APP)
         with pytest.raises(OAuthCallbackError, match="does not answer a request we made"):
             await call("mcp.oauth_finish", callback_url=APP + "?code=stolen&state=guessed")
+    await new_worker()
+
+
+async def test_step_up_uses_the_403_challenge_the_worker_saw() -> None:
+    await new_worker()
+    with serve_protected(required_scopes=["mcp:read", "mcp:write"]) as (url, provider):
+        begun = await call("mcp.oauth_begin", server_url=url, redirect_uri=APP, scope="mcp:read")
+        await call("mcp.oauth_finish", callback_url=await browser(begun["authorization_url"]))
+        with pytest.raises(MCPInsufficientScopeError):
+            await call("mcp.connect", id="s", url=url)
+        step_up = await call("mcp.oauth_begin", server_url=url, redirect_uri=APP, scope="mcp:read mcp:write")
+        assert "insufficient_scope" not in step_up["authorization_url"]
+        worker = oauth_methods.oauth_client()
+        assert worker.challenges == {} and list(worker._step_ups.values()) == [1]  # the 403's challenge, counted
+        await call("mcp.oauth_finish", callback_url=await browser(step_up["authorization_url"]))
+        connected = await call("mcp.connect", id="s", url=url)
+        assert connected["status"] == "connected"
+        await call("mcp.disconnect", id="s")
     await new_worker()
