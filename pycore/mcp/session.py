@@ -9,6 +9,12 @@ gets 400/404/405. We offer protocol 2025-11-25 and accept any version reachable 
 (2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`).
 We advertise no client capabilities: sampling, elicitation and roots are not implemented, and
 server requests for them get "method not found". Server ``ping`` is answered with ``{}``.
+A server that refuses our version with ``-32022`` and lists its own (MCP 2026-07-28) is initialized
+again with the newest version we share, or refused with a clear error.
+
+Protected servers: pass ``http=oauth.transport_for(url)`` (:mod:`pycore.mcp.oauth`), or install an
+:class:`~pycore.mcp.oauth.OAuthClient` (``pycore.mcp.oauth.install``) and every session created without
+its own transport sends the server its token (only to it) and refreshes it.
 """
 
 from __future__ import annotations
