@@ -110,7 +110,7 @@ class SSEDecoder:
         events: list[SSEEvent] = []
         data = self._data
         for line in lines:
-            if line.startswith("data: "):  # nearly every line: the fast path
+            if line.startswith("data: "):  # nearly every line: the fast paths first
                 data.append(line[6:])
             elif not line:
                 if data:
@@ -118,6 +118,8 @@ class SSEDecoder:
                     events.append(SSEEvent(self._event or "message", text, self._last_id, self._retry))
                     data = self._data = []
                 self._event = ""
+            elif line.startswith("event: "):
+                self._event = line[7:]
             elif line[0] != ":":
                 name, colon, value = line.partition(":")
                 if colon and value[:1] == " ":

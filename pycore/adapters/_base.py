@@ -81,8 +81,32 @@ class Adapter(ABC):
         return f"{type(self).__name__}(base_url={self.base_url!r})"
 
     # ------------------------------------------------------------------ requests
+    stream_fields: ClassVar[dict[str, Any]] = {"stream": True}  # what a streamed request adds to the body
+
+    def build_request(self, request: ChatRequest) -> Request:
+        """The vendor's own body, then what all vendors do alike: tools, streaming, vendor options."""
+        body = self.request_body(request)
+        if request.tools:
+            body.update(self.tools_fields(request))
+        if request.stream:
+            body.update(self.stream_fields)
+        body = merge_options(drop_none(body), request.vendor_options)
+        return self._json_request(self.chat_url(request), body, self._headers())
+
     @abstractmethod
-    def build_request(self, request: ChatRequest) -> Request: ...
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        """Model, messages, system prompt and sampling fields, in the vendor's names (None = leave out)."""
+
+    @abstractmethod
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        """The body fields declaring ``request.tools`` and the tool choice (called only when there are tools)."""
+
+    @abstractmethod
+    def chat_url(self, request: ChatRequest) -> str: ...
+
+    def _headers(self) -> dict[str, str]:
+        """Authentication and the vendor's required headers: nothing more (extra headers break CORS preflights)."""
+        return {}
 
     @abstractmethod
     def models_request(self) -> Request: ...

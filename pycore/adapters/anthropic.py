@@ -17,7 +17,7 @@ import re
 from typing import Any
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options, sse_json
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.decoders import SSEEvent
 from pycore.http import Request
 from pycore.http.retry import ANTHROPIC_POLICY
@@ -223,20 +223,19 @@ class AnthropicAdapter(Adapter):
             headers["x-api-key"] = self.api_key
         return headers
 
-    def build_request(self, request: ChatRequest) -> Request:
-        body: dict[str, Any] = {
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        return {
             "model": request.model,
             "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
             "messages": messages_param(request.messages),
             "system": request.system,
         }  # no temperature: the Messages API (SDK 2.11) no longer takes one; a knob it lacks is dropped
-        if request.tools:
-            body["tools"] = [tool_param(t) for t in request.tools]
-            body["tool_choice"] = tool_choice(request.tool_choice)
-        if request.stream:
-            body["stream"] = True
-        body = merge_options(drop_none(body), request.vendor_options)
-        return self._json_request(f"{self.base_url}/v1/messages", body, self._headers())
+
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        return {"tools": [tool_param(t) for t in request.tools], "tool_choice": tool_choice(request.tool_choice)}
+
+    def chat_url(self, request: ChatRequest) -> str:
+        return f"{self.base_url}/v1/messages"
 
     def stream_parser(self, *, status: int = 200) -> StreamParser:
         return AnthropicParser(self.vendor, status=status)

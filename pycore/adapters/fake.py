@@ -102,8 +102,19 @@ class FakeAdapter(Adapter):
     vendor = "fake"
     default_base_url = "fake://model"
 
+    # The whole ChatRequest is the body, unchanged: the fake model reads it back (FakeTransport).
     def build_request(self, request: ChatRequest) -> Request:
-        return Request("POST", URL, {"content-type": "application/json"}, request.model_dump_json().encode())
+        body = request.model_dump_json().encode()
+        return Request("POST", self.chat_url(request), {"content-type": "application/json"}, body)
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        return request.model_dump(mode="json")
+
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        return {}  # already in the body
+
+    def chat_url(self, request: ChatRequest) -> str:
+        return URL
 
     def stream_parser(self, *, status: int = 200) -> StreamParser:
         return FakeParser(self.vendor, status=status)

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options, sse_json
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.adapters._convert import tool_names
 from pycore.adapters._gemini_schema import clean_schema
 from pycore.decoders import SSEEvent
@@ -198,20 +198,26 @@ class GeminiAdapter(Adapter):
     def _headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.api_key} if self.api_key else {}
 
-    def build_request(self, request: ChatRequest) -> Request:
+    stream_fields: dict[str, Any] = {}  # streaming is a different URL, not a body field
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         config = drop_none({"temperature": request.temperature, "maxOutputTokens": request.max_tokens})
-        body: dict[str, Any] = {
+        return {
             "contents": contents(request.messages),
             "systemInstruction": {"parts": [{"text": request.system}]} if request.system else None,
             "generationConfig": config or None,
         }
-        if request.tools:
-            body["tools"] = [{"functionDeclarations": [tool_param(t) for t in request.tools]}]
-            body["toolConfig"] = tool_config(request.tool_choice)
-        body = merge_options(drop_none(body), request.vendor_options)
+
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        return {
+            "tools": [{"functionDeclarations": [tool_param(t) for t in request.tools]}],
+            "toolConfig": tool_config(request.tool_choice),
+        }
+
+    def chat_url(self, request: ChatRequest) -> str:
         model = quote(request.model.removeprefix("models/"), safe="-._")
         action = "streamGenerateContent?alt=sse" if request.stream else "generateContent"
-        return self._json_request(f"{self.base_url}/models/{model}:{action}", body, self._headers())
+        return f"{self.base_url}/models/{model}:{action}"
 
     def stream_parser(self, *, status: int = 200) -> StreamParser:
         return GeminiParser(self.vendor, status=status)

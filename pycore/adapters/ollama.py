@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import result_images, result_text, tool_names
 from pycore.adapters.openai import tool_param
 from pycore.http import Request
@@ -138,18 +138,22 @@ class OllamaAdapter(Adapter):
     def _headers(self) -> dict[str, str]:  # a key only for ollama.com or an authenticating proxy
         return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}
 
-    def build_request(self, request: ChatRequest) -> Request:
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
         options = drop_none({"temperature": request.temperature, "num_predict": request.max_tokens})
-        body: dict[str, Any] = {
+        return {
             "model": request.model,
             "messages": messages_param(request),
-            "stream": request.stream,
+            "stream": request.stream,  # Ollama streams unless told not to
             "options": options or None,
         }
-        if request.tools and request.tool_choice != "none":  # Ollama has no tool_choice: "none" = no tools
-            body["tools"] = [tool_param(t) for t in request.tools]
-        body = merge_options(drop_none(body), request.vendor_options)
-        return self._json_request(f"{self.base_url}/api/chat", body, self._headers())
+
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        if request.tool_choice == "none":  # Ollama has no tool_choice: "none" = no tools
+            return {}
+        return {"tools": [tool_param(t) for t in request.tools]}
+
+    def chat_url(self, request: ChatRequest) -> str:
+        return f"{self.base_url}/api/chat"
 
     def stream_parser(self, *, status: int = 200) -> StreamParser:
         return OllamaParser(self.vendor, status=status)

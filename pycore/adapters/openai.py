@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, merge_options, sse_json
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.decoders import SSEEvent
 from pycore.http import Request
@@ -178,20 +178,23 @@ class OpenAIChatAdapter(Adapter):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url).hostname == "api.openai.com"
 
-    def build_request(self, request: ChatRequest) -> Request:
-        body: dict[str, Any] = {"model": request.model, "messages": messages_param(request)}
-        if request.tools:
-            body["tools"] = [tool_param(t) for t in request.tools]
-            body["tool_choice"] = tool_choice(request.tool_choice)
-        if request.temperature is not None:
-            body["temperature"] = request.temperature
-        if request.max_tokens is not None:  # OpenAI's reasoning models refuse the older name
-            body["max_completion_tokens" if self._is_openai() else "max_tokens"] = request.max_tokens
-        if request.stream:
-            body["stream"] = True
-            body["stream_options"] = {"include_usage": True}
-        body = merge_options(drop_none(body), request.vendor_options)
-        return self._json_request(f"{self.base_url}/chat/completions", body, self._headers())
+    stream_fields = {"stream": True, "stream_options": {"include_usage": True}}
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        # OpenAI's reasoning models refuse the older name for the token limit; compatible servers want it.
+        max_tokens = "max_completion_tokens" if self._is_openai() else "max_tokens"
+        return {
+            "model": request.model,
+            "messages": messages_param(request),
+            "temperature": request.temperature,
+            max_tokens: request.max_tokens,
+        }
+
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        return {"tools": [tool_param(t) for t in request.tools], "tool_choice": tool_choice(request.tool_choice)}
+
+    def chat_url(self, request: ChatRequest) -> str:
+        return f"{self.base_url}/chat/completions"
 
     def stream_parser(self, *, status: int = 200) -> StreamParser:
         return OpenAIChatParser(self.vendor, status=status)

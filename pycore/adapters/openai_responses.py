@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import StreamParser, drop_none, merge_options, sse_json
+from pycore.adapters._base import StreamParser, drop_none, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.adapters.openai import OpenAIChatAdapter, error_fields
 from pycore.decoders import SSEEvent
@@ -222,8 +222,10 @@ def _reasoning(part: ReasoningPart) -> list[dict[str, Any]]:
 class OpenAIResponsesAdapter(OpenAIChatAdapter):
     vendor = VENDOR
 
-    def build_request(self, request: ChatRequest) -> Request:
-        body: dict[str, Any] = {
+    stream_fields = {"stream": True}
+
+    def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        return {
             "model": request.model,
             "input": input_items(request.messages),
             "instructions": request.system,
@@ -232,13 +234,12 @@ class OpenAIResponsesAdapter(OpenAIChatAdapter):
             "store": False,
             "include": ["reasoning.encrypted_content"],
         }
-        if request.tools:
-            body["tools"] = [tool_param(t) for t in request.tools]
-            body["tool_choice"] = tool_choice(request.tool_choice)
-        if request.stream:
-            body["stream"] = True
-        body = merge_options(drop_none(body), request.vendor_options)
-        return self._json_request(f"{self.base_url}/responses", body, self._headers())
+
+    def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
+        return {"tools": [tool_param(t) for t in request.tools], "tool_choice": tool_choice(request.tool_choice)}
+
+    def chat_url(self, request: ChatRequest) -> str:
+        return f"{self.base_url}/responses"
 
     def stream_parser(self, *, status: int = 200) -> StreamParser:
         return ResponsesParser(self.vendor, status=status)
