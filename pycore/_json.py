@@ -15,17 +15,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic_core import from_json
+
 _DECODER = json.JSONDecoder()
-_SCAN = _DECODER.scan_once
 _WS = " \t\n\r"
 
 
-def loads(text: str) -> Any:
+def loads(text: str | bytes) -> Any:
     try:
-        value, end = _SCAN(text, 0)
-    except StopIteration:
-        return json.loads(text)
-    return value if end == len(text) else json.loads(text)
+        return from_json(text)
+    except ValueError:
+        return json.loads(text)  # the standard library's value, or its error, for what jiter refuses
 
 
 class _End(Exception):
