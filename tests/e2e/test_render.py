@@ -160,8 +160,19 @@ def test_batched_animation_frame_rendering_gives_the_one_shot_result(session: Se
     text = REPLIES["explain_code"]
     rng = random.Random("frames")
     chunks = splits(text, [rng.randrange(1, len(text)) for _ in range(300)])
-    assert session.page.evaluate("(chunks) => window.harness.streamFrames(chunks)", chunks) == \
-        session.call("oneShot", text)
+    result = session.page.evaluate("(chunks) => window.harness.streamFrames(chunks)", chunks)
+    assert result["html"] == session.call("oneShot", text)
+
+
+def test_text_arriving_faster_than_frames_is_caught_up_in_slices(session: Session):
+    """A long reply appended in big bursts between frames: catch-up updates freeze finished blocks
+    while the text is still arriving (not all at finish()), and the result is still the one-shot one."""
+    text = "\n\n".join(REPLIES[name] for name in sorted(REPLIES) if name != "refs") * 6
+    rng = random.Random("bursts")
+    chunks = splits(text, [rng.randrange(1, len(text)) for _ in range(len(text) // 4)])
+    result = session.page.evaluate("(chunks) => window.harness.streamFrames(chunks, {yieldEvery: 1500})", chunks)
+    assert result["html"] == session.call("oneShot", text)
+    assert result["nodesBeforeFinish"] > result["nodes"] * 0.8
 
 
 def test_unclosed_fence_and_half_table_render_as_text_and_code_mid_stream(session: Session):

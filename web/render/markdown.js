@@ -44,6 +44,10 @@ import { sanitizeToFragment } from "./sanitize.js";
 
 export { ImagePolicy };
 
+// Most new text one update takes on (characters): bounds the work per update when text arrives
+// faster than frames.
+const UPDATE_BUDGET = 3000;
+
 const CLASS_SAFE_LANGUAGE = /^[\w+#.-]{1,40}$/;
 
 const markdown = new Marked({
@@ -119,6 +123,8 @@ export class StreamRenderer {
   #openNodes = [];
   #links = Object.create(null); // reference definitions from finished blocks
   #frame = null;
+  #catchUp = null;
+  #lexedEnd = 0; // end of the text the last update lexed
   #finished = false;
   #destroyed = false;
 
@@ -136,7 +142,12 @@ export class StreamRenderer {
     if (this.#endsWithCR && text.startsWith("\n")) text = text.slice(1); // "\r" | "\n" split across deltas
     this.#endsWithCR = text.endsWith("\r");
     this.#source += text.replace(/\r\n?/g, "\n");
-    this.#schedule();
+    this.#scheduleFrame();
+    // Falling behind (text arrives faster than frames): freeze a slice of finished blocks now, inside
+    // this call. A task scheduled for it would queue behind every message already waiting.
+    if (this.#source.length - Math.max(this.#lexedEnd, this.#committed) > UPDATE_BUDGET) {
+      if (this.#render({ budget: UPDATE_BUDGET, tail: false })) this.#scheduleCatchUp();
+    }
   }
 
   setText(full) {
@@ -145,27 +156,28 @@ export class StreamRenderer {
     this.#source = "";
     this.#endsWithCR = false;
     this.#committed = 0;
+    this.#lexedEnd = 0;
     this.#blocks = [];
     this.#openNodes = [];
     this.#links = Object.create(null);
     this.#finished = false;
     this.append(full);
     this.#cancel();
-    this.#render(false);
+    this.#render({});
   }
 
   finish() {
     if (this.#destroyed || this.#finished) return;
     this.#cancel();
-    this.#render(true);
+    this.#render({ final: true });
     this.#finished = true;
   }
 
-  /** Render what has arrived now instead of at the next animation frame. */
+  /** Render everything that has arrived now instead of at the next animation frame. */
   flush() {
     if (this.#destroyed || this.#finished) return;
     this.#cancel();
-    this.#render(false);
+    this.#render({});
   }
 
   destroy() {
@@ -178,11 +190,18 @@ export class StreamRenderer {
     return this.#source;
   }
 
-  #schedule() {
+  // Two kinds of update. Frame updates (once per animation frame) render the open tail, so what is
+  // painted is current. Catch-up updates, run by append() itself when more than UPDATE_BUDGET
+  // characters are waiting (tokens arriving faster than frames), and by a task of their own when no
+  // more appends come, only freeze finished blocks, a slice at a time: no update does unbounded work,
+  // and rendering keeps pace with the stream instead of piling up for finish(). A catch-up that
+  // freezes blocks takes the stale tail off the page; the frame update that always runs before the
+  // next paint puts the current one back.
+  #scheduleFrame() {
     if (this.#frame !== null) return;
     const run = () => {
       this.#frame = null;
-      this.#render(false);
+      if (this.#render({ budget: UPDATE_BUDGET })) this.#scheduleCatchUp();
     };
     // Hidden tabs get no animation frames; a slow timer still keeps the DOM close to the text.
     this.#frame = document.visibilityState === "hidden"
@@ -190,16 +209,43 @@ export class StreamRenderer {
       : { raf: requestAnimationFrame(run) };
   }
 
+  #scheduleCatchUp() {
+    if (this.#catchUp !== null || this.#destroyed) return;
+    this.#catchUp = new MessageChannel();
+    this.#catchUp.port1.onmessage = () => {
+      this.#catchUp = null;
+      if (this.#destroyed || this.#finished) return;
+      if (this.#render({ budget: UPDATE_BUDGET, tail: false })) this.#scheduleCatchUp();
+    };
+    this.#catchUp.port2.postMessage(null);
+  }
+
   #cancel() {
+    if (this.#catchUp !== null) {
+      this.#catchUp.port1.close();
+      this.#catchUp = null;
+    }
     if (this.#frame === null) return;
     if ("raf" in this.#frame) cancelAnimationFrame(this.#frame.raf);
     else clearTimeout(this.#frame.timer);
     this.#frame = null;
   }
 
-  #render(final) {
-    if (this.#destroyed) return;
-    const tokens = lex(this.#source.slice(this.#committed), this.#links);
+  /**
+   * Lex the text after the finished blocks (at most `budget` characters more than last time), freeze
+   * the blocks that can no longer change and, when `tail`, render the open rest. Returns whether
+   * text is still waiting.
+   */
+  #render({ final = false, budget = Infinity, tail = true }) {
+    if (this.#destroyed) return false;
+    let end = this.#source.length;
+    if (!final && end - Math.max(this.#lexedEnd, this.#committed) > budget) {
+      end = Math.max(this.#lexedEnd, this.#committed) + budget;
+      const lineEnd = this.#source.lastIndexOf("\n", end - 1);
+      if (lineEnd >= this.#lexedEnd) end = lineEnd + 1; // cut at a line end when one is near
+    }
+    this.#lexedEnd = end;
+    const tokens = lex(this.#source.slice(this.#committed, end), this.#links);
     let open = tokens.length;
     if (!final) {
       open = openBlockIndex(tokens);
@@ -207,12 +253,19 @@ export class StreamRenderer {
       const settled = collectDefinitions(tokens.slice(0, open), { ...this.#links });
       if (Object.keys(tokens.links).some((tag) => !(tag in settled))) open = 0;
     }
-    for (const node of this.#openNodes) node.remove();
-    this.#openNodes = [];
+    if (open > 0 || tail) {
+      for (const node of this.#openNodes) node.remove();
+      this.#openNodes = [];
+    }
     if (open > 0) this.#commit(tokens.slice(0, open));
-    const fragment = renderTokens(tokens.slice(open), this.#images, this.#labels);
-    this.#openNodes = [...fragment.childNodes];
-    this.#container.append(fragment);
+    if (tail) {
+      const fragment = renderTokens(tokens.slice(open), this.#images, this.#labels);
+      this.#openNodes = [...fragment.childNodes];
+      this.#container.append(fragment);
+    } else if (open > 0) {
+      this.#scheduleFrame();
+    }
+    return end < this.#source.length;
   }
 
   #commit(tokens) {

@@ -78,17 +78,22 @@ window.harness = {
     return { html: element.innerHTML, problems, finishedNodes: mustSurvive.size };
   },
 
-  /** Stream through the real animation-frame batching (no flush): resolves after finish(). */
-  async streamFrames(chunks, id = "frames") {
+  /**
+   * Stream through the renderer's own scheduling (animation frames and catch-up tasks; no flush),
+   * yielding to the event loop every `yieldEvery` chunks. Resolves after finish() with the HTML and
+   * how many top-level nodes were already on the page just before finish().
+   */
+  async streamFrames(chunks, { id = "frames", yieldEvery = 1 } = {}) {
     const element = fresh(id);
     const renderer = new StreamRenderer(element, { images: policy });
-    for (const chunk of chunks) {
+    for (const [i, chunk] of chunks.entries()) {
       renderer.append(chunk);
-      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (i % yieldEvery === 0) await new Promise((resolve) => setTimeout(resolve, 0));
     }
-    await new Promise((resolve) => requestAnimationFrame(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const nodesBeforeFinish = element.childNodes.length;
     renderer.finish();
-    return element.innerHTML;
+    return { html: element.innerHTML, nodesBeforeFinish, nodes: element.childNodes.length };
   },
 
   /** Stream chunk by chunk, leaving the renderer open (as mid-stream) after `chunks`. */

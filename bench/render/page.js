@@ -1,0 +1,92 @@
+// Render benchmark page (bench/render/run.py drives it through page.evaluate).
+//
+//   window.bench.run(mode, tokens, capMs) -> {deliveredMs, totalMs, updates, longestUpdateMs,
+//                                             renderWorkMs, finishMs, longestTaskMs, tokensRendered}
+// (an "update" is a frame callback, an append()/naive re-render, or the final finish(); renderWorkMs
+// sums them all)
+// modes:
+//   "none"         tokens are only collected: the stream's own duration
+//   "incremental"  StreamRenderer.append per token (batched per animation frame), finish() at the end
+//   "naive"        per token: container.innerHTML = DOMPurify.sanitize(marked.parse(full text));
+//                  stops after capMs (it would take many minutes) and reports how far it got
+import DOMPurify from "dompurify";
+import { marked } from "marked";
+
+import { StreamRenderer } from "../../web/render/markdown.js";
+
+// Time every animation-frame callback: that is where StreamRenderer does its work.
+const frameTimes = [];
+const nativeRaf = window.requestAnimationFrame.bind(window);
+window.requestAnimationFrame = (callback) => nativeRaf((time) => {
+  const start = performance.now();
+  callback(time);
+  frameTimes.push(performance.now() - start);
+});
+
+let longTasks = [];
+new PerformanceObserver((list) => { longTasks.push(...list.getEntries()); }).observe({ type: "longtask", buffered: false });
+
+const nextFrame = () => new Promise((resolve) => nativeRaf(() => resolve()));
+
+function run(mode, tokens, capMs = 60000) {
+  return new Promise((resolve) => {
+    const out = document.getElementById("out");
+    out.replaceChildren();
+    const container = document.createElement("div");
+    out.append(container);
+    frameTimes.length = 0;
+    longTasks = [];
+    const handlerTimes = [];
+    const worker = new Worker(new URL("assets/stream_worker.js", document.baseURI), { type: "module" });
+    const renderer = mode === "incremental" ? new StreamRenderer(container) : null;
+    let text = "";
+    let first = 0;
+    let received = 0;
+    let capped = false;
+    worker.onmessage = async ({ data }) => {
+      const now = performance.now();
+      if (!first) first = now;
+      if (data.type === "done") {
+        const delivered = now - first;
+        const finishStart = performance.now();
+        if (renderer) renderer.finish();
+        const finishMs = performance.now() - finishStart;
+        void container.offsetHeight; // the final layout is part of the cost
+        const total = performance.now() - first;
+        worker.terminate();
+        await nextFrame();
+        await new Promise((r) => setTimeout(r, 100)); // let the long-task observer report
+        resolve({
+          deliveredMs: delivered,
+          totalMs: total,
+          updates: mode === "naive" ? handlerTimes.length : frameTimes.length,
+          longestUpdateMs: Math.max(0, ...frameTimes, ...handlerTimes, finishMs),
+          renderWorkMs: [...frameTimes, ...handlerTimes, finishMs].reduce((a, b) => a + b, 0),
+          finishMs,
+          longestTaskMs: Math.max(0, ...longTasks.map((t) => t.duration)),
+          longTasks: longTasks.length,
+          tokensRendered: received,
+          capped,
+          finalChars: container.textContent.length,
+        });
+        return;
+      }
+      received += 1;
+      text += data.text;
+      if (mode === "incremental") {
+        const start = performance.now();
+        renderer.append(data.text);
+        handlerTimes.push(performance.now() - start);
+      } else if (mode === "naive" && !capped) {
+        const start = performance.now();
+        container.innerHTML = DOMPurify.sanitize(marked.parse(text));
+        handlerTimes.push(performance.now() - start);
+        if (performance.now() - first > capMs) capped = received;
+      }
+    };
+    worker.postMessage({ tokens });
+  });
+}
+
+window.bench = { run };
+document.documentElement.dataset.bench = "ready";
