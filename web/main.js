@@ -86,7 +86,7 @@ async function main() {
   const settingsButton = document.getElementById("open-settings");
   const notify = (message, options = {}) => {
     if (options.settings) {
-      options.action = { label: t("top.settings"), run: () => settings.open() };
+      options.action = { label: t("top.openSettings"), run: () => settings.open() };
       options.error = true;
     }
     notifier.show(message, options);
@@ -154,7 +154,15 @@ async function main() {
   modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
   settingsButton.addEventListener("click", () => settings.open());
   document.getElementById("open-tools").addEventListener("click", () => tools.open());
-  document.getElementById("toggle-sidebar").addEventListener("click", () => document.body.classList.toggle("sidebar-open"));
+  document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
+    ev.stopPropagation();
+    document.body.classList.toggle("sidebar-open");
+  });
+  // Phone width: the sidebar slides over the chat; a tap outside it or Esc puts it away.
+  document.querySelector(".main").addEventListener("click", () => document.body.classList.remove("sidebar-open"));
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") document.body.classList.remove("sidebar-open");
+  });
 
   const languageSelect = document.getElementById("language");
   languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => {

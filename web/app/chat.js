@@ -8,7 +8,7 @@
  *   chat.running                          a turn is in progress
  *
  * `provider()` returns {provider: {vendor, api_key?, base_url?}, model, vendor} for the next turn or
- * throws an Error saying what is missing; `tools()` returns {tools, policy} for chat.run.
+ * throws an Error saying what is missing; `tools()` resolves to {tools, policy} for chat.run.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  */
@@ -321,7 +321,7 @@ export class Chat {
       }
     };
 
-    const { tools, policy } = this.tools();
+    const { tools, policy } = await this.tools();
     const params = { provider: target.provider, model: target.model, messages, tools, policy };
     const call = this.core.call("chat.run", params, onEvent);
     run.callId = call.id;

@@ -36,6 +36,7 @@ export class Sidebar {
   }
 
   newChat() {
+    document.body.classList.remove("sidebar-open");
     this.chat.newChat();
     this.markActive(null);
     document.getElementById("message").focus();

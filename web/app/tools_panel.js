@@ -4,7 +4,7 @@
  *
  *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify})
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
- *   panel.runParams()                 {tools, policy} for chat.run (coord/WIRE.md)
+ *   await panel.runParams()           {tools, policy} for chat.run (coord/WIRE.md)
  *   panel.profileChanged(profile)     load that profile's Python tools into the worker
  *   panel.onAttach / panel.onPrompt   set by main.js: a resource to attach, a prompt to put in the box
  *
@@ -29,6 +29,7 @@ export class ToolsPanel {
     this.relayError = null;
     this.prefs = load(PREFS_KEY, {});
     this.python = { id: null, tools: [], registered: false };
+    this.pythonPending = Promise.resolve(false);
     this.onAttach = null;
     this.onPrompt = null;
     this.dialog = document.getElementById("tools-dialog");
@@ -270,7 +271,8 @@ export class ToolsPanel {
     document.getElementById("python-source").value = source;
     this.python = { id: profile ? `python:${profile.id}` : null, tools: [], registered: false };
     document.getElementById("python-status").textContent = "";
-    if (profile && source.trim()) this.ready.then(() => this.#registerPython(source, false), () => {});
+    this.pythonPending = profile && source.trim()
+      ? this.ready.then(() => this.#registerPython(source, false), () => false) : Promise.resolve(false);
   }
 
   async #savePython() {
@@ -279,7 +281,8 @@ export class ToolsPanel {
       document.getElementById("python-status").textContent = t("chat.noProfile");
       return;
     }
-    if (await this.#registerPython(source, true)) await this.settings.update({ python_tools: source });
+    this.pythonPending = this.#registerPython(source, true);
+    if (await this.pythonPending) await this.settings.update({ python_tools: source });
   }
 
   async #registerPython(source, loud) {
@@ -301,7 +304,8 @@ export class ToolsPanel {
 
   // ------------------------------------------------------------------ chat.run parameters
 
-  runParams() {
+  async runParams() {
+    await this.pythonPending; // a profile's tools still loading into the worker
     const mcp = [...this.servers.values()].filter((s) => s.status === "connected").map((s) => s.id);
     const python = this.python.registered ? [this.python.id] : [];
     const disabled = Object.entries(this.prefs).filter(([, p]) => p.enabled === false).map(([name]) => name);
