@@ -6,6 +6,9 @@
         ...
     stream.completion                                                # the whole answer, always set
 
+Requests go only under the adapter's base URL and never follow a redirect (SECURITY.md V1). A body
+that stalls longer than the request's timeout ends like a dropped connection.
+
 Error statuses raise the vendor's typed error (after the retries the policy allows). Once the body
 has started, nothing is retried: a dropped connection ends the stream with an ``error`` event and
 ``completion.incomplete``; so does Stop (cancelling the iterating task, or ``await stream.aclose()``),
@@ -16,9 +19,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from urllib.parse import urljoin, urlsplit
 
 from pycore.adapters import Adapter
-from pycore.exceptions import APIConnectionError
+from pycore.exceptions import APIConnectionError, APIStatusError, redact
 from pycore.http import Request, Response, Transport, default_transport
 from pycore.http.retry import RetryPolicy, send_with_retries
 from pycore.messages import ChatRequest, Completion, Event, ModelInfo
@@ -64,6 +69,11 @@ class ChatStream:
             await self._response.aclose()
 
 
+def _host_and_port(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
+
+
 def _finished(parser: object) -> bool:
     parts = getattr(parser, "parts", None)
     return parts is not None and parts.finish is not None
@@ -84,13 +94,33 @@ class ChatClient:
         self._sleep = sleep  # injectable, so tests of the retry path do not wait
 
     async def send(self, request: Request) -> Response:
-        """Send with retries; an error status raises the vendor's typed error."""
-        response = await send_with_retries(self.transport, request, self.retry, sleep=self._sleep)
+        """Send with retries; an error status raises the vendor's typed error.
+
+        The request must go under the adapter's base URL (the key goes nowhere else), and a
+        redirect is never followed: it raises, naming where it pointed.
+        """
+        self.adapter.check_destination(request.url)
+        request = replace(request, follow_redirects=False)
+        try:
+            response = await send_with_retries(self.transport, request, self.retry, sleep=self._sleep)
+        except APIConnectionError as e:
+            raise self.adapter.explain_connection_error(e) from e
+        if response.status < 200 or 300 <= response.status < 400:
+            await response.aclose()
+            raise self._redirect_error(request, response)
         if response.status >= 400:
             body = await response.aread()
             await response.aclose()
             raise self.adapter.map_error(response.status, response.headers, body)
         return response
+
+    def _redirect_error(self, request: Request, response: Response) -> APIStatusError:
+        location = response.headers.get("location")
+        where = f"to {_host_and_port(urljoin(request.url, location))}" if location else "elsewhere"
+        message = (f"the server redirected the request {where}; redirects are not followed, so the key is "
+                   f"never sent to another address. Set the base URL to the final address instead.")
+        return APIStatusError(redact(message, [self.adapter.api_key]), vendor=self.adapter.vendor,
+                              status=response.status, type="redirect", headers=response.headers)
 
     def stream(self, request: ChatRequest) -> ChatStream:
         return ChatStream(self, request.model_copy(update={"stream": True}))

@@ -10,11 +10,12 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from pycore._json import loads
 from pycore._parts import PartsManager
 from pycore.decoders import NDJSONDecoder, SSEDecoder
-from pycore.exceptions import APIStatusError, StreamFormatError, redact, status_error_class
+from pycore.exceptions import APIConnectionError, APIStatusError, StreamFormatError, redact, status_error_class
 from pycore.http import Request
 from pycore.http.retry import RetryPolicy
 from pycore.messages import ChatRequest, Completion, Event, FinishReason, ModelInfo
@@ -69,16 +70,44 @@ class StreamParser(ABC):
 
 
 class Adapter(ABC):
+    """Where the key goes (SECURITY.md V1): only to ``base_url``, the vendor's own address unless the
+    user gave another. :meth:`check_destination` is asked before anything is sent, and transports
+    never follow a redirect with the key (:class:`~pycore.client.ChatClient` refuses them)."""
+
     vendor: ClassVar[str]
     default_base_url: ClassVar[str]
     retry_policy: ClassVar[RetryPolicy] = RetryPolicy()
+    url_schemes: ClassVar[tuple[str, ...]] = ("https", "http")
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key
-        self.base_url = (base_url or self.default_base_url).rstrip("/")
+        self.base_url = self._checked_base_url((base_url or self.default_base_url).rstrip("/"))
 
     def __repr__(self) -> str:  # never the key
         return f"{type(self).__name__}(base_url={self.base_url!r})"
+
+    def _checked_base_url(self, url: str) -> str:
+        parts = urlsplit(url)
+        if parts.scheme not in self.url_schemes or not parts.hostname:
+            raise ValueError(f"{self.vendor}: the base URL must be an http(s) address with a host, like "
+                             f"{self.default_base_url}")
+        if parts.username is not None or parts.password is not None or parts.query or parts.fragment:
+            raise ValueError(f"{self.vendor}: the base URL may not carry credentials, a query or a fragment "
+                             "(keys travel in headers, never in URLs)")
+        return url
+
+    def check_destination(self, url: str) -> None:
+        """Raise unless ``url`` is under the base URL: same scheme, host and port, and path below it."""
+        base, target = urlsplit(self.base_url), urlsplit(url)
+        same_origin = (base.scheme, base.hostname, base.port) == (target.scheme, target.hostname, target.port)
+        below = target.path == base.path or target.path.startswith(base.path.rstrip("/") + "/")
+        if not (same_origin and below):
+            raise ValueError(f"{self.vendor}: refusing to send a request to {target.hostname or 'another address'}: "
+                             f"this provider's requests go only to {base.hostname} (its base URL)")
+
+    def explain_connection_error(self, error: APIConnectionError) -> APIConnectionError:
+        """A vendor may add what usually causes a connection failure (Ollama: its allowed origins)."""
+        return error
 
     # ------------------------------------------------------------------ requests
     stream_fields: ClassVar[dict[str, Any]] = {"stream": True}  # what a streamed request adds to the body

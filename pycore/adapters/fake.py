@@ -101,6 +101,7 @@ def _last_text(parts: PartsManager) -> int:
 class FakeAdapter(Adapter):
     vendor = "fake"
     default_base_url = "fake://model"
+    url_schemes = ("fake",)
 
     # The whole ChatRequest is the body, unchanged: the fake model reads it back (FakeTransport).
     def build_request(self, request: ChatRequest) -> Request:

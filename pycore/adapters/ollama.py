@@ -4,20 +4,26 @@
 Each line is a whole ``ChatResponse``: content and ``thinking`` deltas, tool calls that arrive whole
 (with an ``id`` in recent versions, without in older ones: then a stable one is made), and a last
 ``done: true`` line with ``done_reason`` and token counts. An ``{"error": "..."}`` line can arrive
-inside a 200 stream. The browser needs ``OLLAMA_ORIGINS`` set on the server (SECURITY.md §5).
+inside a 200 stream.
+
+From a web page, Ollama answers only origins it was told to trust (``OLLAMA_ORIGINS``; SECURITY.md
+§5, T-V7): its 403, and in a browser the failed CORS preflight that shows as a connection error,
+come with the exact setting to make, naming this page's origin.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import result_images, result_text, tool_names
 from pycore.adapters.openai import tool_param
-from pycore.http import Request
+from pycore.exceptions import APIConnectionError, APIStatusError
+from pycore.http import Request, page_origin
 from pycore.messages import (
     ChatRequest,
     Event,
@@ -134,6 +140,28 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
 class OllamaAdapter(Adapter):
     vendor = "ollama"
     default_base_url = "http://localhost:11434"
+
+    def __init__(self, api_key: str | None = None, base_url: str | None = None, *, origin: str | None = None) -> None:
+        super().__init__(api_key, base_url)
+        self.origin = origin or page_origin()  # the page's origin, in a browser
+
+    def origins_hint(self) -> str:
+        origin = self.origin or "<the origin of this page>"
+        return (f"Ollama only answers web pages it trusts: set OLLAMA_ORIGINS={origin} where Ollama runs "
+                f"and restart it (e.g. OLLAMA_ORIGINS={origin} ollama serve)")
+
+    def map_error(self, status: int, headers: Mapping[str, str], body: bytes) -> APIStatusError:
+        error = super().map_error(status, headers, body)
+        if status != 403:
+            return error
+        return type(error)(f"{error.vendor_message}. {self.origins_hint()}", vendor=self.vendor, status=status,
+                           type=error.type, headers=error.headers, body=error.body)
+
+    def explain_connection_error(self, error: APIConnectionError) -> APIConnectionError:
+        if self.origin is None:  # not in a browser: no CORS, nothing to add
+            return error
+        hint = f"could not reach Ollama at {self.base_url}: is it running? If it is, {self.origins_hint()}"
+        return type(error)(f"{error} ({hint})", vendor=self.vendor)
 
     def _headers(self) -> dict[str, str]:  # a key only for ollama.com or an authenticating proxy
         return {"authorization": f"Bearer {self.api_key}"} if self.api_key else {}

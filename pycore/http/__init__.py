@@ -12,6 +12,8 @@ in :mod:`pycore.decoders`. Nothing else about HTTP leaks into them. Implementati
 Contract for implementations:
 
 - ``send`` returns as soon as the status and headers are in; the body is not read yet;
+- ``timeout`` bounds the wait for the headers and then each wait for more body: a stream that
+  stalls raises :class:`~pycore.exceptions.APITimeoutError` from the body iterator, never hangs;
 - header names in ``Response.headers`` are lower-case;
 - network failures raise :class:`~pycore.exceptions.APIConnectionError` (timeouts
   :class:`~pycore.exceptions.APITimeoutError`), from ``send`` and from the body iterator alike;
@@ -34,7 +36,10 @@ class Request:
     url: str
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | None = None
-    timeout: float | None = 600.0  # whole request; streaming reads are bounded by the same budget
+    timeout: float | None = 600.0  # to the headers; then the longest wait for each next piece of the body
+    # False: a redirect is not followed but handed back as the response (status 3xx; in a browser,
+    # status 0, an "opaque redirect" whose target stays hidden). The httpx transport never follows.
+    follow_redirects: bool = True
 
 
 class Response(ABC):
@@ -62,6 +67,17 @@ class Transport(ABC):
         """Release pooled connections, if the transport keeps any."""
 
 
+def page_origin() -> str | None:
+    """The origin of the page the core runs in (``https://app.example``); None outside a browser."""
+    import sys
+
+    if sys.platform == "emscripten":
+        from pycore.http.fetch import page_origin as origin
+
+        return origin()
+    return None
+
+
 def default_transport() -> Transport:
     """The transport for the runtime we are in: fetch under Pyodide, httpx elsewhere."""
     import sys
@@ -75,4 +91,4 @@ def default_transport() -> Transport:
     return HttpxTransport()
 
 
-__all__ = ["Request", "Response", "Transport", "default_transport"]
+__all__ = ["Request", "Response", "Transport", "default_transport", "page_origin"]

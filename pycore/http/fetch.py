@@ -2,7 +2,10 @@
 
 The body is read through a ReadableStream reader, so each chunk reaches the parser as soon as the
 browser has it (no buffering of the whole response). Every request owns an AbortController:
-``aclose()`` (the user's Stop) and cancelling the reading task both abort the fetch.
+``aclose()`` (the user's Stop), cancelling the reading task, and a body that stalls for longer than
+the request's ``timeout`` all abort the fetch. A request with ``follow_redirects=False`` is sent
+with ``redirect: "manual"``: a redirect comes back as status 0 and is never followed, so headers
+carrying a key never travel to the redirect's target.
 """
 
 from __future__ import annotations
@@ -18,12 +21,19 @@ from pycore.exceptions import APIConnectionError, APITimeoutError
 from pycore.http import Request, Response, Transport
 
 
+def page_origin() -> str | None:
+    origin = getattr(getattr(js, "location", None), "origin", None)
+    return str(origin) if origin and str(origin) != "null" else None
+
+
 class FetchResponse(Response):
-    def __init__(self, response: Any, controller: Any) -> None:
+    def __init__(self, response: Any, controller: Any, read_timeout: float | None = None) -> None:
         self._response = response
         self._controller = controller
+        self._read_timeout = read_timeout
         self._done = False
         self.status = int(response.status)
+        self.redirected = str(response.type) == "opaqueredirect"
         self.headers = {str(pair[0]).lower(): str(pair[1]) for pair in response.headers.entries()}
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
@@ -33,7 +43,11 @@ class FetchResponse(Response):
         try:
             while True:
                 try:
-                    result = await reader.read()
+                    result = await asyncio.wait_for(reader.read(), self._read_timeout)
+                except TimeoutError as e:
+                    raise APITimeoutError(
+                        f"the response stalled: nothing arrived for {self._read_timeout:g} s"
+                    ) from e
                 except JsException as e:
                     raise APIConnectionError(f"connection lost while reading the body: {e}") from e
                 if result.done:
@@ -62,6 +76,7 @@ class FetchTransport(Transport):
             "method": request.method,
             "headers": to_js(request.headers, dict_converter=js.Object.fromEntries),
             "signal": controller.signal,
+            "redirect": "follow" if request.follow_redirects else "manual",
         }
         if request.body is not None:
             init["body"] = to_js(request.body)
@@ -76,4 +91,4 @@ class FetchTransport(Transport):
             raise
         except JsException as e:  # TypeError "Failed to fetch": network, DNS, CORS, refused
             raise APIConnectionError(f"fetch failed: {e}") from e
-        return FetchResponse(response, controller)
+        return FetchResponse(response, controller, request.timeout)

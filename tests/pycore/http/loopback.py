@@ -5,7 +5,9 @@ Routes (the last path part is a fixture file, e.g. ``anthropic/stream-text.sse``
 - ``/replay/<file>``: status and content type from the manifest, body sent in chunked encoding, 64 bytes a chunk;
 - ``/flaky/<n>/<file>``: the first ``n`` requests get a 503 (``retry-after-ms: 1``), then the recording;
 - ``/cut/<bytes>/<file>``: sends that many body bytes, then drops the connection (no final chunk);
-- ``/slow/<file>``: 30 ms between chunks, so a client can Stop in the middle.
+- ``/slow/<file>``: 30 ms between chunks, so a client can Stop in the middle;
+- ``/stall/<bytes>/<file>``: sends that many body bytes, then nothing more for up to 3 s (a stalled stream);
+- ``/redirect/<port>/...``: a 307 to the same path on ``127.0.0.1:<port>`` (another server).
 """
 
 from __future__ import annotations
@@ -37,18 +39,33 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802
         route, *rest = self.path.strip("/").split("/", 2)
         self.server.hits[self.path] += 1
+        if route == "redirect":
+            self.send_response(307)
+            self.send_header("location", f"http://127.0.0.1:{rest[0]}{self.path}")
+            self.send_header("content-length", "0")
+            self.end_headers()
+            return None
         if route == "flaky" and self.server.hits[self.path] <= int(rest[0]):
             return self._send(
                 503, "application/json", b'{"error":{"type":"overloaded","message":"busy"}}', {"retry-after-ms": "1"}
             )
-        fixture = BY_FILE["/".join(rest[1:] if route in ("flaky", "cut") else rest)]
-        cut = int(rest[0]) if route == "cut" else None
+        fixture = BY_FILE["/".join(rest[1:] if route in ("flaky", "cut", "stall") else rest)]
+        cut = int(rest[0]) if route in ("cut", "stall") else None
         self._send(
-            fixture.status, fixture.content_type, fixture.body(), {}, cut=cut, pause=0.03 if route == "slow" else 0
+            fixture.status, fixture.content_type, fixture.body(), {}, cut=cut, pause=0.03 if route == "slow" else 0,
+            stall=route == "stall",
         )
 
     def _send(
-        self, status: int, ctype: str, body: bytes, headers: dict[str, str], *, cut: int | None = None, pause: float = 0
+        self,
+        status: int,
+        ctype: str,
+        body: bytes,
+        headers: dict[str, str],
+        *,
+        cut: int | None = None,
+        pause: float = 0,
+        stall: bool = False,
     ) -> None:
         self.send_response(status)
         self.send_header("content-type", ctype)
@@ -64,6 +81,10 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 self.wfile.flush()
                 if pause:
                     time.sleep(pause)
+            if stall:
+                self.server.release.wait(3.0)  # until the test is done with it (bounded)
+                self.close_connection = True
+                return
             if cut is not None:
                 self.connection.shutdown(socket.SHUT_RDWR)  # dropped mid-stream
                 self.close_connection = True
@@ -82,6 +103,7 @@ class LoopbackServer(http.server.ThreadingHTTPServer):
         self.hits: Counter[str] = Counter()
         self.bodies: list[bytes] = []
         self.aborted = threading.Event()
+        self.release = threading.Event()  # ends /stall/ responses
 
     @property
     def url(self) -> str:

@@ -40,3 +40,50 @@ async def test_aclose_before_reading_aborts_quietly() -> None:
     response = await FetchTransport().send(Request("GET", "data:text/plain,hello"))
     await response.aclose()
     await response.aclose()  # idempotent
+
+
+def _stalling_response(first: bytes) -> tuple[object, object]:
+    """A real browser Response whose body sends ``first`` and then nothing, never closing."""
+    import js
+    from pyodide.ffi import create_proxy, to_js
+
+    def start(controller: object) -> None:
+        controller.enqueue(to_js(first))  # type: ignore[attr-defined]
+
+    source = to_js({"start": create_proxy(start)}, dict_converter=js.Object.fromEntries)
+    headers = {"content-type": "text/event-stream"}
+    init = to_js({"status": 200, "headers": headers}, dict_converter=js.Object.fromEntries)
+    return js.Response.new(js.ReadableStream.new(source), init), js.AbortController.new()
+
+
+async def test_a_stalled_body_times_out_aborts_and_keeps_what_arrived() -> None:
+    """V5: a body that stops arriving ends the stream as cut off after the timeout, never hangs."""
+    import time
+
+    from pycore.client import ChatClient
+    from pycore.exceptions import APITimeoutError
+    from pycore.http import Transport
+    from pycore.http.fetch import FetchResponse
+    from pycore.messages import ChatRequest, Message
+
+    f = next(f for f in FIXTURES if f.file == "anthropic/stream-thinking.sse")
+    first = f.body()[:3000]
+    response, controller = _stalling_response(first)
+    body = FetchResponse(response, controller, read_timeout=0.2)
+    chunks, started = [], time.monotonic()
+    with pytest.raises(APITimeoutError, match="stalled"):
+        async for chunk in body.aiter_bytes():
+            chunks.append(chunk)
+    assert b"".join(chunks) == first and time.monotonic() - started < 5
+    assert controller.signal.aborted
+
+    class Stalling(Transport):
+        async def send(self, request: Request) -> FetchResponse:
+            js_response, js_controller = _stalling_response(first)
+            return FetchResponse(js_response, js_controller, read_timeout=0.2)
+
+    client = ChatClient(get_adapter("anthropic", api_key="k"), Stalling())
+    stream = client.stream(ChatRequest(model="m", messages=[Message.user("hi")]))
+    events = [event async for event in stream]
+    assert events[-1].type == "error" and stream.completion.incomplete
+    assert stream.completion.reasoning() and f.expected()["reasoning"].startswith(stream.completion.reasoning())

@@ -30,12 +30,13 @@ def server() -> LoopbackServer:
 class Routed(HttpxTransport):
     """Sends every request to one loopback path, whatever URL the adapter built."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeout: float = 5.0) -> None:
         super().__init__()
         self.url = url
+        self.timeout = timeout
 
     async def send(self, request: Request) -> object:
-        return await super().send(Request(request.method, self.url, request.headers, request.body, 5.0))
+        return await super().send(Request(request.method, self.url, request.headers, request.body, self.timeout))
 
 
 async def no_sleep(_: float) -> None:
@@ -118,3 +119,33 @@ async def test_refused_connection_is_a_connection_error() -> None:
     with pytest.raises(APIConnectionError):
         await transport.send(Request("GET", "http://127.0.0.1:9/", timeout=2.0))
     await transport.aclose()
+
+
+async def test_a_stalled_stream_ends_cut_off_with_what_arrived(server: LoopbackServer) -> None:
+    """No byte for longer than the timeout: the stream ends as a dropped one would, not a hang."""
+    f = fixture("anthropic/stream-thinking.sse")
+    c = ChatClient(get_adapter(f.vendor, api_key="k"), Routed(f"{server.url}/stall/3000/{f.file}", 0.3), sleep=no_sleep)
+    stream = c.stream(REQUEST)
+    started = time.monotonic()
+    events = [e async for e in stream]
+    waited = time.monotonic() - started
+    server.release.set()
+    await c.transport.aclose()
+    assert waited < 2.5, waited  # the server would have stalled for 3 s
+    assert events[-1].type == "error" and events[-1].error.type == "connection_error"
+    assert stream.completion.incomplete and stream.completion.reasoning()
+    assert f.expected()["reasoning"].startswith(stream.completion.reasoning())
+
+
+async def test_a_redirect_is_not_followed_and_the_key_stays_home() -> None:
+    """V1: a 307 to another server is refused; that server never sees the request (nor its key)."""
+    with LoopbackServer() as home, LoopbackServer() as elsewhere:
+        port = elsewhere.server_address[1]
+        adapter = get_adapter("openai", api_key="sk-test-redirect-0123456789", base_url=f"{home.url}/redirect/{port}")
+        c = ChatClient(adapter, HttpxTransport(), sleep=no_sleep)
+        with pytest.raises(APIStatusError) as caught:
+            [e async for e in c.stream(REQUEST)]
+        await c.transport.aclose()
+    assert caught.value.status == 307 and caught.value.type == "redirect"
+    assert f"127.0.0.1:{port}" in str(caught.value) and "sk-test" not in str(caught.value)
+    assert sum(home.hits.values()) == 1 and sum(elsewhere.hits.values()) == 0
