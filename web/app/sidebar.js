@@ -64,7 +64,7 @@ export class Sidebar {
       h("button", { type: "button", className: "rename icon", "aria-label": `${t("nav.rename")}: ${title}`,
                     title: t("nav.rename"), onclick: () => this.#rename(li, conv) }, "✎"),
       h("button", { type: "button", className: "delete icon", "aria-label": `${t("nav.delete")}: ${title}`,
-                    title: t("nav.delete"), onclick: () => this.#delete(conv) }, "🗑"));
+                    title: t("nav.delete"), onclick: () => this.#delete(conv) }, "×"));
     return li;
   }
 

@@ -105,7 +105,7 @@ export class ToolsPanel {
                                 onclick: () => this.connect(conn) }, t("tools.connect")));
       if (!conn.relay) {
         head.append(h("button", { type: "button", className: "icon", "aria-label": `${t("nav.delete")} ${name}`,
-                                  onclick: () => this.#forget(conn.id) }, "🗑"));
+                                  onclick: () => this.#forget(conn.id) }, "×"));
       }
     }
     const item = h("li", { className: "server", dataset: { id: conn.id, status: conn.status } }, head);
