@@ -306,8 +306,12 @@ def _interpret_session(diagnosis: Diagnosis, outcomes: Mapping[str, Outcome], or
 
 async def diagnose_browser(http: Transport, url: str, origin: str, headers: Mapping[str, str] | None = None,
                            reachable: bool | None = None) -> Diagnosis:
-    """Run :func:`browser_probes` through ``http`` (the browser's fetch) and interpret what failed."""
+    """Run :func:`browser_probes` through ``http`` (the browser's fetch) and interpret what failed. When the
+    ``no-cors`` request already got no answer (``reachable`` False) no probe is sent: each would only fail the
+    same way, or wait out its timeout on a server that accepts connections and never answers."""
     outcomes: dict[str, Outcome] = {}
+    if reachable is False:
+        return interpret_browser(url, origin, outcomes, reachable)
     for probe in browser_probes(headers):
         try:
             seen = await _send(http, probe.method, url, probe.headers, probe.body.encode() if probe.body else None)

@@ -9,24 +9,34 @@ preflight directly. ``mode`` ("browser" / "direct") overrides the choice, for te
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from typing import Any
 
 from pycore.wire import Emit, method
 
 
-async def no_cors_reachable(url: str) -> bool | None:
+async def no_cors_reachable(url: str, timeout: float) -> bool | None:
     """Browser only: does ``url`` answer at all? A ``no-cors`` fetch resolves (opaque) for any HTTP answer and
-    throws only when nothing answered. ``None`` outside a browser."""
+    throws only when nothing answered. A server that accepts the connection but sends nothing within
+    ``timeout`` seconds counts as not answering (the request is aborted): the browser itself would wait
+    minutes. ``None`` outside a browser."""
     if sys.platform != "emscripten":
         return None
     import js  # type: ignore[import-not-found]
     from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 
-    options = to_js({"mode": "no-cors", "cache": "no-store", "credentials": "omit"},
+    controller = js.AbortController.new()
+    options = to_js({"mode": "no-cors", "cache": "no-store", "credentials": "omit", "signal": controller.signal},
                     dict_converter=js.Object.fromEntries)
     try:
-        await js.fetch(url, options)
+        await asyncio.wait_for(js.fetch(url, options), timeout)
+    except TimeoutError:
+        controller.abort()
+        return False
+    except asyncio.CancelledError:
+        controller.abort()
+        raise
     except JsException:
         return False
     return True
@@ -35,7 +45,7 @@ async def no_cors_reachable(url: str) -> bool | None:
 @method("mcp.doctor")
 async def mcp_doctor(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     from pycore.http import default_transport
-    from pycore.mcp.doctor import diagnose_browser, diagnose_direct
+    from pycore.mcp.doctor import PROBE_TIMEOUT, diagnose_browser, diagnose_direct
 
     url, origin = params.get("url"), params.get("origin")
     if not isinstance(url, str) or not url.startswith(("http://", "https://")):
@@ -51,7 +61,7 @@ async def mcp_doctor(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
         if mode == "browser":
             reachable = params.get("reachable")
             if not isinstance(reachable, bool):
-                reachable = await no_cors_reachable(url)
+                reachable = await no_cors_reachable(url, PROBE_TIMEOUT)
             diagnosis = await diagnose_browser(http, url, origin, headers, reachable)
         elif mode == "direct":
             diagnosis = await diagnose_direct(http, url, origin, headers)

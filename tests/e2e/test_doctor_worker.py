@@ -14,7 +14,9 @@ Two ways in, both through the worker's real message handler:
 
 from __future__ import annotations
 
+import socket
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +43,7 @@ CALL_IN_WORKER = """async ([method, params]) => {
   const original = self.postMessage;
   try {
     return await new Promise((resolve) => {
+      setTimeout(() => resolve({type: "still running after 120 s"}), 120000);
       self.postMessage = (message, ...rest) => {
         if (message?.id === id && (message.type === "result" || message.type === "error")) resolve(message);
         else original.call(self, message, ...rest);
@@ -97,6 +100,31 @@ def servers(site: str) -> Iterator[Servers]:
             found.scripts[name], found.urls[name] = script, base + "/mcp"
         found.urls["unreachable"] = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
         yield found
+
+
+@pytest.fixture(scope="module")
+def silent_url() -> Iterator[str]:
+    """A port that accepts connections and reads requests but never answers (a wedged server)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                accepted.append(listener.accept()[0])
+            except TimeoutError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{listener.getsockname()[1]}/mcp"
+    stop.set()
+    thread.join(5)
+    for conn in accepted:
+        conn.close()
+    listener.close()
 
 
 @pytest.fixture(scope="module")
@@ -175,6 +203,12 @@ def test_well_configured_server_has_no_finding(app_page: Page, servers: Servers)
     assert result["findings"] == []
     methods = [r["body"].get("method") for r in servers.scripts["good"].requests if r["body"]]
     assert "initialize" in methods and "ping" in methods  # the probes did run, and got through
+
+
+def test_a_server_that_never_answers_is_reported_not_waited_on(app_page: Page, silent_url: str):
+    """It accepts the connection and says nothing: every probe would wait; the doctor stops at its timeout."""
+    result = doctor_in_worker(app_page, silent_url)
+    assert codes(result) == ["unreachable"]
 
 
 def test_doctor_errors_name_the_problem(app_page: Page):
