@@ -29,6 +29,7 @@ CONTENT_SECURITY_POLICY = "; ".join([
     "worker-src 'self'",
     "connect-src 'self' https: http://127.0.0.1:* http://localhost:* http://[::1]:*",
     "img-src 'self' data: blob:",
+    "media-src 'self' blob:",  # tool results' audio, played from its own bytes
     "style-src 'self'",
     "object-src 'none'",
     "base-uri 'none'",
