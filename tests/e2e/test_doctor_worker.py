@@ -90,6 +90,7 @@ def servers(site: str) -> Iterator[Servers]:
         "no_cors": None,
         "session_hidden": found.cors(expose_headers=["WWW-Authenticate"]),
         "version_refused": found.cors(allow_headers=[h for h in ALL_HEADERS if h != "MCP-Protocol-Version"]),
+        "auth_refused": found.cors(allow_headers=[h for h in ALL_HEADERS if h != "Authorization"]),
         "good": found.cors(),
     }
     with contextlib.ExitStack() as stack:
@@ -199,10 +200,15 @@ def test_unreachable_port(app_page: Page, servers: Servers):
 
 
 def test_well_configured_server_has_no_finding(app_page: Page, servers: Servers):
-    result = doctor_in_worker(app_page, servers.urls["good"], {"Authorization": "Bearer x"})
+    token = "the-users-real-token"
+    result = doctor_in_worker(app_page, servers.urls["good"], {"Authorization": f"Bearer {token}"})
     assert result["findings"] == []
-    methods = [r["body"].get("method") for r in servers.scripts["good"].requests if r["body"]]
+    seen = servers.scripts["good"].requests
+    methods = [r["body"].get("method") for r in seen if r["body"]]
     assert "initialize" in methods and "ping" in methods  # the probes did run, and got through
+    # The doctor probes with the header's name only: the user's token never went to the server it examines.
+    assert any(r["headers"].get("authorization") == "Bearer orizuru-doctor-probe" for r in seen)
+    assert all(token not in str(r["headers"]) for r in seen)
 
 
 def test_a_server_that_never_answers_is_reported_not_waited_on(app_page: Page, silent_url: str):
@@ -227,10 +233,11 @@ USER_SEES = {
 }
 
 
-def add_server(page: Page, url: str) -> Any:
+def add_server(page: Page, url: str, headers: str = "") -> Any:
     page.get_by_role("button", name="Tools", exact=True).click()
     dialog = page.get_by_role("dialog", name="Tools")
     dialog.get_by_label("Server URL").fill(url)
+    dialog.get_by_label("Headers").fill(headers)
     dialog.get_by_role("button", name="Add server").click()
     return dialog.locator(f'#mcp-servers li.server[data-id="url:{url}"]')
 
@@ -252,4 +259,20 @@ def test_a_good_server_connects_and_shows_no_doctor(app_page: Page, servers: Ser
     item = add_server(app_page, servers.urls["good"])
     expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
     expect(item.locator(".doctor")).to_have_count(0)
+    app_page.get_by_role("dialog", name="Tools").get_by_role("button", name="Close").click()
+
+
+def test_a_header_the_user_typed_is_checked_and_never_sent(app_page: Page, servers: Servers):
+    """The user's own Authorization header is one the server does not allow: the app hands the doctor the
+    headers typed with the URL, it names the refused one, and the token reaches neither the server (the browser
+    stopped at the preflight) nor the findings."""
+    token = "user-token-for-the-doctor-test"
+    item = add_server(app_page, servers.urls["auth_refused"], f"Authorization: Bearer {token}")
+    expect(item).to_have_attribute("data-status", "error", timeout=REPLY_TIMEOUT_MS)
+    doctor = item.locator(".doctor")
+    expect(doctor.locator("li")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    expect(doctor.locator("li")).to_contain_text("does not allow the request header Authorization")
+    expect(doctor).not_to_contain_text(token)
+    seen = servers.scripts["auth_refused"].requests
+    assert seen and all(token not in str(r["headers"]) for r in seen)
     app_page.get_by_role("dialog", name="Tools").get_by_role("button", name="Close").click()
