@@ -22,12 +22,14 @@ from server.sessions import Relay, refuse
 IMMUTABLE_PREFIXES = ("/assets/", "/wheels/", "/pyodide/")
 
 # The page talks to vendors and MCP servers the user picks, so connect-src stays open to https
-# and loopback; everything that executes or renders comes from this origin only.
+# and loopback (CSP has no syntax for IPv6 literals: [::1] is refused by Chromium as an invalid
+# source, so IPv6 loopback is reached as localhost); everything that executes or renders comes from
+# this origin only.
 CONTENT_SECURITY_POLICY = "; ".join([
     "default-src 'self'",
     "script-src 'self' 'wasm-unsafe-eval'",
     "worker-src 'self'",
-    "connect-src 'self' https: http://127.0.0.1:* http://localhost:* http://[::1]:*",
+    "connect-src 'self' https: http://127.0.0.1:* http://localhost:*",
     "img-src 'self' data: blob:",
     "media-src 'self' blob:",  # tool results' audio, played from its own bytes
     "style-src 'self'",
