@@ -58,8 +58,12 @@ class PartsManager:
         self.response_id: str | None = None
         self.closed = False
         self._batching = False
-        self._run: Delta | None = None  # the delta event the next same-part delta joins (in a batch)
-        self._run_pieces: list[str] = []
+        # The open run of a batch: the delta event that later deltas of the same part join, that
+        # part's index, its fragment list and where the run started in it.
+        self._run: Delta | None = None
+        self._run_index = -1
+        self._run_fragments: list[str] = []
+        self._run_start = 0
 
     @property
     def stopped(self) -> bool:
@@ -77,13 +81,14 @@ class PartsManager:
     def _end_run(self) -> None:
         run = self._run
         if run is not None:
-            if len(self._run_pieces) > 1:
-                joined = "".join(self._run_pieces)
+            if len(self._run_fragments) - self._run_start > 1:
+                joined = "".join(self._run_fragments[self._run_start :])
                 if isinstance(run, ToolCallArgsDelta):
                     run.delta = joined
                 else:
                     run.text = joined
             self._run = None
+            self._run_index = -1
 
     # ---------------------------------------------------------------- text and reasoning
     def text(
@@ -98,12 +103,11 @@ class PartsManager:
             part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        self._texts[index].append(delta)
-        run = self._run
-        if run is not None and type(run) is TextDelta and run.index == index and run.refusal == refusal:
-            self._run_pieces.append(delta)
+        fragments = self._texts[index]
+        fragments.append(delta)
+        if index == self._run_index:
             return []
-        return self._start_run(TextDelta(index=index, text=delta, refusal=refusal), delta)
+        return self._start_run(TextDelta(index=index, text=delta, refusal=refusal), fragments)
 
     def reasoning(
         self,
@@ -130,12 +134,11 @@ class PartsManager:
                 part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        self._texts[index].append(delta)
-        run = self._run
-        if run is not None and type(run) is ReasoningDelta and run.index == index:
-            self._run_pieces.append(delta)
+        fragments = self._texts[index]
+        fragments.append(delta)
+        if index == self._run_index:
             return []
-        return self._start_run(ReasoningDelta(index=index, text=delta), delta)
+        return self._start_run(ReasoningDelta(index=index, text=delta), fragments)
 
     # ---------------------------------------------------------------- tool calls
     def tool_call_start(
@@ -159,12 +162,11 @@ class PartsManager:
         index = self._index[("tool", key)]
         if not delta or index not in self._args:
             return []
-        self._args[index].append(delta)
-        run = self._run
-        if run is not None and type(run) is ToolCallArgsDelta and run.index == index:
-            self._run_pieces.append(delta)
+        fragments = self._args[index]
+        fragments.append(delta)
+        if index == self._run_index:
             return []
-        return self._start_run(ToolCallArgsDelta(index=index, delta=delta), delta)
+        return self._start_run(ToolCallArgsDelta(index=index, delta=delta), fragments)
 
     def tool_call_end(self, key: Hashable) -> list[Event]:
         index = self._index.get(("tool", key))
@@ -254,11 +256,12 @@ class PartsManager:
         )
 
     # ---------------------------------------------------------------- internals
-    def _start_run(self, event: Delta, delta: str) -> list[Event]:
+    def _start_run(self, event: Delta, fragments: list[str]) -> list[Event]:
+        """A delta event for the fragment just added to ``fragments``; in a batch, later ones join it."""
         self._end_run()
         if self._batching:
-            self._run = event
-            self._run_pieces = [delta]
+            self._run, self._run_index = event, event.index
+            self._run_fragments, self._run_start = fragments, len(fragments) - 1
         return [event]
 
     def _event(self, event: Event) -> list[Event]:

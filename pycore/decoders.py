@@ -40,44 +40,48 @@ class LineSplitter:
     """Cuts bytes into complete lines, returned as one decoded ``str`` per call.
 
     SSE (``cr_is_newline``): a line ends at CRLF, LF or CR; a CR ending a chunk is held back until
-    the next byte tells whether it is half of a CRLF. NDJSON: only LF ends a line.
+    the next byte tells whether it is half of a CRLF. NDJSON: only LF ends a line. The unfinished
+    last line waits in a ``bytearray`` (appending is amortized O(1), and only new bytes are searched).
     """
 
-    __slots__ = ("_pending", "_crlf")
+    __slots__ = ("_buffer", "_crlf", "_cr")
 
     def __init__(self, *, cr_is_newline: bool = True) -> None:
-        self._pending: list[bytes] = []  # the unfinished last line (no line end inside, but a held CR)
+        self._buffer = bytearray()  # the unfinished last line: no line end inside but a held CR
         self._crlf = cr_is_newline
+        self._cr = False  # a CR was seen: line ends need normalizing
 
     def feed(self, chunk: bytes) -> list[str]:
-        pending = self._pending
-        if b"\n" not in chunk and not (self._crlf and (b"\r" in chunk or pending and pending[-1][-1:] == b"\r")):
-            if chunk:
-                pending.append(chunk)
-            return []
-        if pending:
-            pending.append(chunk)
-            data = b"".join(pending)
-        else:
-            data = chunk
-        held = b""
-        if self._crlf and b"\r" in data:
-            if data[-1:] == b"\r":
-                data, held = data[:-1], b"\r"
-            data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        end = data.rfind(b"\n")
+        buffer = self._buffer
+        searched = len(buffer)
+        buffer += chunk
+        if self._crlf and (self._cr or b"\r" in chunk):
+            self._cr = True
+            return self._feed_cr(buffer)
+        end = buffer.find(b"\n", searched)
         if end < 0:
-            self._pending = [data + held]
             return []
-        rest = data[end + 1 :] + held
-        self._pending = [rest] if rest else []
-        return data[:end].decode("utf-8", errors="replace").split("\n")
+        end = buffer.rfind(b"\n", end)
+        text = buffer[:end].decode("utf-8", errors="replace")
+        del buffer[: end + 1]
+        return text.split("\n")
+
+    def _feed_cr(self, buffer: bytearray) -> list[str]:
+        held = buffer.endswith(b"\r")  # maybe half of a CRLF: wait for the next byte
+        data = bytes(buffer[:-1] if held else buffer).replace(b"\r\n", b"\n")
+        if b"\r" in data:
+            data = data.replace(b"\r", b"\n")
+        end = data.rfind(b"\n")
+        buffer[:] = data[end + 1 :] + (b"\r" if held else b"")
+        return data[:end].decode("utf-8", errors="replace").split("\n") if end >= 0 else []
 
     def finish(self) -> list[str]:
         """At the end of the body: a held CR was a line end after all; the unfinished rest is returned last."""
-        data, self._pending = b"".join(self._pending), []
-        if self._crlf and data.endswith(b"\r"):
-            return [*self.feed(data[:-1] + b"\n"), ""]
+        if self._crlf and self._buffer.endswith(b"\r"):
+            self._buffer[-1:] = b"\n"
+            return [*self.feed(b""), ""]
+        data = bytes(self._buffer)
+        self._buffer.clear()
         return [data.decode("utf-8", errors="replace")] if data else []
 
 
@@ -108,35 +112,33 @@ class SSEDecoder:
             self._started = True
             lines[0] = lines[0].removeprefix("\ufeff")
         events: list[SSEEvent] = []
-        data = self._data
+        event, data, last_id, retry = self._event, self._data, self._last_id, self._retry
         for line in lines:
-            if line.startswith("data: "):  # nearly every line: the fast paths first
+            if line.startswith("data: "):  # nearly every line: the usual fields first
                 data.append(line[6:])
-            elif not line:
+            elif not line:  # a blank line dispatches
                 if data:
                     text = data[0] if len(data) == 1 else "\n".join(data)
-                    events.append(SSEEvent(self._event or "message", text, self._last_id, self._retry))
-                    data = self._data = []
-                self._event = ""
+                    events.append(SSEEvent(event or "message", text, last_id, retry))
+                    data = []
+                event = ""
             elif line.startswith("event: "):
-                self._event = line[7:]
-            elif line[0] != ":":
+                event = line[7:]
+            elif line[0] != ":":  # any other field, in the spec's general form
                 name, colon, value = line.partition(":")
                 if colon and value[:1] == " ":
                     value = value[1:]
-                self._field(name, value)
+                if name == "data":
+                    data.append(value)
+                elif name == "event":
+                    event = value
+                elif name == "id":
+                    if "\0" not in value:
+                        last_id = value
+                elif name == "retry" and value.isascii() and value.isdigit():
+                    retry = int(value)
+        self._event, self._data, self._last_id, self._retry = event, data, last_id, retry
         return events
-
-    def _field(self, name: str, value: str) -> None:
-        if name == "data":
-            self._data.append(value)
-        elif name == "event":
-            self._event = value
-        elif name == "id":
-            if "\0" not in value:
-                self._last_id = value
-        elif name == "retry" and value.isascii() and value.isdigit():
-            self._retry = int(value)
 
 
 class NDJSONDecoder:

@@ -54,12 +54,12 @@ class AnthropicParser(StreamParser):
     def handle(self, item: SSEEvent) -> list[Event]:
         event = sse_json(item.data)
         kind = event.get("type", item.event)
+        if kind == "content_block_delta":  # nearly every event
+            return block_delta(self.parts, event["index"], event.get("delta") or {})
         if kind == "message_start":
             return message_start(self.parts, event.get("message") or {})
         if kind == "content_block_start":
             return block_start(self.parts, event["index"], event.get("content_block") or {})
-        if kind == "content_block_delta":
-            return block_delta(self.parts, event["index"], event.get("delta") or {})
         if kind == "content_block_stop":
             return self.parts.tool_call_end(event["index"])
         if kind == "message_delta":

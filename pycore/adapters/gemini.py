@@ -96,6 +96,8 @@ def handle_response(parts: PartsManager, state: _State, payload: Any, status: in
 
 
 def _part(parts: PartsManager, state: _State, part: dict[str, Any]) -> list[Event]:
+    if len(part) == 1 and "text" in part:  # the usual part: a piece of text, nothing else
+        return parts.text(state.key("text"), part["text"])
     signature = part.get("thoughtSignature")
     if "functionCall" in part:
         return _call(parts, state, part["functionCall"], signature)

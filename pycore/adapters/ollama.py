@@ -54,11 +54,14 @@ def handle_line(parts: PartsManager, line: Any, status: int = 200) -> list[Event
         return parts.set_error(status, None, str(line["error"]))
     parts.model = line.get("model") or parts.model
     message = line.get("message") or {}
+    content = message.get("content")
+    if content and not line.get("done") and len(message) == 2:  # the usual line: role and a piece of text
+        return parts.text("content", content)
     events: list[Event] = []
     if message.get("thinking"):
         events += parts.reasoning("thinking", message["thinking"])
-    if message.get("content"):
-        events += parts.text("content", message["content"])
+    if content:
+        events += parts.text("content", content)
     for call in message.get("tool_calls") or []:
         events += _call(parts, call)
     if line.get("done"):

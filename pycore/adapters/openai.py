@@ -71,12 +71,15 @@ def handle_chunk(parts: PartsManager, chunk: dict[str, Any], status: int = 200) 
 
 
 def _delta(parts: PartsManager, delta: dict[str, Any]) -> list[Event]:
+    content = delta.get("content")
+    if content and len(delta) == 1:  # the usual chunk: a piece of text, nothing else
+        return parts.text("content", content)
     events: list[Event] = []
     reasoning = delta.get("reasoning_content") or delta.get("reasoning")
     if isinstance(reasoning, str) and reasoning:
         events += parts.reasoning("reasoning", reasoning)
-    if delta.get("content"):
-        events += parts.text("content", delta["content"])
+    if content:
+        events += parts.text("content", content)
     if delta.get("refusal"):
         events += parts.text("refusal", delta["refusal"], refusal=True)
     for call in delta.get("tool_calls") or []:

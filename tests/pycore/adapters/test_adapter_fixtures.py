@@ -6,6 +6,8 @@ The recordings and their ``*.expected.json`` (produced by each vendor's official
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -83,3 +85,51 @@ def test_a_wrong_expectation_fails() -> None:
     body = fixture.body().replace(b'"text_delta","text":"', b'"text_delta","text":"X', 1)
     got = replay(fixture.vendor, body).summary()
     assert subset(got, fixture.expected()) != fixture.expected()
+
+
+def test_deltas_of_one_part_within_a_chunk_come_as_one_event() -> None:
+    """Coalescing: per fed chunk, consecutive deltas of a part are one event with the joined text;
+    anything in between (a new part, a tool call) keeps them apart; earlier events never change."""
+    parser = get_adapter("anthropic").stream_parser()
+
+    def sse(event: dict[str, object]) -> bytes:
+        return f"event: {event['type']}\ndata: {json.dumps(event)}\n\n".encode()
+
+    def text(index: int, piece: str) -> bytes:
+        return sse({"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}})
+
+    start = sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}})
+    first = parser.feed(start + text(0, "Hel") + text(0, "lo") + text(0, ", "))
+    assert [(e.type, e.text) for e in first] == [("text_delta", "Hello, ")]
+    tool = sse({"type": "content_block_start", "index": 1,
+                "content_block": {"type": "tool_use", "id": "t1", "name": "f", "input": {}}})
+    args = [sse({"type": "content_block_delta", "index": 1,
+                 "delta": {"type": "input_json_delta", "partial_json": piece}}) for piece in ('{"a"', ": 1}")]
+    second = parser.feed(text(0, "wor") + text(0, "ld") + tool + args[0] + args[1] + sse(
+        {"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": ""}}) + text(2, "!"))
+    assert [(e.type, getattr(e, "text", getattr(e, "delta", None))) for e in second] == [
+        ("text_delta", "world"),
+        ("tool_call_start", None),
+        ("tool_call_args_delta", '{"a": 1}'),
+        ("text_delta", "!"),
+    ]
+    assert first[0].text == "Hello, "  # handed out in an earlier chunk: left as it was
+    parser.finish()
+    assert parser.completion().text() == "Hello, world!"
+
+
+def test_usage_is_an_event_only_when_it_changes() -> None:
+    """Gemini repeats usageMetadata in every chunk: one event per change, the last value kept."""
+    parser = get_adapter("gemini").stream_parser()
+
+    def chunk(text: str, prompt: int, output: int | None) -> bytes:
+        usage = {"promptTokenCount": prompt, **({"candidatesTokenCount": output} if output else {})}
+        payload = {"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}}], "usageMetadata": usage}
+        return b"data: " + json.dumps(payload).encode() + b"\r\n\r\n"
+
+    usages = []
+    for piece in (chunk("a", 5, None), chunk("b", 5, None), chunk("c", 5, None), chunk("d", 5, 3)):
+        usages += [(e.usage.input_tokens, e.usage.output_tokens) for e in parser.feed(piece) if e.type == "usage"]
+    parser.finish()
+    assert usages == [(5, None), (5, 3)]
+    assert parser.completion().usage.output_tokens == 3 and parser.completion().text() == "abcd"
