@@ -10,6 +10,8 @@
 import { Chat } from "./app/chat.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
+import { FocusMemory } from "./app/focus.js";
+import { focusT } from "./focus/strings.js";
 import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
 import { Notifier } from "./app/notify.js";
 import { readRelayToken } from "./app/relay.js";
@@ -106,8 +108,17 @@ async function main() {
 
   const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow: () => coreReady, settings, relayToken, notify });
 
+  // Focus memory (per conversation): the panel beside the chat; its calls wait for the core like a turn.
+  const focus = new FocusMemory({
+    core, store, notify,
+    element: document.getElementById("focus-aside"),
+    t: focusT(language()),
+    locale: () => language(),
+    classifier: (target) => settings.classifierFor(target),
+  });
+
   const chat = new Chat({
-    core, store, images, notify,
+    core, store, images, notify, focus,
     coreReady: readyOrFail,
     transcript: document.getElementById("transcript"),
     provider: () => settings.target(),
@@ -120,7 +131,14 @@ async function main() {
   });
   chat.coreReadyNow = () => coreReady;
 
-  const sidebar = new Sidebar({ store, chat, notify });
+  const sidebar = new Sidebar({ store, chat, notify, validateFocus: async (state) => {
+    await readyOrFail;
+    try {
+      return (await core.call("focus.validate", { state })).state;
+    } catch (err) {
+      throw new Error(err.message.replace(/^[\w.]+Error: /, "")); // "focus state: <field>: <problem>"
+    }
+  } });
   const composer = new Composer({ chat, notify, onNewChat: () => sidebar.newChat() });
 
   store.subscribe?.((change) => {
@@ -154,6 +172,18 @@ async function main() {
   modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
   settingsButton.addEventListener("click", () => settings.open());
   document.getElementById("open-tools").addEventListener("click", () => tools.open());
+  const focusToggle = document.getElementById("toggle-focus");
+  const narrow = window.matchMedia("(max-width: 720px)");
+  const focusShown = () => (narrow.matches ? document.body.classList.contains("focus-open")
+    : !document.body.classList.contains("focus-hidden"));
+  const syncFocusToggle = () => focusToggle.setAttribute("aria-expanded", String(focusShown()));
+  focusToggle.addEventListener("click", (ev) => {
+    ev.stopPropagation();
+    document.body.classList.toggle(narrow.matches ? "focus-open" : "focus-hidden");
+    syncFocusToggle();
+  });
+  narrow.addEventListener("change", syncFocusToggle);
+  syncFocusToggle();
   document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
     ev.stopPropagation();
     document.body.classList.toggle("sidebar-open");
@@ -177,6 +207,7 @@ async function main() {
     showReady();
     settings.relabel();
     chat.render();
+    focus.setT(focusT(language()));
     sidebar.refresh().catch(() => {});
     tools.render();
   });

@@ -13,6 +13,9 @@ content type are the recorded ones::
 Only model requests (POST) consume the script; anything else (a model list: GET) gets a 404, as
 there is no recording of one, so the app's "type the model name" path is what runs.
 
+A test may also script a body it built itself from a recording (``script_body``: e.g. a classifier's
+forced tool call made from the recorded non-streamed reply's JSON, as a vendor sends it).
+
 Slow mode (``script(..., delay=0.2)``) sends the body one event (SSE) or line (NDJSON) at a time;
 ``stall_after=n`` sends n events and then holds the connection open until the client goes away,
 which is what a Stop test needs: a reply that is certainly still streaming.
@@ -46,12 +49,19 @@ class Reply:
     name: str
     delay: float = 0.0
     stall_after: int | None = None
+    raw: bytes | None = None  # a body built by the test; then content_type/status below apply
+    content_type: str = "application/json"
+    status: int = 200
 
     @property
     def entry(self) -> dict[str, Any]:
+        if self.raw is not None:
+            return {"status": self.status, "content_type": self.content_type, "ext": "json"}
         return MANIFEST[self.name]
 
     def body(self) -> bytes:
+        if self.raw is not None:
+            return self.raw
         return (FIXTURES / self.entry["file"]).read_bytes()
 
     def pieces(self) -> list[bytes]:
@@ -186,6 +196,12 @@ class VendorReplay:
                 raise KeyError(f"no recording named {name!r} in the manifest")
         with self._server.state.lock:
             self._server.state.script += [Reply(n, delay, stall_after) for n in names]
+
+    def script_body(self, label: str, body: bytes, *, content_type: str = "application/json",
+                    status: int = 200) -> None:
+        """Queue a body the test built (``label`` names it in ``Received.answered_with``)."""
+        with self._server.state.lock:
+            self._server.state.script.append(Reply(label, raw=body, content_type=content_type, status=status))
 
     @property
     def requests(self) -> list[Received]:

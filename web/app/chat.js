@@ -11,6 +11,10 @@
  * throws an Error saying what is missing; `tools()` resolves to {tools, policy} for chat.run.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
+ *
+ * With `focus` (web/app/focus.js) switched on for the conversation, a turn sends focus.synthesize's
+ * system prompt and messages (mission, constraints, the last exchanges, this message) instead of the
+ * whole path, and after the reply focus.update runs in the background; the next turn waits for it.
  */
 
 import { h } from "./dom.js";
@@ -19,9 +23,10 @@ import { MessageView } from "./message_view.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 
 export class Chat {
-  constructor({ core, coreReady, store, transcript, images, provider, tools, onChange = () => {},
+  constructor({ core, coreReady, store, transcript, images, provider, tools, focus = null, onChange = () => {},
                 onRunning = () => {}, notify = () => {} }) {
-    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, onChange, onRunning, notify });
+    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, focus, onChange, onRunning,
+                          notify });
     this.conversation = null;
     this.tree = new ConversationTree();
     this.views = [];
@@ -35,6 +40,7 @@ export class Chat {
     if (this.running) this.stop();
     this.conversation = null;
     this.tree = new ConversationTree();
+    this.focus?.show(null, null);
     this.render();
     this.onChange(null);
   }
@@ -45,6 +51,7 @@ export class Chat {
     this.conversation = loaded.conversation;
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
+    this.focus?.show(id, loaded.focus);
     this.render();
     this.onChange(this.conversation);
   }
@@ -182,6 +189,7 @@ export class Chat {
       if (!this.conversation) {
         const title = parts ? titleFrom(parts) : t("nav.untitled");
         this.conversation = await this.store.createConversation({ title });
+        await this.focus?.created(this.conversation.id);
         this.onChange(this.conversation);
       }
       const conversationId = this.conversation.id;
@@ -204,8 +212,16 @@ export class Chat {
         if (waitingView) waitingView.el.dataset.state = "done";
       }
       if (run.cancelled) return;
-      const path = this.#pathTo(userMsg);
-      await this.#stream(run, conversationId, userMsg, toWireMessages(path), target);
+      await this.focus?.settled(); // the last turn's focus.update is folded in before this one is built
+      if (run.cancelled) return;
+      const focused = Boolean(this.focus?.enabled);
+      let messages = toWireMessages(this.#pathTo(userMsg));
+      let system;
+      if (focused) ({ messages, system } = await this.#focusedPrompt(userMsg));
+      const reply = await this.#stream(run, conversationId, userMsg, messages, target, system);
+      if (focused && this.conversation?.id === conversationId) {
+        this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply, target });
+      }
     } catch (err) {
       if (waitingView) waitingView.el.dataset.state = "error";
       this.notify(err.message);
@@ -219,6 +235,15 @@ export class Chat {
         this.notify(err.message);
       }
     }
+  }
+
+  /** Mission, constraints and the last exchanges instead of the whole path; images sent as they are. */
+  async #focusedPrompt(userMsg) {
+    const synth = await this.focus.synthesize(textOf(userMsg));
+    const messages = synth.messages;
+    const images = userMsg.parts.filter((p) => p.type === "image");
+    if (images.length) messages[messages.length - 1].parts.push(...images);
+    return { messages, system: synth.system };
   }
 
   #pathTo(msg) {
@@ -237,7 +262,8 @@ export class Chat {
     }
   }
 
-  async #stream(run, conversationId, userMsg, messages, target) {
+  /** Run chat.run for one turn; resolves to the text the assistant wrote (every step's, joined). */
+  async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
     const store = this.store;
     let chain = Promise.resolve(); // store writes, in event order, off the UI path
     const queue = (fn) => (chain = chain.then(fn).catch((err) => this.notify(t("chat.storageError", { message: err.message }))));
@@ -247,6 +273,7 @@ export class Chat {
     let usage = null;
     let lastAssistantView = null;
     const toolMeta = {};
+    const replyTexts = [];
 
     const beginStep = () => {
       view = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
@@ -284,6 +311,7 @@ export class Chat {
           return;
         case "message":
           if (ev.message.role === "assistant") {
+            replyTexts.push(textOf(ev.message));
             if (!view) beginStep();
             finishStep(ev.message, Boolean(ev.incomplete));
           } else {
@@ -323,6 +351,7 @@ export class Chat {
 
     const { tools, policy } = await this.tools();
     const params = { provider: target.provider, model: target.model, messages, tools, policy };
+    if (system) params.system = system;
     const call = this.core.call("chat.run", params, onEvent);
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
@@ -353,6 +382,7 @@ export class Chat {
       this.notify(t(`chat.stopReason.${reason}`));
     }
     await chain;
+    return replyTexts.filter(Boolean).join("\n\n");
   }
 
   #errorView() {

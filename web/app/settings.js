@@ -8,6 +8,8 @@
  *                                    turn, or throws an Error that says what is missing
  *   settings.switchTo(id) / settings.setModel(name)   the top bar's quick switches (mid-conversation)
  *   settings.active                  the active profile (no key inside)
+ *   settings.classifierFor(target)   {provider, model} for focus memory's classifier: the profile and
+ *                                    model chosen in Settings, by default the conversation's own (target)
  *
  * Keys live in `this.keys` (memory, this tab) by default. Only when the user ticks "save" is the key
  * written, and then only as an encrypted record (web/store/keys.js, passphrase + WebCrypto). A plain
@@ -23,6 +25,9 @@ const KEYLESS = ["ollama", "openai-compatible"]; // local servers often need no 
 // The profile store keeps only its own fields, so a profile's Python tools (source code, not a
 // secret) sit beside it in localStorage under this prefix + the profile id.
 const PYTHON_KEY = "orizuru.pythonTools.";
+// Focus memory's classifier: {profile: id | "" (the conversation's own), model: name | "" (the profile's)}.
+// Ids and model names only; the key is looked up in this tab's keys when a call is made.
+const CLASSIFIER_KEY = "orizuru.classifier";
 
 export class Settings {
   constructor({ core, coreReadyNow, profiles, keys, onChange = () => {}, notify = () => {} }) {
@@ -51,6 +56,12 @@ export class Settings {
     document.getElementById("settings-close").addEventListener("click", () => this.dialog.close());
     f["remember-key"].addEventListener("change", () => (f.passphrase.disabled = !f["remember-key"].checked));
     f.provider.addEventListener("change", () => this.#providerChanged());
+    this.classifierProfile = document.getElementById("classifier-profile");
+    this.classifierModel = document.getElementById("classifier-model");
+    const saveClassifier = () => localStorage.setItem(CLASSIFIER_KEY, JSON.stringify({
+      profile: this.classifierProfile.value, model: this.classifierModel.value.trim() }));
+    this.classifierProfile.addEventListener("change", saveClassifier);
+    this.classifierModel.addEventListener("change", saveClassifier);
     this.form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.#save();
@@ -86,6 +97,28 @@ export class Settings {
     choice.replaceChildren(...this.profiles.map((p) => h("option", { value: p.id }, p.name || p.model)),
       h("option", { value: "" }, t("settings.newProfile")));
     choice.value = this.editing?.id ?? "";
+    const chosen = this.classifierChoice();
+    this.classifierProfile.replaceChildren(h("option", { value: "" }, t("settings.classifierSameProfile")),
+      ...this.profiles.map((p) => h("option", { value: p.id }, p.name || p.model)));
+    this.classifierProfile.value = this.#byId(chosen.profile) ? chosen.profile : "";
+    this.classifierModel.value = chosen.model;
+  }
+
+  classifierChoice() {
+    try {
+      const saved = JSON.parse(localStorage.getItem(CLASSIFIER_KEY) ?? "{}");
+      return { profile: String(saved?.profile ?? ""), model: String(saved?.model ?? "") };
+    } catch {
+      return { profile: "", model: "" };
+    }
+  }
+
+  classifierFor(target) {
+    const chosen = this.classifierChoice();
+    const profile = this.#byId(chosen.profile);
+    if (!profile) return { provider: target.provider, model: chosen.model || target.model };
+    const { provider } = this.#targetOf(profile);
+    return { provider, model: chosen.model || profile.model };
   }
 
   #edit(profile) {
@@ -243,6 +276,10 @@ export class Settings {
   target() {
     const profile = this.active;
     if (!profile) throw new Error(t("chat.noProfile"));
+    return this.#targetOf(profile);
+  }
+
+  #targetOf(profile) {
     const key = this.keys.get(profile.id);
     if (!key && profile.key) throw new Error(t("chat.needKey"));
     if (!key && !KEYLESS.includes(profile.vendor)) throw new Error(t("chat.noKey"));

@@ -2,7 +2,10 @@
  * The conversations sidebar: list, New chat, rename, delete with undo, search across all text,
  * Export (one / all; JSON or Markdown) and Import (validated by the store: a bad file changes nothing).
  *
- *   const sidebar = new Sidebar({store, chat, notify})
+ * Each imported conversation's focus state is checked first by `validateFocus(state)` (focus.validate in
+ * the worker): a bad one stops the import with the conversation and field named, and nothing is written.
+ *
+ *   const sidebar = new Sidebar({store, chat, notify, validateFocus})
  *   await sidebar.refresh()        redraw the list (after any change, and on other tabs' changes)
  *   sidebar.markActive(id)
  */
@@ -13,8 +16,8 @@ import { t } from "./i18n.js";
 const UNDO_MS = 10_000;
 
 export class Sidebar {
-  constructor({ store, chat, notify }) {
-    Object.assign(this, { store, chat, notify });
+  constructor({ store, chat, notify, validateFocus = null }) {
+    Object.assign(this, { store, chat, notify, validateFocus });
     this.list = document.getElementById("conversations");
     this.results = document.getElementById("search-results");
     this.search = document.getElementById("search");
@@ -158,12 +161,33 @@ export class Sidebar {
     input.value = "";
     if (!file) return;
     try {
-      const { imported } = await this.store.importJSON(file);
+      const { imported } = await this.store.importJSON(await this.#checkFocus(await file.text()));
       await this.refresh();
       this.notify(t("nav.imported", { count: imported }));
     } catch (err) {
       this.notify(t("nav.importFailed", { message: err.message }), { error: true });
     }
+  }
+
+  /** The file's text with every conversation's focus state validated (and normalised) by the core. */
+  async #checkFocus(text) {
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      return text; // not JSON: the store says so
+    }
+    const conversations = Array.isArray(data?.conversations) ? data.conversations : [];
+    if (!this.validateFocus || !conversations.some((c) => c && c.focus != null)) return text;
+    for (const [i, conversation] of conversations.entries()) {
+      if (conversation?.focus == null) continue;
+      try {
+        conversation.focus = await this.validateFocus(conversation.focus);
+      } catch (err) {
+        throw new Error(`conversations[${i}] (${conversation.title ?? conversation.id}): ${err.message}`);
+      }
+    }
+    return JSON.stringify(data);
   }
 }
 

@@ -1,0 +1,138 @@
+/**
+ * Focus memory in the app: the panel (web/focus/panel.js) for the conversation on screen, and the
+ * two calls around each turn when the conversation has it switched on.
+ *
+ *   const focus = new FocusMemory({core, store, element, classifier, notify})
+ *   focus.show(conversationId | null, state | undefined)   the conversation on screen changed
+ *   focus.enabled                    the switch is on for this conversation
+ *   await focus.settled()            a running focus.update has finished (the next send waits for it)
+ *   await focus.created(id)          a new conversation got its id: the state chosen before it is stored
+ *   await focus.synthesize(text)     -> {system, messages, ...} (focus.synthesize) to send instead of the history
+ *   focus.afterReply({conversationId, message: {id, text}, reply, target})
+ *                                    focus.update in the background: classify, fold in, store, show
+ *   focus.setT(t)                    language changed
+ *
+ * `classifier(target)` returns {provider, model} for the classifier (Settings: a chosen profile and
+ * model, by default the conversation's own) or throws an Error saying what is missing. The API key
+ * goes to the worker with each call and never into the focus state, the store or an export.
+ *
+ * The user may edit the panel while focus.update runs; when it returns, their edits are laid over
+ * its result (mergeEdits): what they changed, deleted or added wins, the classifier's additions stay.
+ */
+
+import { mountFocusPanel } from "../focus/panel.js";
+
+export class FocusMemory {
+  constructor({ core, store, element, classifier, notify = () => {}, t = null, locale = () => "en" }) {
+    Object.assign(this, { core, store, classifier, notify, locale });
+    this.conversationId = null;
+    this.state = null;
+    this.pending = null; // {promise, base}: the focus.update in flight
+    this.editedDuringUpdate = false;
+    this.element = element;
+    this.panel = mountFocusPanel(element, { state: null, t, onChange: (next) => this.#edited(next) });
+  }
+
+  get enabled() {
+    return Boolean(this.state?.enabled);
+  }
+
+  show(conversationId, state) {
+    if (conversationId !== this.conversationId) {
+      this.panel.setStatus(null);
+      this.panel.setPrompt(null);
+    }
+    this.conversationId = conversationId;
+    this.state = state ?? null;
+    this.panel.update(this.state);
+    this.element.dataset.focus = this.enabled ? "on" : "off";
+  }
+
+  setT(t) {
+    this.panel.setT(t);
+  }
+
+  settled() {
+    return this.pending?.promise ?? Promise.resolve();
+  }
+
+  async created(conversationId) {
+    this.conversationId = conversationId;
+    if (this.state) await this.#save(conversationId, this.state);
+  }
+
+  async synthesize(text) {
+    const result = await this.core.call("focus.synthesize", { state: this.state, text, locale: this.locale() });
+    this.panel.setPrompt(result);
+    return result;
+  }
+
+  afterReply({ conversationId, message, reply, target }) {
+    const base = this.state;
+    let classifier = null;
+    try {
+      classifier = this.classifier(target);
+    } catch (err) {
+      this.notify(err.message, { error: true }); // the exchange is still recorded, unclassified
+    }
+    this.element.dataset.updating = "true";
+    this.editedDuringUpdate = false;
+    const params = { state: base, message, reply: { text: reply } };
+    if (classifier) params.classifier = classifier;
+    const promise = this.core.call("focus.update", params).then(async (result) => {
+      let state = result.state;
+      if (this.editedDuringUpdate && this.conversationId === conversationId) state = mergeEdits(base, this.state, state);
+      await this.#save(conversationId, state);
+      if (this.conversationId === conversationId) {
+        this.state = state;
+        this.panel.update(state);
+        this.panel.setStatus(result);
+      }
+    }).catch((err) => {
+      if (this.conversationId === conversationId) this.panel.setStatus({ ok: false, error: err.message });
+    }).finally(() => {
+      if (this.pending?.promise === promise) this.pending = null;
+      delete this.element.dataset.updating;
+    });
+    this.pending = { promise };
+    return promise;
+  }
+
+  async #edited(next) {
+    this.state = next;
+    this.element.dataset.focus = this.enabled ? "on" : "off";
+    if (this.pending) this.editedDuringUpdate = true;
+    if (this.conversationId) await this.#save(this.conversationId, next);
+  }
+
+  async #save(conversationId, state) {
+    try {
+      await this.store.setFocus(conversationId, state);
+    } catch (err) {
+      this.notify(err.message, { error: true });
+    }
+  }
+}
+
+/** The classifier's new state `theirs` with the user's edits (from `base` to `mine`) laid over it. */
+export function mergeEdits(base, mine, theirs) {
+  const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+  const out = structuredClone(theirs);
+  out.enabled = mine?.enabled ?? out.enabled;
+  if (!same(base?.core, mine?.core)) out.core = mine?.core ?? null;
+  const baseItems = new Map((base?.evolving ?? []).map((item) => [item.id, item]));
+  const mineItems = new Map((mine?.evolving ?? []).map((item) => [item.id, item]));
+  out.evolving = out.evolving.filter((item) => !(baseItems.has(item.id) && !mineItems.has(item.id)));
+  for (const [id, item] of mineItems) {
+    const i = out.evolving.findIndex((other) => other.id === id);
+    if (baseItems.has(id)) {
+      if (!same(baseItems.get(id), item) && i >= 0) out.evolving[i] = structuredClone(item);
+    } else {
+      const numbers = out.evolving.map((other) => Number(other.id.slice(1))).filter(Number.isFinite);
+      out.evolving.push({ ...structuredClone(item), id: i >= 0 ? `c${Math.max(0, ...numbers) + 1}` : id });
+    }
+  }
+  const ids = new Set(out.evolving.map((item) => item.id));
+  for (const item of out.evolving) item.conflicts_with = item.conflicts_with.filter((id) => ids.has(id));
+  return out;
+}
