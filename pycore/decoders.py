@@ -41,23 +41,28 @@ class LineSplitter:
 
     SSE (``cr_is_newline``): a line ends at CRLF, LF or CR; a CR ending a chunk is held back until
     the next byte tells whether it is half of a CRLF. NDJSON: only LF ends a line. The unfinished
-    last line waits in a ``bytearray`` (appending is amortized O(1), and only new bytes are searched).
+    last line waits in a ``bytearray``: appending is amortized O(1) and only new bytes are searched,
+    so a huge line fed in small pieces costs linear time.
     """
 
-    __slots__ = ("_buffer", "_crlf", "_cr")
+    __slots__ = ("_buffer", "_crlf")
 
     def __init__(self, *, cr_is_newline: bool = True) -> None:
-        self._buffer = bytearray()  # the unfinished last line: no line end inside but a held CR
+        self._buffer = bytearray()  # the unfinished last line: no line end inside, but a held CR
         self._crlf = cr_is_newline
-        self._cr = False  # a CR was seen: line ends need normalizing
 
     def feed(self, chunk: bytes) -> list[str]:
         buffer = self._buffer
         searched = len(buffer)
+        if self._crlf and (b"\r" in chunk or buffer.endswith(b"\r")):
+            buffer += chunk
+            return self._normalized_lines(buffer)
         buffer += chunk
-        if self._crlf and (self._cr or b"\r" in chunk):
-            self._cr = True
-            return self._feed_cr(buffer)
+        return self._lines(buffer, searched)
+
+    @staticmethod
+    def _lines(buffer: bytearray, searched: int) -> list[str]:
+        """The lines ended by a LF at or after ``searched`` (none before it), removed from the buffer."""
         end = buffer.find(b"\n", searched)
         if end < 0:
             return []
@@ -66,8 +71,10 @@ class LineSplitter:
         del buffer[: end + 1]
         return text.split("\n")
 
-    def _feed_cr(self, buffer: bytearray) -> list[str]:
-        held = buffer.endswith(b"\r")  # maybe half of a CRLF: wait for the next byte
+    @staticmethod
+    def _normalized_lines(buffer: bytearray) -> list[str]:
+        """CRLF and lone CR become LF first; a CR at the very end waits: it may be half of a CRLF."""
+        held = buffer.endswith(b"\r")
         data = bytes(buffer[:-1] if held else buffer).replace(b"\r\n", b"\n")
         if b"\r" in data:
             data = data.replace(b"\r", b"\n")
@@ -77,12 +84,14 @@ class LineSplitter:
 
     def finish(self) -> list[str]:
         """At the end of the body: a held CR was a line end after all; the unfinished rest is returned last."""
-        if self._crlf and self._buffer.endswith(b"\r"):
-            self._buffer[-1:] = b"\n"
-            return [*self.feed(b""), ""]
-        data = bytes(self._buffer)
-        self._buffer.clear()
-        return [data.decode("utf-8", errors="replace")] if data else []
+        buffer = self._buffer
+        lines: list[str] = []
+        if self._crlf and buffer.endswith(b"\r"):
+            buffer[-1:] = b"\n"
+            lines = self._lines(buffer, 0)
+        rest = buffer.decode("utf-8", errors="replace")
+        buffer.clear()
+        return [*lines, rest] if rest or lines else []
 
 
 class SSEDecoder:

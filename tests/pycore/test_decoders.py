@@ -119,6 +119,14 @@ def test_any_chunking_gives_the_same_events(data: st.DataObject) -> None:
     assert pairs(decode(*chunks)) == [("x", "é日🙂"), ("message", "2"), ("message", "3")]
 
 
+def test_a_long_line_in_small_pieces_then_a_cr_only_blank_line_at_the_very_end() -> None:
+    # The unfinished line waits while pieces without a line end arrive; a final lone CR is a line end.
+    value = "x" * 200_000
+    raw = f"id: 7\r\ndata: {value}\r\r".encode()
+    got = decode(*[raw[i : i + 1000] for i in range(0, len(raw), 1000)])
+    assert [(e.event, e.data, e.id) for e in got] == [("message", value, "7")]
+
+
 def test_ndjson_lines_blank_lines_and_final_line_without_newline() -> None:
     decoder = NDJSONDecoder()
     got = decoder.feed(b'{"a":1}\n\n{"b":"\xe6\x97') + decoder.feed(b'\xa5"}\r\n{"c":3}')
