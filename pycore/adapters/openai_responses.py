@@ -16,7 +16,6 @@ from pycore.adapters._base import StreamParser, drop_none, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.adapters.openai import OpenAIChatAdapter, error_fields
 from pycore.decoders import SSEEvent
-from pycore.http import Request
 from pycore.messages import (
     ChatRequest,
     Event,
