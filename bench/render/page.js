@@ -1,6 +1,6 @@
 // Render benchmark page (bench/render/run.py drives it through page.evaluate).
 //
-//   window.bench.run(mode, tokens, capMs) -> {deliveredMs, totalMs, updates, longestUpdateMs,
+//   window.bench.run(mode, tokens, capMs, rate) -> {deliveredMs, totalMs, updates, longestUpdateMs,
 //                                             renderWorkMs, finishMs, longestTaskMs, tokensRendered}
 // (an "update" is a frame callback, an append()/naive re-render, or the final finish(); renderWorkMs
 // sums them all)
@@ -12,6 +12,7 @@
 import DOMPurify from "dompurify";
 import { marked } from "marked";
 
+import { highlightNow } from "../../web/render/lazy_highlight.js";
 import { StreamRenderer } from "../../web/render/markdown.js";
 
 // Time every animation-frame callback: that is where StreamRenderer does its work.
@@ -28,7 +29,7 @@ new PerformanceObserver((list) => { longTasks.push(...list.getEntries()); }).obs
 
 const nextFrame = () => new Promise((resolve) => nativeRaf(() => resolve()));
 
-function run(mode, tokens, capMs = 60000) {
+function run(mode, tokens, capMs = 60000, rate = 0) {
   return new Promise((resolve) => {
     const out = document.getElementById("out");
     out.replaceChildren();
@@ -56,6 +57,16 @@ function run(mode, tokens, capMs = 60000) {
         worker.terminate();
         await nextFrame();
         await new Promise((r) => setTimeout(r, 100)); // let the long-task observer report
+        const longestTaskMs = Math.max(0, ...longTasks.map((t) => t.duration));
+        const longTaskCount = longTasks.length;
+        // Code blocks frozen while the text outran the frames are highlighted when scrolled into view
+        // (lazy_highlight.js). Not part of the stream's cost, but reported: highlighting all of them
+        // (what scrolling through the whole reply would cost, spread over the scrolling).
+        const deferred = [...container.querySelectorAll("pre > code[class*='language-']:not(.hljs)")];
+        const deferredStart = performance.now();
+        for (const code of deferred) highlightNow(code);
+        const deferredHighlightMs = performance.now() - deferredStart;
+        const deferredBlocks = deferred.filter((code) => code.classList.contains("hljs")).length;
         resolve({
           deliveredMs: delivered,
           totalMs: total,
@@ -63,17 +74,20 @@ function run(mode, tokens, capMs = 60000) {
           longestUpdateMs: Math.max(0, ...frameTimes, ...handlerTimes, finishMs),
           renderWorkMs: [...frameTimes, ...handlerTimes, finishMs].reduce((a, b) => a + b, 0),
           finishMs,
-          longestTaskMs: Math.max(0, ...longTasks.map((t) => t.duration)),
-          longTasks: longTasks.length,
+          longestTaskMs,
+          longTasks: longTaskCount,
           tokensRendered: received,
           capped,
           finalChars: container.textContent.length,
+          codeBlocks: container.querySelectorAll("pre > code").length,
+          deferredBlocks,
+          deferredHighlightMs,
         });
         return;
       }
       received += 1;
       text += data.text;
-      if (mode === "incremental") {
+      if (renderer) {
         const start = performance.now();
         renderer.append(data.text);
         handlerTimes.push(performance.now() - start);
@@ -84,7 +98,7 @@ function run(mode, tokens, capMs = 60000) {
         if (performance.now() - first > capMs) capped = received;
       }
     };
-    worker.postMessage({ tokens });
+    worker.postMessage({ tokens, rate }); // rate: tokens per second, 0 = as fast as possible
   });
 }
 

@@ -1,10 +1,11 @@
 """Render benchmark: a 30,000-token markdown reply streamed at full speed into the renderer.
 
-    .venv/bin/python bench/render/run.py [--tokens 30000] [--runs 5] [--naive-cap-s 60]
+    .venv/bin/python bench/render/run.py [--tokens 30000] [--runs 5] [--naive-cap-s 60] [--rate 0]
 
 The reply (prose, lists, tables, code in several languages; reply.py) is cut into ~4-character
 tokens and posted by a worker to the page one message per token as fast as it can, as the app's
-worker posts text deltas. The page (page.js, bundled and served by the real relay under the site's
+worker posts text deltas (the target's definition). --rate N paces the stream at N tokens per
+second instead, a model's realistic speed (use fewer --tokens: 30,000 at 100/s take 5 minutes). The page (page.js, bundled and served by the real relay under the site's
 CSP, in headless Chromium) runs, interleaved run by run so a busy machine slows all alike:
   none         only collects the tokens: the stream's own duration
   incremental  web/render StreamRenderer (finished blocks rendered once, the open block per frame)
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -35,6 +37,9 @@ from harness import HarnessSite  # noqa: E402
 from reply import make_reply, tokenize  # noqa: E402
 
 
+MODES = ("none", "incremental", "naive")
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values) if values else float("nan")
 
@@ -45,18 +50,20 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--naive-cap-s", type=float, default=60.0)
     parser.add_argument("--naive-runs", type=int, default=1, help="the naive renderer is slow: run it fewer times")
+    parser.add_argument("--rate", type=float, default=0, help="tokens per second; 0 (default): as fast as possible")
     args = parser.parse_args()
 
     tokens = tokenize(make_reply(args.tokens * 4), args.tokens)
     text = "".join(tokens)
     print(f"reply: {len(tokens)} tokens, {len(text)} characters, {text.count(chr(10))} lines, "
-          f"{text.count('```') // 2} code blocks, {text.count('|---')} tables")
+          f"{text.count('```') // 2} code blocks, {text.count('|---')} tables; load average "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
 
     site = HarnessSite(Path(tempfile.mkdtemp(prefix="bench-render-")))
     site.add_page("bench", entry=HERE / "page.js", body='<div id="out"></div>', css=ROOT / "web/render/render.css")
     site.add_page("stream_worker", entry=HERE / "stream_worker.js")
     url = site.start()
-    results: dict[str, list[dict]] = {"none": [], "incremental": [], "naive": []}
+    results: dict[str, list[dict]] = {mode: [] for mode in MODES}
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
@@ -68,13 +75,14 @@ def main() -> None:
                 if run < args.naive_runs:
                     modes.append("naive")
                 for mode in modes:
-                    result = page.evaluate("([m, t, cap]) => window.bench.run(m, t, cap)",
-                                           [mode, tokens, args.naive_cap_s * 1000])
+                    result = page.evaluate("([m, t, cap, rate]) => window.bench.run(m, t, cap, rate)",
+                                           [mode, tokens, args.naive_cap_s * 1000, args.rate])
                     results[mode].append(result)
                     print(f"  run {run + 1} {mode:11} total {result['totalMs']:8.1f} ms  delivered "
                           f"{result['deliveredMs']:8.1f} ms  longest task {result['longestTaskMs']:6.1f} ms  "
                           f"longest update {result['longestUpdateMs']:6.1f} ms  render work {result['renderWorkMs']:7.1f} ms  "
-                          f"finish {result['finishMs']:5.1f} ms"
+                          f"finish {result['finishMs']:5.1f} ms  lazily highlighted {result['deferredBlocks']}/"
+                          f"{result['codeBlocks']} code blocks ({result['deferredHighlightMs']:.0f} ms for all)"
                           + (f"  (stopped after {result['capped']} tokens)" if result.get("capped") else ""),
                           flush=True)
             browser.close()
@@ -85,10 +93,13 @@ def main() -> None:
 
 def report(results: dict[str, list[dict]], n_tokens: int, args: argparse.Namespace) -> None:
     stream = median([r["totalMs"] for r in results["none"]])
-    print(f"\nmedians of {args.runs} runs ({args.naive_runs} for naive); the machine was shared and busy")
+    speed = f"{args.rate:g} tokens/s" if args.rate else "full speed"
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"\nmedians of {args.runs} runs ({args.naive_runs} for naive), {speed}; load average now {load} "
+          f"on {os.cpu_count()} cores (a shared machine)")
     print(f"{'renderer':12} {'total ms':>10} {'x stream':>9} {'longest task':>13} {'longest update':>15}  tokens rendered")
     summary = {}
-    for mode in ("none", "incremental", "naive"):
+    for mode in MODES:
         rows = results[mode]
         if not rows:
             continue
@@ -110,7 +121,8 @@ def report(results: dict[str, list[dict]], n_tokens: int, args: argparse.Namespa
           f"{inc['ratio_to_stream']} ({'met' if inc['ratio_to_stream'] <= 1.2 else 'NOT met'})")
     out = HERE / "results" / f"{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(json.dumps({"tokens": n_tokens, "args": vars(args), "summary": summary}, indent=1))
+    out.write_text(json.dumps({"tokens": n_tokens, "args": vars(args), "load_average": os.getloadavg(),
+                               "summary": summary}, indent=1))
     print(f"written to {out.relative_to(ROOT)}")
 
 

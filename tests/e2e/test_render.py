@@ -171,8 +171,32 @@ def test_text_arriving_faster_than_frames_is_caught_up_in_slices(session: Sessio
     rng = random.Random("bursts")
     chunks = splits(text, [rng.randrange(1, len(text)) for _ in range(len(text) // 4)])
     result = session.page.evaluate("(chunks) => window.harness.streamFrames(chunks, {yieldEvery: 1500})", chunks)
-    assert result["html"] == session.call("oneShot", text)
+    assert result["html"] == session.call("oneShot", text)  # deferred highlighting (below) done first
     assert result["nodesBeforeFinish"] > result["nodes"] * 0.8
+
+
+def test_code_frozen_while_text_outruns_frames_is_highlighted_when_scrolled_into_view(session: Session):
+    """Blocks frozen by catch-up updates keep their highlighting for when they come into view; until
+    then they are plain escaped text, and highlighting them gives exactly the one-shot render (the
+    test above compares the whole DOM)."""
+    code = "def greet(name):\n    return f'<b>hi {name}</b>'  # not markup\n"
+    filler = "Some prose that pushes the next block down the page.\n\n" * 12
+    text = "".join(f"{filler}```python\n{code}```\n\n" for _ in range(40)) + "The end.\n"
+    chunks = splits(text, list(range(0, len(text), 7)))
+    result = session.page.evaluate("(chunks) => window.harness.streamFrames(chunks, {yieldEvery: 5000, highlightAll: false})",
+                                   chunks)
+    assert result["deferred"] >= 10  # the burst outran the frames: most blocks were frozen in catch-up
+    page = session.page
+    last = page.locator(f'#frames code[data-test-deferred="{result["deferred"] - 1}"]')
+    expect(last).to_have_text(code)
+    expect(last.locator("span")).to_have_count(0)  # far below the viewport: not highlighted yet
+    expect(last).not_to_have_class(re.compile(r"\bhljs\b"))
+    last.scroll_into_view_if_needed()
+    expect(last).to_have_class("hljs language-python")
+    expect(last.locator(".hljs-keyword").first).to_have_text("def")
+    expect(last.locator(".hljs-string")).to_contain_text("<b>hi {name}</b>")
+    expect(last.locator("b")).to_have_count(0)  # highlighted text is sanitized text, never markup
+    expect(last).to_have_text(code)
 
 
 def test_unclosed_fence_and_half_table_render_as_text_and_code_mid_stream(session: Session):

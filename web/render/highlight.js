@@ -2,6 +2,7 @@
  * Syntax highlighting for fenced code: highlight.js core with a fixed set of common languages
  * registered explicitly (the full build would add ~1 MB to the bundle).
  *
+ *   isKnownLanguage(language) -> bool                   highlightCode would highlight it
  *   highlightCode(text, language) -> {html, language}   html is escaped text wrapped in hljs spans;
  *                                                        language is the registered name or null
  *
@@ -41,7 +42,12 @@ export const LANGUAGES = {
 };
 for (const [name, grammar] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, grammar);
 
-const escapeHtml = (text) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+export const escapeHtml = (text) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+
+export function isKnownLanguage(language) {
+  const name = String(language ?? "").toLowerCase();
+  return Boolean(name) && Boolean(hljs.getLanguage(name));
+}
 
 export function highlightCode(text, language) {
   const name = String(language ?? "").toLowerCase();

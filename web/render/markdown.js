@@ -26,6 +26,12 @@
  * The one cross-block feature, link reference definitions (`[r]: url`), is handled explicitly:
  * a definition applies only once it is in a finished block, and finished blocks that mention its
  * label are then rendered again, as a one-shot render would show them.
+ * When text arrives faster than frames can show it (thousands of tokens per second), the blocks
+ * frozen to catch up are inserted with their code not yet highlighted: lazy_highlight.js highlights
+ * each such block when it comes near the viewport (the same DOM an eager render gives, sanitized the
+ * same way). Highlighting is most of the cost of rendering code, and blocks that scroll by unseen
+ * while a reply pours in need none of it then. ("Never touched again" holds for the block's own
+ * nodes; its <code> element's children are replaced once, by that highlighting.)
  *
  * Safety: every piece of HTML goes through DOMPurify (sanitize.js) on every update before it
  * touches the page; links are http/https/mailto only with target="_blank" rel="noopener noreferrer";
@@ -34,12 +40,10 @@
  * the same allow-list (so <kbd>, <sub>, <details> work) and everything else in it is dropped.
  * Math (KaTeX) is not rendered: `$...$` stays text, escaped like all text.
  */
-import { Lexer, Marked, Parser } from "marked";
-
-import { openBlockIndex } from "./blocks.js";
 import { addCodeToolbars, DEFAULT_CODE_LABELS } from "./code_blocks.js";
-import { highlightCode } from "./highlight.js";
 import { DEFAULT_IMAGE_LABELS, ImagePolicy, placeImages } from "./images.js";
+import { highlightWhenSeen } from "./lazy_highlight.js";
+import { collectDefinitions, finishedPrefix, lex, nextWindowEnd, tokensToHtml } from "./parse.js";
 import { sanitizeToFragment } from "./sanitize.js";
 
 export { ImagePolicy };
@@ -48,54 +52,16 @@ export { ImagePolicy };
 // faster than frames.
 const UPDATE_BUDGET = 3000;
 
-const CLASS_SAFE_LANGUAGE = /^[\w+#.-]{1,40}$/;
-
-const markdown = new Marked({
-  gfm: true,
-  breaks: false,
-  renderer: {
-    code({ text, lang }) {
-      const requested = /^\S*/.exec(lang ?? "")[0];
-      const { html, language } = highlightCode(text.replace(/\n$/, ""), requested);
-      let attrs = "";
-      if (language) attrs = ` class="hljs language-${language}"`;
-      else if (CLASS_SAFE_LANGUAGE.test(requested)) attrs = ` class="language-${requested}"`;
-      return `<pre><code${attrs}>${html}\n</code></pre>\n`;
-    },
-  },
-});
-const OPTIONS = markdown.defaults;
-
-function lex(text, knownLinks) {
-  const lexer = new Lexer(OPTIONS);
-  Object.assign(lexer.tokens.links, knownLinks);
-  return lexer.lex(text);
-}
-
 function withDefaults(labels) {
   return { ...DEFAULT_CODE_LABELS, ...DEFAULT_IMAGE_LABELS, ...labels };
 }
 
-/** Tokens -> sanitized, decorated fragment ready to insert. Insert it before rendering the next one. */
-function renderTokens(tokens, images, labels) {
-  const fragment = sanitizeToFragment(Parser.parse(tokens, OPTIONS));
+/** HTML from parse.js -> sanitized, decorated fragment ready to insert. Insert it before the next one. */
+function toFragment(html, images, labels) {
+  const fragment = sanitizeToFragment(html);
   placeImages(fragment, images, labels);
   addCodeToolbars(fragment, labels);
   return fragment;
-}
-
-/** Link reference definitions found in tokens, nested ones included (first definition wins). */
-function collectDefinitions(tokens, into) {
-  for (const token of tokens) {
-    if (token.type === "def") {
-      if (!(token.tag in into)) into[token.tag] = { href: token.href, title: token.title };
-    } else if (token.type === "list") {
-      for (const item of token.items) collectDefinitions(item.tokens, into);
-    } else if (token.type === "blockquote") {
-      collectDefinitions(token.tokens, into);
-    }
-  }
-  return into;
 }
 
 /** A fragment's top-level nodes; an empty text node stands in for a block that renders nothing. */
@@ -109,7 +75,8 @@ const normalLabel = (text) => text.toLowerCase().replace(/\s+/g, " ");
 export function renderMarkdown(container, text, { images = new ImagePolicy(), labels = {} } = {}) {
   container.classList.add("markdown");
   container.replaceChildren();
-  container.append(renderTokens(lex(String(text ?? "").replace(/\r\n?/g, "\n"), {}), images, withDefaults(labels)));
+  const html = tokensToHtml(lex(String(text ?? "").replace(/\r\n?/g, "\n"), {}));
+  container.append(toFragment(html, images, withDefaults(labels)));
 }
 
 export class StreamRenderer {
@@ -138,10 +105,7 @@ export class StreamRenderer {
   append(delta) {
     if (this.#finished) throw new Error("StreamRenderer.append() was called after finish()");
     if (this.#destroyed || !delta) return;
-    let text = String(delta);
-    if (this.#endsWithCR && text.startsWith("\n")) text = text.slice(1); // "\r" | "\n" split across deltas
-    this.#endsWithCR = text.endsWith("\r");
-    this.#source += text.replace(/\r\n?/g, "\n");
+    this.#take(delta);
     this.#scheduleFrame();
     // Falling behind (text arrives faster than frames): freeze a slice of finished blocks now, inside
     // this call. A task scheduled for it would queue behind every message already waiting.
@@ -161,8 +125,7 @@ export class StreamRenderer {
     this.#openNodes = [];
     this.#links = Object.create(null);
     this.#finished = false;
-    this.append(full);
-    this.#cancel();
+    if (full) this.#take(full);
     this.#render({});
   }
 
@@ -190,13 +153,21 @@ export class StreamRenderer {
     return this.#source;
   }
 
+  #take(delta) {
+    let text = String(delta);
+    if (this.#endsWithCR && text.startsWith("\n")) text = text.slice(1); // "\r" | "\n" split across deltas
+    this.#endsWithCR = text.endsWith("\r");
+    this.#source += text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  }
+
   // Two kinds of update. Frame updates (once per animation frame) render the open tail, so what is
   // painted is current. Catch-up updates, run by append() itself when more than UPDATE_BUDGET
   // characters are waiting (tokens arriving faster than frames), and by a task of their own when no
-  // more appends come, only freeze finished blocks, a slice at a time: no update does unbounded work,
-  // and rendering keeps pace with the stream instead of piling up for finish(). A catch-up that
-  // freezes blocks takes the stale tail off the page; the frame update that always runs before the
-  // next paint puts the current one back.
+  // more appends come, only freeze finished blocks, a slice at a time: no update does unbounded
+  // work, and rendering keeps pace with the stream instead of piling up for finish().
+  // A catch-up that freezes blocks takes the stale tail off the page; the frame update that always
+  // runs before the next paint puts the current one back. The blocks a catch-up freezes get their
+  // code highlighted when it comes into view (lazy_highlight.js), not while the text outruns frames.
   #scheduleFrame() {
     if (this.#frame !== null) return;
     const run = () => {
@@ -238,28 +209,24 @@ export class StreamRenderer {
    */
   #render({ final = false, budget = Infinity, tail = true }) {
     if (this.#destroyed) return false;
-    let end = this.#source.length;
-    if (!final && end - Math.max(this.#lexedEnd, this.#committed) > budget) {
-      end = Math.max(this.#lexedEnd, this.#committed) + budget;
-      const lineEnd = this.#source.lastIndexOf("\n", end - 1);
-      if (lineEnd >= this.#lexedEnd) end = lineEnd + 1; // cut at a line end when one is near
-    }
+    const end = final ? this.#source.length : nextWindowEnd(this.#source, this.#committed, this.#lexedEnd, budget);
     this.#lexedEnd = end;
     const tokens = lex(this.#source.slice(this.#committed, end), this.#links);
-    let open = tokens.length;
-    if (!final) {
-      open = openBlockIndex(tokens);
-      // A definition still being written must not leak into blocks we are about to freeze.
-      const settled = collectDefinitions(tokens.slice(0, open), { ...this.#links });
-      if (Object.keys(tokens.links).some((tag) => !(tag in settled))) open = 0;
-    }
+    const open = final ? tokens.length : finishedPrefix(tokens, this.#links);
     if (open > 0 || tail) {
       for (const node of this.#openNodes) node.remove();
       this.#openNodes = [];
     }
-    if (open > 0) this.#commit(tokens.slice(0, open));
+    if (open > 0) {
+      // Catch-up updates (text arriving faster than frames) leave highlighting to lazy_highlight.js:
+      // the blocks they freeze are highlighted when they come into view, not all while streaming.
+      const frozen = tokens.slice(0, open);
+      const block = this.#freeze(frozen.map((token) => token.raw).join(""),
+        tokensToHtml(frozen, { deferHighlighting: !tail }), collectDefinitions(frozen, Object.create(null)));
+      if (!tail) for (const node of block.nodes) if (node.nodeType === Node.ELEMENT_NODE) highlightWhenSeen(node);
+    }
     if (tail) {
-      const fragment = renderTokens(tokens.slice(open), this.#images, this.#labels);
+      const fragment = toFragment(tokensToHtml(tokens.slice(open)), this.#images, this.#labels);
       this.#openNodes = [...fragment.childNodes];
       this.#container.append(fragment);
     } else if (open > 0) {
@@ -268,17 +235,21 @@ export class StreamRenderer {
     return end < this.#source.length;
   }
 
-  #commit(tokens) {
-    const raw = tokens.map((token) => token.raw).join("");
-    const fragment = renderTokens(tokens, this.#images, this.#labels);
+  /** Put a finished block on the page for good; its definitions may change earlier blocks. */
+  #freeze(raw, html, defs) {
+    const fragment = toFragment(html, this.#images, this.#labels);
     const block = { raw, nodes: nodesOf(fragment) };
     this.#container.append(fragment);
     this.#committed += raw.length;
-    const before = Object.keys(this.#links).length;
-    collectDefinitions(tokens, this.#links);
-    const added = Object.keys(this.#links).slice(before);
+    const added = [];
+    for (const [tag, def] of Object.entries(defs)) {
+      if (tag in this.#links) continue;
+      this.#links[tag] = def;
+      added.push(tag);
+    }
     if (added.length) this.#refreshReferences(added);
     this.#blocks.push(block);
+    return block;
   }
 
   /** Earlier finished blocks that mention a newly defined label are rendered again with it. */
@@ -286,7 +257,7 @@ export class StreamRenderer {
     for (const block of this.#blocks) {
       const text = normalLabel(block.raw);
       if (!labels.some((label) => text.includes(`[${label}`))) continue;
-      const fragment = renderTokens(lex(block.raw, this.#links), this.#images, this.#labels);
+      const fragment = toFragment(tokensToHtml(lex(block.raw, this.#links)), this.#images, this.#labels);
       const nodes = nodesOf(fragment);
       block.nodes[0].before(fragment);
       for (const node of block.nodes) node.remove();

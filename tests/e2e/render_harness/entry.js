@@ -3,6 +3,7 @@
 import { Lexer } from "marked";
 
 import { openBlockIndex } from "../../../web/render/blocks.js";
+import { highlightNow } from "../../../web/render/lazy_highlight.js";
 import { ImagePolicy, renderMarkdown, StreamRenderer } from "../../../web/render/markdown.js";
 import { renderToolContent } from "../../../web/render/tool_result.js";
 
@@ -81,9 +82,11 @@ window.harness = {
   /**
    * Stream through the renderer's own scheduling (animation frames and catch-up tasks; no flush),
    * yielding to the event loop every `yieldEvery` chunks. Resolves after finish() with the HTML and
-   * how many top-level nodes were already on the page just before finish().
+   * how many top-level nodes were already on the page just before finish(). Code blocks whose
+   * highlighting was deferred (lazy_highlight.js) are highlighted before the HTML is read, unless
+   * `highlightAll` is false; `deferred` says how many there were.
    */
-  async streamFrames(chunks, { id = "frames", yieldEvery = 1 } = {}) {
+  async streamFrames(chunks, { id = "frames", yieldEvery = 1, highlightAll = true } = {}) {
     const element = fresh(id);
     const renderer = new StreamRenderer(element, { images: policy });
     for (const [i, chunk] of chunks.entries()) {
@@ -93,7 +96,12 @@ window.harness = {
     await new Promise((resolve) => setTimeout(resolve, 0));
     const nodesBeforeFinish = element.childNodes.length;
     renderer.finish();
-    return { html: element.innerHTML, nodesBeforeFinish, nodes: element.childNodes.length };
+    const deferred = [...element.querySelectorAll("pre > code[class*='language-']:not(.hljs)")];
+    if (highlightAll) for (const code of deferred) highlightNow(code);
+    else deferred.forEach((code, i) => { code.dataset.testDeferred = String(i); }); // for locators
+    const highlighted = deferred.filter((code) => code.classList.contains("hljs")).length;
+    return { html: element.innerHTML, nodesBeforeFinish, nodes: element.childNodes.length,
+             deferred: highlightAll ? highlighted : deferred.length };
   },
 
   /** Stream chunk by chunk, leaving the renderer open (as mid-stream) after `chunks`. */

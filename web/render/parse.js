@@ -1,0 +1,92 @@
+/**
+ * Markdown text -> HTML strings: lexing, parsing and highlighting, with no DOM (markdown.js turns
+ * the HTML into sanitized DOM).
+ *
+ *   lex(text, knownLinks) -> tokens           marked's top-level tokens (tokens.links: definitions)
+ *   tokensToHtml(tokens, {deferHighlighting}) -> string
+ *                                             marked's HTML with code highlighted (NOT sanitized:
+ *                                             it must go through sanitize.js before the DOM); with
+ *                                             deferHighlighting, code in a known language is left
+ *                                             plain for lazy_highlight.js (class "language-NAME", no "hljs")
+ *   collectDefinitions(tokens, into) -> into  link reference definitions, nested ones too (first wins)
+ *   nextWindowEnd(text, from, limit, budget)  where an update that may take `budget` more characters stops
+ *   finishedPrefix(tokens, links) -> i        tokens[0..i) may be frozen (blocks.js + definitions rule)
+ */
+import { Lexer, Marked, Parser } from "marked";
+
+import { openBlockIndex } from "./blocks.js";
+import { escapeHtml, highlightCode, isKnownLanguage } from "./highlight.js";
+
+const CLASS_SAFE_LANGUAGE = /^[\w+#.-]{1,40}$/;
+
+let deferring = false; // set only for the duration of one tokensToHtml() call
+
+const markdown = new Marked({
+  gfm: true,
+  breaks: false,
+  renderer: {
+    code({ text, lang }) {
+      const requested = /^\S*/.exec(lang ?? "")[0];
+      if (deferring && isKnownLanguage(requested)) {
+        return `<pre><code class="language-${requested.toLowerCase()}">${escapeHtml(text.replace(/\n$/, ""))}\n</code></pre>\n`;
+      }
+      const { html, language } = highlightCode(text.replace(/\n$/, ""), requested);
+      let attrs = "";
+      if (language) attrs = ` class="hljs language-${language}"`;
+      else if (CLASS_SAFE_LANGUAGE.test(requested)) attrs = ` class="language-${requested}"`;
+      return `<pre><code${attrs}>${html}\n</code></pre>\n`;
+    },
+  },
+});
+const OPTIONS = markdown.defaults;
+
+export function lex(text, knownLinks) {
+  const lexer = new Lexer(OPTIONS);
+  Object.assign(lexer.tokens.links, knownLinks);
+  return lexer.lex(text);
+}
+
+export function tokensToHtml(tokens, { deferHighlighting = false } = {}) {
+  deferring = deferHighlighting;
+  try {
+    return Parser.parse(tokens, OPTIONS);
+  } finally {
+    deferring = false;
+  }
+}
+
+/** Link reference definitions found in tokens, nested ones included (first definition wins). */
+export function collectDefinitions(tokens, into) {
+  for (const token of tokens) {
+    if (token.type === "def") {
+      if (!(token.tag in into)) into[token.tag] = { href: token.href, title: token.title };
+    } else if (token.type === "list") {
+      for (const item of token.items) collectDefinitions(item.tokens, into);
+    } else if (token.type === "blockquote") {
+      collectDefinitions(token.tokens, into);
+    }
+  }
+  return into;
+}
+
+/**
+ * The end of the text an update lexes when it may take at most `budget` characters beyond `limit`
+ * (the end lexed last time; `from` is where lexing starts): cut at a line end when one is near.
+ */
+export function nextWindowEnd(text, from, limit, budget) {
+  let end = text.length;
+  if (end - Math.max(limit, from) > budget) {
+    end = Math.max(limit, from) + budget;
+    const lineEnd = text.lastIndexOf("\n", end - 1);
+    if (lineEnd >= limit) end = lineEnd + 1;
+  }
+  return end;
+}
+
+/** How many leading tokens can be frozen: blocks.js's rule, and no definition still being written. */
+export function finishedPrefix(tokens, links) {
+  const open = openBlockIndex(tokens);
+  // A definition still being written must not leak into blocks we are about to freeze.
+  const settled = collectDefinitions(tokens.slice(0, open), Object.assign(Object.create(null), links));
+  return Object.keys(tokens.links).some((tag) => !(tag in settled)) ? 0 : open;
+}
