@@ -139,7 +139,12 @@ async function main() {
       throw new Error(err.message.replace(/^[\w.]+Error: /, "")); // "focus state: <field>: <problem>"
     }
   } });
-  const composer = new Composer({ chat, notify, onNewChat: () => sidebar.newChat() });
+  const composer = new Composer({
+    chat, notify, onNewChat: () => sidebar.newChat(),
+    prompts: () => tools.prompts(),
+    getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
+  });
+  tools.onAttach = (resource, _contents, parts) => composer.attachResource(resource, parts);
 
   store.subscribe?.((change) => {
     sidebar.refresh().catch(() => {});

@@ -152,7 +152,16 @@ async def mcp_read_resource(params: dict[str, Any], emit: Emit) -> dict[str, Any
     if not uri:
         raise ValueError("mcp.read_resource needs a uri")
     result = await conn.session.read_resource(str(uri))
-    return {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True) for c in result.contents]}
+    out: dict[str, Any] = {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True)
+                                        for c in result.contents]}
+    if params.get("as_parts"):
+        # {as_parts: true, name?}: also the contents as message parts to attach to the next user message
+        # (text labelled with its URI, real images only: pycore.mcp.attach), which the page adds as they are.
+        from pycore.mcp.attach import resource_parts
+
+        parts = resource_parts(result, name=str(params["name"]) if params.get("name") else None)
+        out["parts"] = [p.model_dump(mode="json", by_alias=True, exclude_none=True) for p in parts]
+    return out
 
 
 @method("mcp.get_prompt")

@@ -3,7 +3,8 @@
  *
  *   const chat = new Chat({core, coreReady, store, transcript, images, provider, tools, onChange, notify})
  *   await chat.open(conversationId) | chat.newChat()
- *   await chat.send(text, images)        user message stored, THEN chat.run; every event to the store
+ *   await chat.send(text, images, extraParts)   user message stored, THEN chat.run; every event to the store
+ *                                        (extraParts: e.g. an attached MCP resource's parts)
  *   chat.stop()                           cancels the running call (WorkerClient.cancel)
  *   chat.running                          a turn is in progress
  *
@@ -151,9 +152,9 @@ export class Chat {
   // ------------------------------------------------------------------ turns
 
   /** A new user message at the end of the shown path, then a reply. */
-  send(text, images = []) {
+  send(text, images = [], extraParts = []) {
     const leaf = this.tree.last();
-    return this.#run({ parentId: leaf?.id ?? null, userParts: userParts(text, images) });
+    return this.#run({ parentId: leaf?.id ?? null, userParts: [...userParts(text, images), ...extraParts] });
   }
 
   /** Another reply to the same user message, kept as a sibling branch. */

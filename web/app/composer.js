@@ -2,8 +2,14 @@
  * The message box and its keys: Enter sends, Shift+Enter is a new line, Esc stops the reply,
  * Ctrl/Cmd+K starts a new chat; Send / Stop buttons; images attached as base64 (ImagePart).
  *
- *   const composer = new Composer({chat, notify, onNewChat})
+ *   const composer = new Composer({chat, notify, onNewChat, prompts, getPrompt})
  *   composer.setRunning(bool)     Stop shown while a reply runs
+ *   composer.attachResource(resource, parts)   an MCP resource (its message parts) goes with the next message
+ *
+ * Slash commands: typing "/" at the start of the box lists the connected MCP servers' prompts
+ * (`prompts()` -> [{name, description?, arguments?, serverId}]); choosing one asks for its arguments,
+ * then `getPrompt(serverId, name, args)` (mcp.get_prompt) and its messages' text replaces the box,
+ * to read and send.
  */
 
 import { fileToBase64, h } from "./dom.js";
@@ -12,8 +18,8 @@ import { t } from "./i18n.js";
 const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export class Composer {
-  constructor({ chat, notify, onNewChat }) {
-    Object.assign(this, { chat, notify, onNewChat });
+  constructor({ chat, notify, onNewChat, prompts = () => [], getPrompt = null }) {
+    Object.assign(this, { chat, notify, onNewChat, prompts, getPrompt });
     this.form = document.getElementById("composer");
     this.box = document.getElementById("message");
     this.send = document.getElementById("send");
@@ -21,11 +27,25 @@ export class Composer {
     this.attachments = document.getElementById("attachments");
     this.fileInput = document.getElementById("attach-file");
     this.images = []; // {name, data (base64), mime_type}
+    this.resources = []; // {name, uri, parts}
+    this.menu = document.getElementById("slash-menu");
+    this.box.addEventListener("input", () => this.#slashMenu());
     this.form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.submit();
     });
     this.box.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape" && !this.menu.hidden) {
+        ev.preventDefault();
+        ev.stopPropagation();
+        this.#closeMenu();
+        return;
+      }
+      if (ev.key === "ArrowDown" && !this.menu.hidden) {
+        ev.preventDefault();
+        this.menu.querySelector("button")?.focus();
+        return;
+      }
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
         ev.preventDefault();
         this.submit();
@@ -47,7 +67,7 @@ export class Composer {
 
   submit() {
     const text = this.box.value.trim();
-    if ((!text && !this.images.length) || this.chat.running) return;
+    if ((!text && !this.images.length && !this.resources.length) || this.chat.running) return;
     try {
       this.chat.provider(); // no provider or no key: say so, and keep what was typed
     } catch (err) {
@@ -55,10 +75,75 @@ export class Composer {
       return;
     }
     const images = this.images;
+    const extra = this.resources.flatMap((r) => r.parts);
     this.box.value = "";
     this.images = [];
+    this.resources = [];
+    this.#closeMenu();
     this.#drawAttachments();
-    this.chat.send(text, images);
+    this.chat.send(text, images, extra);
+  }
+
+  attachResource(resource, parts) {
+    if (!parts.length) return;
+    this.resources.push({ name: resource.name ?? resource.uri, uri: resource.uri, parts });
+    this.#drawAttachments();
+  }
+
+  // ------------------------------------------------------------------ slash commands (MCP prompts)
+
+  #slashMenu() {
+    const match = /^\/(\S*)$/.exec(this.box.value);
+    const prompts = match ? this.prompts().filter((p) => p.name.toLowerCase().startsWith(match[1].toLowerCase())) : [];
+    if (!prompts.length) return this.#closeMenu();
+    this.menu.replaceChildren(h("ul", { role: "list" }, prompts.map((p) => h("li", {},
+      h("button", { type: "button", className: "slash-item", onclick: () => this.#choose(p),
+                    "aria-label": `/${p.name}${p.description ? ` — ${p.description}` : ""}` },
+        h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? ""))))));
+    this.menu.hidden = false;
+  }
+
+  #closeMenu() {
+    this.menu.hidden = true;
+    this.menu.replaceChildren();
+  }
+
+  #choose(prompt) {
+    const args = prompt.arguments ?? [];
+    if (!args.length) return void this.#runPrompt(prompt, {});
+    const fields = args.map((a) => {
+      const input = h("input", { name: a.name, "aria-label": a.name, required: a.required || undefined,
+                                 placeholder: a.description || a.name, autocomplete: "off" });
+      return h("label", { className: "slash-arg" }, h("span", {}, a.name), input);
+    });
+    const form = h("form", { className: "slash-form", "aria-label": t("chat.promptArgs", { name: prompt.name }) },
+      h("p", {}, h("code", {}, `/${prompt.name}`), " ", h("span", { className: "hint" }, prompt.description ?? "")),
+      fields,
+      h("div", { className: "actions" },
+        h("button", { type: "submit", className: "primary" }, t("chat.usePrompt")),
+        h("button", { type: "button", onclick: () => this.#closeMenu() }, t("chat.cancel"))));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      const values = Object.fromEntries(fields.map((f) => f.querySelector("input")).filter((i) => i.value.trim())
+        .map((i) => [i.name, i.value.trim()]));
+      this.#runPrompt(prompt, values);
+    });
+    this.menu.replaceChildren(form);
+    this.menu.hidden = false;
+    form.querySelector("input")?.focus();
+  }
+
+  async #runPrompt(prompt, args) {
+    try {
+      const { messages } = await this.getPrompt(prompt.serverId, prompt.name, args);
+      const text = messages.map((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")).filter(Boolean)
+        .join("\n\n");
+      this.#closeMenu();
+      this.box.value = text;
+      this.box.focus();
+    } catch (err) {
+      this.notify(err.message, { error: true });
+    }
   }
 
   /** Put text in the box (a prompt picked from an MCP server). */
@@ -86,7 +171,14 @@ export class Composer {
   }
 
   #drawAttachments() {
-    this.attachments.replaceChildren(...this.images.map((img, i) => h("span", { className: "attachment" },
+    const resources = this.resources.map((r, i) => h("span", { className: "attachment resource", title: r.uri },
+      h("span", {}, r.name),
+      h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: r.name }),
+                    onclick: () => {
+                      this.resources.splice(i, 1);
+                      this.#drawAttachments();
+                    } }, "×")));
+    this.attachments.replaceChildren(...resources, ...this.images.map((img, i) => h("span", { className: "attachment" },
       h("img", { src: `data:${img.mime_type};base64,${img.data}`, alt: img.name }),
       h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: img.name }),
                     onclick: () => {

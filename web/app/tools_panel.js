@@ -6,7 +6,9 @@
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
  *   await panel.runParams()           {tools, policy} for chat.run (coord/WIRE.md)
  *   panel.profileChanged(profile)     load that profile's Python tools into the worker
- *   panel.onAttach / panel.onPrompt   set by main.js: a resource to attach, a prompt to put in the box
+ *   panel.onAttach(resource, contents, parts)   set by main.js: a resource read, with its message parts
+ *                                     (mcp.read_resource), goes with the next message
+ *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
  *
  * Remembered in localStorage (nothing secret): server URLs with header NAMES only, and each tool's
  * on/off and policy. Header values (tokens) stay in memory; such a server is reconnected by hand.
@@ -250,8 +252,9 @@ export class ToolsPanel {
 
   async #attachResource(conn, resource) {
     try {
-      const { contents } = await this.core.call("mcp.read_resource", { id: conn.id, uri: resource.uri });
-      this.onAttach?.(resource, contents);
+      const { contents, parts } = await this.core.call("mcp.read_resource",
+        { id: conn.id, uri: resource.uri, name: resource.name ?? undefined, as_parts: true });
+      this.onAttach?.(resource, contents, parts ?? []);
       this.notify(t("tools.attached", { name: resource.name ?? resource.uri }));
     } catch (err) {
       this.notify(err.message, { error: true });

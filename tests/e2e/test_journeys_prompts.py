@@ -1,0 +1,105 @@
+"""MCP resources and prompts in the composer, in real Chromium against the relay's bundled demo stdio
+server (server/demo.py, official SDK): a resource attached in the Tools dialog goes with the next
+message, labelled with its URI; typing "/" lists the server's prompts, and choosing one with its
+arguments puts the server's prompt text in the message box."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
+from playwright.sync_api import Browser, Page, expect
+from vendor_replay import VendorReplay, expected
+
+pytestmark = pytest.mark.e2e
+
+KEY = "sk-test-h9-prompts-6d2f9a"
+TEXT_TURN = "openai/chat-stream-text-usage"
+
+
+@pytest.fixture
+def vendor() -> Iterator[VendorReplay]:
+    server = VendorReplay()
+    yield server
+    server.close()
+
+
+def connect_demo(page: Page):
+    page.get_by_role("button", name="Tools", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Tools")
+    relay = dialog.get_by_role("region", name="Servers on this relay")
+    relay.get_by_role("button", name="Connect demo").click()
+    expect(relay.locator(".server .badge")).to_have_text("connected", timeout=REPLY_TIMEOUT_MS)
+    return dialog, relay
+
+
+def test_an_attached_resource_goes_with_the_next_message(browser: Browser, site_url: str, vendor: VendorReplay):
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    dialog, relay = connect_demo(page)
+    relay.get_by_role("button", name="Attach about").click()
+    expect(page.get_by_text("Attached about to the next message.")).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    dialog.get_by_role("button", name="Close").click()
+    chip = page.locator("#attachments .attachment.resource")
+    expect(chip).to_have_text("about×")
+
+    vendor.script(TEXT_TURN)
+    send(page, "What is this server?")
+    wait_idle(page)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"])
+    expect(chip).to_have_count(0)  # used once
+    sent = json.dumps(vendor.model_requests[-1].json["messages"][-1])
+    assert "What is this server?" in sent
+    assert "[attached resource about <orizuru://demo/about>]" in sent
+    assert "Orizuru demo server" in sent  # the resource's real text, read from the server
+    # Stored with the message: shown in the transcript after the question.
+    expect(page.locator(".transcript li.msg.user").last).to_contain_text("orizuru://demo/about")
+
+    # An attachment can be taken off before sending.
+    relay_dialog, relay = connect_demo_again(page)
+    relay.get_by_role("button", name="Attach about").click()
+    expect(page.locator("#attachments .attachment.resource")).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    relay_dialog.get_by_role("button", name="Close").click()
+    page.locator("#attachments").get_by_role("button", name="Remove about").click()
+    expect(page.locator("#attachments .attachment")).to_have_count(0)
+    page.context.close()
+
+
+def connect_demo_again(page: Page):
+    page.get_by_role("button", name="Tools", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Tools")
+    return dialog, dialog.get_by_role("region", name="Servers on this relay")
+
+
+def test_slash_lists_the_servers_prompts_and_inserts_the_chosen_one(browser: Browser, site_url: str,
+                                                                     vendor: VendorReplay):
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    dialog, relay = connect_demo(page)
+    expect(relay.get_by_text("/time_difference")).to_be_visible()
+    dialog.get_by_role("button", name="Close").click()
+
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.press_sequentially("/nothing")
+    menu = page.get_by_role("group", name="Prompts")
+    expect(menu).to_be_hidden()  # no prompt of that name
+    box.fill("")
+    box.press_sequentially("/ti")
+    expect(menu).to_be_visible()
+    menu.get_by_role("button", name="/time_difference — Ask for the current time difference between two cities.").click()
+    form = page.get_by_role("form", name="Arguments for /time_difference")
+    form.get_by_role("textbox", name="city_a").fill("Tokyo")
+    form.get_by_role("textbox", name="city_b").fill("Paris")
+    form.get_by_role("button", name="Use prompt").click()
+    expect(box).to_have_value("What is the current time in Tokyo and in Paris, and what is the difference? "
+                              "Use the current_time tool with IANA time zone names.", timeout=REPLY_TIMEOUT_MS)
+    expect(menu).to_be_hidden()
+
+    vendor.script(TEXT_TURN)
+    box.press("Enter")
+    wait_idle(page)
+    sent = json.dumps(vendor.model_requests[-1].json["messages"][-1])
+    assert "What is the current time in Tokyo and in Paris" in sent
+    page.context.close()
