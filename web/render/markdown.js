@@ -218,12 +218,14 @@ export class StreamRenderer {
       this.#openNodes = [];
     }
     if (open > 0) {
-      // Catch-up updates (text arriving faster than frames) leave highlighting to lazy_highlight.js:
-      // the blocks they freeze are highlighted when they come into view, not all while streaming.
+      // Updates that are behind the text (catch-ups, and frames that cannot take in all that arrived)
+      // leave highlighting to lazy_highlight.js: the blocks they freeze are highlighted when they come
+      // into view, not all while the text outruns the frames.
+      const behind = !tail || end < this.#source.length;
       const frozen = tokens.slice(0, open);
       const block = this.#freeze(frozen.map((token) => token.raw).join(""),
-        tokensToHtml(frozen, { deferHighlighting: !tail }), collectDefinitions(frozen, Object.create(null)));
-      if (!tail) for (const node of block.nodes) if (node.nodeType === Node.ELEMENT_NODE) highlightWhenSeen(node);
+        tokensToHtml(frozen, { deferHighlighting: behind }), collectDefinitions(frozen, Object.create(null)));
+      if (behind) for (const node of block.nodes) if (node.nodeType === Node.ELEMENT_NODE) highlightWhenSeen(node);
     }
     if (tail) {
       const fragment = toFragment(tokensToHtml(tokens.slice(open)), this.#images, this.#labels);
