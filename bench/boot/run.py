@@ -1,19 +1,35 @@
 """Boot benchmark: the app's page against bare Pyodide pages, cold and warm, in headless Chromium.
 
-    .venv/bin/python bench/boot/run.py [--runs 5]      (after `python3 build.py build`)
+    .venv/bin/python bench/boot/run.py [--runs 5] [--dist DIR] [--no-sw] [--sw NAME=FILE ...]
+    (after `python3 build.py build`)
 
 Pages, interleaved in every round so that they see the same machine:
-- ``app``: dist/index.html (Pyodide in a worker, our wheels, ``import pycore.wire``);
+- ``app``: dist/index.html (Pyodide in a worker, our wheels, ``import pycore.wire``), with the
+  site's service worker (dist/sw.js) as a user gets it;
+- ``app-nosw`` (``--no-sw``): the same page with service workers blocked in the browser — the
+  plain HTTP cache alone, to show what the service worker costs or saves;
+- ``app-NAME`` (``--sw NAME=FILE``): the same page served with FILE as the service worker's code
+  (dist/sw.js's first line, the precache list, kept), to compare caching strategies side by side;
+  (``--site NAME=DIST``): another build of the site, e.g. with a change to the page;
 - ``bare-worker``: Pyodide in a worker, the same wheels minus pycore, ``import pydantic, jinja2``;
 - ``bare-main``: the same on the main thread.
-Cold = a fresh browser profile; warm = a second visit with the same profile. Times are from
-navigation start: ``ui`` until the page's handlers are attached, ``ready`` until ``data-core=ready``.
+The bare pages never register a service worker, and every page gets a fresh profile, so no
+service worker ever controls them: they stay the plain-HTTP-cache reference they always were.
+Cold = a fresh browser profile; warm = a second visit with the same profile. Between the two,
+every page settles the same way: its service worker, if it registered one, has finished
+installing (precache) and is active — the state a user's real second visit finds — and then
+``--settle`` seconds pass (the browser writes its compiled-wasm cache in the background).
+Times are from navigation start: ``ui`` until the page's handlers are attached, ``ready`` until
+``data-core=ready``; ``cpu`` is the CPU time all the browser's processes spent over that span (it
+moves far less than wall time with the load of a shared machine); ``sw`` says whether a service
+worker controlled the visit (1) or not (0).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import shutil
 import statistics
@@ -30,7 +46,14 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
-PAGES = ["app", "bare-worker", "bare-main"]
+BARE = ["bare-worker", "bare-main"]
+
+
+def make_variant(dist: Path, out: Path, sw_code: Path) -> None:
+    """dist/ with sw.js's code replaced by ``sw_code`` (its first line, the precache list, kept)."""
+    shutil.copytree(dist, out, dirs_exist_ok=True)
+    first_line = (dist / "sw.js").read_text().split("\n", 1)[0]
+    (out / "sw.js").write_text(first_line + "\n" + sw_code.read_text())
 
 
 def make_site(dist: Path, out: Path) -> None:
@@ -53,11 +76,39 @@ def serve(site: Path) -> tuple[subprocess.Popen, str]:
     return proc, url
 
 
-def measure(page, url: str) -> dict[str, float]:
+def browser_cpu_ms(profile: str) -> dict[int, float]:
+    """CPU time (user + system, ms) so far of every process of the browser using ``profile``."""
+    tick = 1000 / os.sysconf("SC_CLK_TCK")
+    stats: dict[int, tuple[int, float]] = {}
+    family: set[int] = set()  # the browser and its zygotes (they carry the flag), then their children
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if f"--user-data-dir={profile}" in (entry / "cmdline").read_text():
+                family.add(int(entry.name))
+        except OSError:
+            continue
+        stats[int(entry.name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) * tick)
+    grew = True
+    while grew:
+        more = {pid for pid, (ppid, _) in stats.items() if ppid in family} - family
+        family |= more
+        grew = bool(more)
+    return {pid: stats[pid][1] for pid in family if pid in stats}
+
+
+def measure(page, url: str, profile: str) -> dict[str, float]:
+    before = browser_cpu_ms(profile)
     page.goto(url)
     page.wait_for_selector("html[data-core=ready]", state="attached", timeout=180_000)
     marks = page.evaluate("Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
-    result = {"ui": marks["ui-usable"], "ready": marks["core-ready"]}
+    result = {"ui": marks["ui-usable"], "ready": marks["core-ready"],
+              "sw": page.evaluate("navigator.serviceWorker?.controller ? 1 : 0")}
+    # The browser's CPU time for the visit: unlike wall time, it barely moves with the machine's
+    # load, and it shows compile work (a compiled-wasm cache miss) directly.
+    result["cpu"] = sum(ms - before.get(pid, 0) for pid, ms in browser_cpu_ms(profile).items())
     if page.workers and "bare-main" not in url:
         # Worker marks are relative to the worker's own time origin.
         offset = page.workers[-1].evaluate("performance.timeOrigin") - page.evaluate("performance.timeOrigin")
@@ -67,16 +118,27 @@ def measure(page, url: str) -> dict[str, float]:
     return result
 
 
-def one_round(pw, base: str) -> dict[str, dict[str, dict[str, float]]]:
+SETTLE_SW = """async () => {
+    const registration = await navigator.serviceWorker?.getRegistration();
+    if (registration) await navigator.serviceWorker.ready;
+    return Boolean(registration);
+}"""
+
+
+def one_round(pw, pages: dict[str, tuple[str, bool]], order: list[str], settle: float) -> dict:
     out: dict[str, dict[str, dict[str, float]]] = {}
-    for name in PAGES:
-        url = base + ("" if name == "app" else f"{name}.html")
+    for name in order:
+        url, block_sw = pages[name]
         with tempfile.TemporaryDirectory() as profile:
-            context = pw.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            context = pw.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                service_workers="block" if block_sw else "allow")
             page = context.pages[0]
-            cold = measure(page, url)
+            cold = measure(page, url, profile)
+            page.evaluate(SETTLE_SW)
+            time.sleep(settle)
             page.goto("about:blank")
-            warm = measure(page, url)
+            warm = measure(page, url, profile)
             context.close()
         out[name] = {"cold": cold, "warm": warm}
     return out
@@ -84,7 +146,7 @@ def one_round(pw, base: str) -> dict[str, dict[str, dict[str, float]]]:
 
 def summarize(rounds: list[dict]) -> dict:
     summary: dict = {}
-    for name in PAGES:
+    for name in rounds[0]:
         for visit in ("cold", "warm"):
             keys = rounds[0][name][visit].keys()
             summary.setdefault(name, {})[visit] = {
@@ -94,12 +156,14 @@ def summarize(rounds: list[dict]) -> dict:
 
 
 def table(summary: dict) -> str:
-    lines = ["| page | visit | UI usable (ms) | core ready (ms) | ready ÷ best bare |", "|---|---|---|---|---|"]
+    lines = ["| page | visit | UI usable (ms) | core ready (ms) | ready ÷ best bare | browser CPU (ms) | SW controlled |",
+             "|---|---|---|---|---|---|---|"]
     for visit in ("cold", "warm"):
-        best = min(summary[p][visit]["ready"] for p in PAGES if p != "app")
-        for name in PAGES:
-            s = summary[name][visit]
-            lines.append(f"| {name} | {visit} | {s['ui']} | {s['ready']} | {s['ready'] / best:.2f} |")
+        best = min(summary[p][visit]["ready"] for p in BARE)
+        for name, s in summary.items():
+            s = s[visit]
+            lines.append(f"| {name} | {visit} | {s['ui']} | {s['ready']} | {s['ready'] / best:.2f} | {s['cpu']} | "
+                         f"{'yes' if s['sw'] else 'no'} |")
     return "\n".join(lines)
 
 
@@ -107,25 +171,57 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("--no-sw", action="store_true", help="also measure the app with service workers blocked")
+    parser.add_argument("--sw", action="append", default=[], metavar="NAME=FILE",
+                        help="also measure the app with FILE as its service worker's code")
+    parser.add_argument("--site", action="append", default=[], metavar="NAME=DIST",
+                        help="also measure another build of the site (e.g. with a change to the page)")
+    parser.add_argument("--settle", type=float, default=1.0, help="seconds between cold and warm visit")
     args = parser.parse_args()
+    procs = []
     with tempfile.TemporaryDirectory() as tmp:
-        make_site(args.dist, Path(tmp))
-        proc, base = serve(Path(tmp))
         try:
+            make_site(args.dist, Path(tmp) / "site")
+            proc, base = serve(Path(tmp) / "site")
+            procs.append(proc)
+            # Every variant on its own server (its own origin), so no service worker sees another's files.
+            pages = {"app": (base, False)}
+            if args.no_sw:
+                pages["app-nosw"] = (base, True)
+            for spec in args.sw:
+                name, _, file = spec.partition("=")
+                make_variant(args.dist, Path(tmp) / name, Path(file))
+                proc, variant_base = serve(Path(tmp) / name)
+                procs.append(proc)
+                pages[f"app-{name}"] = (variant_base, False)
+            for spec in args.site:
+                name, _, dist = spec.partition("=")
+                proc, variant_base = serve(Path(dist))
+                procs.append(proc)
+                pages[f"app-{name}"] = (variant_base, False)
+            pages.update({name: (f"{base}{name}.html", False) for name in BARE})
+            names = list(pages)
             with sync_playwright() as pw:
                 rounds = []
                 for i in range(args.runs):
                     started = time.monotonic()
-                    rounds.append(one_round(pw, base))
-                    print(f"round {i + 1}/{args.runs} in {time.monotonic() - started:.1f} s", file=sys.stderr)
+                    order = names[i % len(names):] + names[:i % len(names)]  # rotate: no page always first
+                    rounds.append(one_round(pw, pages, order, args.settle))
+                    ready = ", ".join(f"{n} {r['cold']['ready']:.0f}/{r['warm']['ready']:.0f}" for n, r in rounds[-1].items())
+                    print(f"round {i + 1}/{args.runs} in {time.monotonic() - started:.1f} s (ready cold/warm ms: {ready})",
+                          file=sys.stderr)
         finally:
-            proc.terminate()
-            proc.wait()
+            for proc in procs:
+                proc.terminate()
+                proc.wait()
+    rounds = [{name: r[name] for name in names} for r in rounds]
     summary = summarize(rounds)
     results = HERE / "results"
     results.mkdir(exist_ok=True)
-    (results / "latest.json").write_text(json.dumps({"summary": summary, "rounds": rounds}, indent=1))
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    (results / "latest.json").write_text(json.dumps({"summary": summary, "rounds": rounds, "load": load}, indent=1))
     print(table(summary))
+    print(f"\nmedians of {args.runs} interleaved rounds; load average at the end: {' '.join(load)}")
     print("\napp stage marks (median ms from navigation):", json.dumps(
         {v: {k: summary["app"][v][k] for k in ("runtime", "packages", "core", "ready")} for v in ("cold", "warm")}))
     return 0
