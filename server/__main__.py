@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import logging
 import secrets
 import socket
@@ -22,6 +23,16 @@ OMIT_TOKEN_WARNING = """\
 WARNING: --dangerously-omit-token: /mcp, /sse and /api accept requests WITHOUT a token.
 Any local program, and any web page you allow with --allow-origin, can start the configured servers.
 Use this only for clients that cannot send headers (such as the MCP conformance suite)."""
+
+
+def fast_paths() -> dict[str, str]:
+    """uvicorn's HTTP parser: httptools (C) where installed, else h11; the event loop stays asyncio's.
+
+    httptools is in the ``server`` extra; bench/relay measures what it saves per call. uvloop is left
+    out on purpose: its subprocesses get a socketpair instead of a pipe as stdin and inherit uvloop's
+    own descriptors, which changes what a stdio server is handed.
+    """
+    return {"loop": "asyncio", "http": "httptools" if importlib.util.find_spec("httptools") is not None else "h11"}
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:
@@ -89,7 +100,9 @@ def main(argv: list[str] | None = None) -> int:
     host = f"[{args.host}]" if family == socket.AF_INET6 else args.host
     # The token travels in the fragment, which browsers never send to a server.
     print(f"Orizuru is running at http://{host}:{port}/#token={token}", flush=True)
-    server_config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=3)
+    # No access log: the relay logs what matters (spawns, stops, refusals) itself.
+    server_config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3,
+                                   **fast_paths())
     uvicorn.Server(server_config).run(sockets=[sock])
     return 0
 
