@@ -51,6 +51,12 @@ export { ImagePolicy };
 // Most new text one update takes on (characters): bounds the work per update when text arrives
 // faster than frames.
 const UPDATE_BUDGET = 3000;
+// Frame updates (re-rendering the open tail) run at most every FRAME_UPDATE_INTERVAL_MS, and after
+// an update that took t ms not before t * FRAME_UPDATE_COST_RATIO ms have passed: a model streaming
+// a few tokens per frame is shown ~30 times a second, and a long open block (a big table or code
+// block re-rendered whole at each update) never takes more than about a fifth of the main thread.
+const FRAME_UPDATE_INTERVAL_MS = 30;
+const FRAME_UPDATE_COST_RATIO = 5;
 
 function withDefaults(labels) {
   return { ...DEFAULT_CODE_LABELS, ...DEFAULT_IMAGE_LABELS, ...labels };
@@ -94,6 +100,7 @@ export class StreamRenderer {
   #lexedEnd = 0; // end of the text the last update lexed
   #finished = false;
   #destroyed = false;
+  #nextFrameUpdate = 0; // performance.now() before which no frame update runs
 
   constructor(container, { images = new ImagePolicy(), labels = {} } = {}) {
     this.#container = container;
@@ -172,7 +179,14 @@ export class StreamRenderer {
     if (this.#frame !== null) return;
     const run = () => {
       this.#frame = null;
+      const start = performance.now();
+      if (start < this.#nextFrameUpdate) { // too soon after the last one: wait for a later frame
+        this.#scheduleFrame();
+        return;
+      }
       if (this.#render({ budget: UPDATE_BUDGET })) this.#scheduleCatchUp();
+      const now = performance.now();
+      this.#nextFrameUpdate = start + Math.max(FRAME_UPDATE_INTERVAL_MS, (now - start) * FRAME_UPDATE_COST_RATIO);
     };
     // Hidden tabs get no animation frames; a slow timer still keeps the DOM close to the text.
     this.#frame = document.visibilityState === "hidden"
