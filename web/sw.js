@@ -8,7 +8,12 @@
 //
 // Fetch rules, for GET requests of this origin only:
 //   - the page (navigations, "./", "index.html"): network first, the cached copy when offline;
-//   - content-hashed or version-pinned files (assets/, wheels/, pyodide/): cache first;
+//   - WebAssembly (pyodide.asm.wasm): from the network as the page asked for it — with its
+//     immutable header that is the browser's HTTP cache, no server round trip — and the cached
+//     copy only when the network fails. Chromium keeps the compiled code of a wasm module beside
+//     its HTTP-cache entry; served from Cache Storage the module compiled afresh on every boot
+//     (bench/boot: warm boots 1.9 × the bare page with cache-first, 1.0 × this way);
+//   - other content-hashed or version-pinned files (assets/, wheels/, pyodide/): cache first;
 //   - other precached files (icons, manifest): network first, cache when offline;
 //   - everything else, and every request to another origin (vendors, MCP servers) or to the
 //     relay's endpoints (/mcp/, /sse/, /api/): not touched at all — no respondWith, no caching.
@@ -54,7 +59,9 @@ self.addEventListener("fetch", (event) => {
     event.respondWith(networkFirst(request, PAGE));
   } else if (PRECACHED.has(url.origin + url.pathname)) {
     const key = url.origin + url.pathname;
-    event.respondWith(IMMUTABLE.some((p) => path.startsWith(p)) ? cacheFirst(request, key) : networkFirst(request, key));
+    if (path.endsWith(".wasm")) event.respondWith(networkThenCache(request, key));
+    else if (IMMUTABLE.some((p) => path.startsWith(p))) event.respondWith(cacheFirst(request, key));
+    else event.respondWith(networkFirst(request, key));
   }
 });
 
@@ -63,6 +70,18 @@ async function cacheFirst(request, key) {
   return cached ?? fetch(request);
 }
 
+// The network (for an immutable file: the HTTP cache) untouched, Cache Storage only when it fails.
+async function networkThenCache(request, key) {
+  try {
+    return await fetch(request);
+  } catch (err) {
+    const cached = await caches.match(key, { cacheName: CACHE });
+    if (cached) return cached;
+    throw err;
+  }
+}
+
+// The network, and a fresh copy into Cache Storage for the next offline start.
 async function networkFirst(request, key) {
   try {
     const response = await fetch(request);
