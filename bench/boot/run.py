@@ -155,15 +155,23 @@ def summarize(rounds: list[dict]) -> dict:
     return summary
 
 
-def table(summary: dict) -> str:
-    lines = ["| page | visit | UI usable (ms) | core ready (ms) | ready ÷ best bare | browser CPU (ms) | SW controlled |",
-             "|---|---|---|---|---|---|---|"]
+def paired(rounds: list[dict], name: str, visit: str, key: str) -> float:
+    """Median over rounds of ``name``'s ``key`` over the best bare page's in the same round: each
+    round's pages ran back to back, so this cancels much of the shared machine's swings."""
+    return statistics.median(r[name][visit][key] / min(r[b][visit][key] for b in BARE) for r in rounds)
+
+
+def table(summary: dict, rounds: list[dict]) -> str:
+    lines = ["| page | visit | UI usable (ms) | core ready (ms) | ready ÷ best bare | same, paired per round "
+             "| browser CPU (ms) | CPU ÷ best bare, paired | SW controlled |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for visit in ("cold", "warm"):
         best = min(summary[p][visit]["ready"] for p in BARE)
         for name, s in summary.items():
             s = s[visit]
-            lines.append(f"| {name} | {visit} | {s['ui']} | {s['ready']} | {s['ready'] / best:.2f} | {s['cpu']} | "
-                         f"{'yes' if s['sw'] else 'no'} |")
+            lines.append(f"| {name} | {visit} | {s['ui']} | {s['ready']} | {s['ready'] / best:.2f} | "
+                         f"{paired(rounds, name, visit, 'ready'):.2f} | {s['cpu']} | "
+                         f"{paired(rounds, name, visit, 'cpu'):.2f} | {'yes' if s['sw'] else 'no'} |")
     return "\n".join(lines)
 
 
@@ -176,8 +184,15 @@ def main() -> int:
                         help="also measure the app with FILE as its service worker's code")
     parser.add_argument("--site", action="append", default=[], metavar="NAME=DIST",
                         help="also measure another build of the site (e.g. with a change to the page)")
+    parser.add_argument("--report", type=Path, help="only print the table of a saved results file")
     parser.add_argument("--settle", type=float, default=1.0, help="seconds between cold and warm visit")
     args = parser.parse_args()
+    if args.report:
+        saved = json.loads(args.report.read_text())
+        print(table(saved["summary"], saved["rounds"]))
+        print(f"\nmedians of {len(saved['rounds'])} interleaved rounds; load average at the end: "
+              f"{' '.join(saved.get('load', []))}")
+        return 0
     procs = []
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -220,7 +235,7 @@ def main() -> int:
     results.mkdir(exist_ok=True)
     load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
     (results / "latest.json").write_text(json.dumps({"summary": summary, "rounds": rounds, "load": load}, indent=1))
-    print(table(summary))
+    print(table(summary, rounds))
     print(f"\nmedians of {args.runs} interleaved rounds; load average at the end: {' '.join(load)}")
     print("\napp stage marks (median ms from navigation):", json.dumps(
         {v: {k: summary["app"][v][k] for k in ("runtime", "packages", "core", "ready")} for v in ("cold", "warm")}))
