@@ -24,7 +24,10 @@ order rotates each round) so machine noise spreads evenly. Each session sends un
 checks it gets its own answers back ("cross-wired" counts the ones that were not); after each batch the
 sessions end with DELETE and "leaked" counts the batch's fixture processes still alive 8 s later, out of
 the sessions opened. Prints p50 / p99
-latency (ms, all rounds pooled) and the median calls/s of the rounds, at 1 and 16 sessions. Loopback only.
+latency (ms, all rounds pooled), the median calls/s of the rounds, and the median CPU time the target's own
+process spent per call (user + system, from the first timed call to the last; its children, such as the
+stdio servers it spawned, not included) at 1 and 16 sessions. On a busy machine latency and calls/s move
+with the load, CPU per call much less. Loopback only.
 """
 
 from __future__ import annotations
@@ -237,15 +240,23 @@ async def stdio_client():
         yield client
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` itself (not its children)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @dataclass
 class Batch:
     latencies: list[float] = field(default_factory=list)
     cross_wired: int = 0
     errors: list[str] = field(default_factory=list)
+    finished: int = 0  # sessions done with their timed calls
+    cpu: list[float] = field(default_factory=list)  # the target's CPU seconds at the first and the last timed call
 
 
 async def session_calls(connect, session: int, calls: int, batch: Batch, ready: anyio.Event, go: anyio.Event,
-                        count: list[int]) -> None:
+                        count: list[int], cpu: Callable[[], float] | None) -> None:
     try:
         async with connect() as client:
             await client.call_tool("echo", {"message": "warm-up"})
@@ -261,6 +272,9 @@ async def session_calls(connect, session: int, calls: int, batch: Batch, ready: 
                 got = "".join(part.text for part in result.content if part.type == "text")
                 if got != f"Echo: {message}":
                     batch.cross_wired += 1
+            batch.finished += 1
+            if cpu is not None and batch.finished == count[1]:
+                batch.cpu.append(cpu())
     except Exception as e:  # noqa: BLE001 - a failing peer is a result, not a crash of the benchmark
         batch.errors.append(f"{type(e).__name__}: {str(e)[:120]}")
         count[1] -= 1
@@ -268,14 +282,16 @@ async def session_calls(connect, session: int, calls: int, batch: Batch, ready: 
             ready.set()
 
 
-async def measure(connect, sessions: int, calls: int) -> tuple[Batch, float]:
+async def measure(connect, sessions: int, calls: int, cpu: Callable[[], float] | None = None) -> tuple[Batch, float]:
     batch = Batch()
     ready, go, count = anyio.Event(), anyio.Event(), [0, sessions]
     with anyio.fail_after(600):
         async with anyio.create_task_group() as tg:
             for session in range(sessions):
-                tg.start_soon(session_calls, connect, session, calls, batch, ready, go, count)
+                tg.start_soon(session_calls, connect, session, calls, batch, ready, go, count, cpu)
             await ready.wait()
+            if cpu is not None:
+                batch.cpu.append(cpu())
             t0 = time.perf_counter()
             go.set()
     return batch, len(batch.latencies) / (time.perf_counter() - t0)
@@ -299,6 +315,7 @@ def pct(values: list[float], q: int) -> float:
 class Result:
     latencies: list[float] = field(default_factory=list)
     rates: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)  # per call, one figure per round
     cross_wired: int = 0
     leaked: int = 0
     sessions: int = 0
@@ -330,14 +347,17 @@ async def main() -> None:
                     result = results.setdefault((target.name, sessions), Result())
                     calls = args.calls if sessions == 1 else max(1, args.calls // 4)
                     before = fixture_processes(target.proc.pid) if target.proc is not None else 0
+                    cpu = (lambda pid=target.proc.pid: cpu_seconds(pid)) if target.proc is not None else None
                     try:
-                        batch, rate = await measure(target.connect, sessions, calls)
+                        batch, rate = await measure(target.connect, sessions, calls, cpu)
                     except Exception as e:  # noqa: BLE001
                         result.errors.append(f"{type(e).__name__}: {str(e)[:120]}")
                         continue
                     result.latencies += batch.latencies
                     if batch.latencies:
                         result.rates.append(rate)
+                    if len(batch.cpu) == 2 and batch.latencies:
+                        result.cpu_ms.append((batch.cpu[1] - batch.cpu[0]) * 1000 / len(batch.latencies))
                     result.cross_wired += batch.cross_wired
                     result.errors += batch.errors
                     result.sessions += sessions
@@ -355,20 +375,24 @@ async def main() -> None:
 def report(results: dict[tuple[str, int], Result]) -> None:
     own = {s: pct(results[("fixture own HTTP", s)].latencies, 50)
            for s in (1, 16) if results.get(("fixture own HTTP", s)) and results[("fixture own HTTP", s)].latencies}
-    print("| target | sessions | p50 ms | p50 over own HTTP | p99 ms | calls/s | cross-wired | leaked children | failed |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(f"load average {os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} / {os.getloadavg()[2]:.1f} "
+          f"on {os.cpu_count()} cores")
+    print("| target | sessions | p50 ms | p50 over own HTTP | p99 ms | calls/s | CPU ms/call | cross-wired "
+          "| leaked children | failed |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for sessions in (1, 16):
         for (name, s), r in results.items():
             if s != sessions:
                 continue
             if not r.latencies:
-                print(f"| {name} | {s} | – | – | – | – | – | – | {len(r.errors)}: {r.errors[:1]} |")
+                print(f"| {name} | {s} | – | – | – | – | – | – | – | {len(r.errors)}: {r.errors[:1]} |")
                 continue
             p50 = pct(r.latencies, 50)
             delta = f"{p50 - own[s]:+.2f}" if s in own else "–"
             leak = "–" if name in ("direct stdio", "fixture own HTTP") else f"{r.leaked}/{r.sessions}"
+            cpu = f"{statistics.median(r.cpu_ms):.2f}" if r.cpu_ms else "–"
             print(f"| {name} | {s} | {p50:.2f} | {delta} | {pct(r.latencies, 99):.2f} | "
-                  f"{statistics.median(r.rates):.0f} | {r.cross_wired} | {leak} | {len(r.errors)} |")
+                  f"{statistics.median(r.rates):.0f} | {cpu} | {r.cross_wired} | {leak} | {len(r.errors)} |")
     for (name, s), r in results.items():
         for error in sorted(set(r.errors))[:3]:
             print(f"  {name} x{s}: {error}", file=sys.stderr)
