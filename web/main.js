@@ -223,5 +223,6 @@ async function main() {
   await sidebar.refresh();
   if (!settings.active) settings.open({ firstRun: true });
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
+  document.documentElement.dataset.ui = "ready"; // the first-run decision is made (tests wait for it)
   import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline
 }

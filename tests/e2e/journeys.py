@@ -35,6 +35,9 @@ def configure(page: Page, *, vendor: str, base: str, key: str, model: str, name:
               new_profile: bool = False) -> None:
     """Fill the settings dialog (open it first if it is not already open) and save."""
     dialog = page.get_by_role("dialog", name="Settings")
+    # The first run opens the dialog by itself once the saved profiles are read: wait for that
+    # decision, or a click on "Settings" can race the dialog opening over it.
+    expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=BOOT_TIMEOUT_MS)
     if not dialog.is_visible():
         page.get_by_role("button", name="Settings", exact=True).click()
     expect(dialog).to_be_visible()

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from journeys import (REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, send, wait_core,
-                      wait_idle)
+from journeys import (BOOT_TIMEOUT_MS, REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, send,
+                      wait_core, wait_idle)
 from playwright.sync_api import Browser, expect
 from vendor_replay import VendorReplay, expected
 
@@ -83,7 +83,8 @@ def test_a_python_function_from_the_editor_runs_as_a_tool(browser: Browser, site
     source = tools.get_by_role("textbox", name="Python source")
     source.fill("def broken(:\n    pass\n")
     tools.get_by_role("button", name="Save Python tools").click()
-    expect(tools.locator("#python-status")).to_contain_text("line 1")  # the error names the line
+    # Defining a tool runs Python in the worker: on a loaded machine the core may still be booting.
+    expect(tools.locator("#python-status")).to_contain_text("line 1", timeout=BOOT_TIMEOUT_MS)  # names the line
     source.fill(PYTHON_TOOL)
     tools.get_by_role("button", name="Save Python tools").click()
     expect(tools.locator("#python-status")).to_have_text("1 tool(s): get_capital")
