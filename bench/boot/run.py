@@ -17,8 +17,10 @@ The bare pages never register a service worker, and every page gets a fresh prof
 service worker ever controls them: they stay the plain-HTTP-cache reference they always were.
 Cold = a fresh browser profile; warm = a second visit with the same profile. Between the two,
 every page settles the same way: its service worker, if it registered one, has finished
-installing (precache) and is active — the state a user's real second visit finds — and then
-``--settle`` seconds pass (the browser writes its compiled-wasm cache in the background).
+installing (precache) and is active — the state a user's real second visit finds — and at least
+``--settle`` seconds have passed since core ready, the same for every page (the browser writes its
+compiled-wasm cache in the background once the hot code is optimised: a page given less time
+than another would find a colder cache).
 Times are from navigation start: ``ui`` until the page's handlers are attached, ``ready`` until
 ``data-core=ready``; ``cpu`` is the CPU time all the browser's processes spent over that span (it
 moves far less than wall time with the load of a shared machine); ``sw`` says whether a service
@@ -135,8 +137,9 @@ def one_round(pw, pages: dict[str, tuple[str, bool]], order: list[str], settle: 
                 service_workers="block" if block_sw else "allow")
             page = context.pages[0]
             cold = measure(page, url, profile)
+            settled = time.monotonic() + settle
             page.evaluate(SETTLE_SW)
-            time.sleep(settle)
+            time.sleep(max(0.0, settled - time.monotonic()))
             page.goto("about:blank")
             warm = measure(page, url, profile)
             context.close()
@@ -185,7 +188,7 @@ def main() -> int:
     parser.add_argument("--site", action="append", default=[], metavar="NAME=DIST",
                         help="also measure another build of the site (e.g. with a change to the page)")
     parser.add_argument("--report", type=Path, help="only print the table of a saved results file")
-    parser.add_argument("--settle", type=float, default=1.0, help="seconds between cold and warm visit")
+    parser.add_argument("--settle", type=float, default=8.0, help="least seconds between cold ready and the warm visit")
     args = parser.parse_args()
     if args.report:
         saved = json.loads(args.report.read_text())
