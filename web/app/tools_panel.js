@@ -189,8 +189,9 @@ export class ToolsPanel {
       conn.status = "connected";
     } catch (err) {
       conn.status = "error";
-      conn.error = err.message;
       conn.needsSignIn = /auth/i.test(err.kind ?? "") || /\b401\b/.test(err.message);
+      // "<url> requires authorization (401)" beside the Sign in button, without the Python class path.
+      conn.error = conn.needsSignIn ? err.message.replace(/^[\w.]+Error: /, "") : err.message;
       conn.advice = conn.needsSignIn ? null : await this.#doctor(url, conn.headers, err);
     }
     this.render();
