@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -25,6 +26,8 @@ from journeys import (
 from journeys_oauth_server import ProtectedServer, serve_capitals_protected
 from playwright.sync_api import Browser, Locator, Page, Request, expect
 from vendor_replay import VendorReplay, expected
+
+from mcp.server.auth.provider import AuthorizeError
 
 pytestmark = pytest.mark.e2e
 
@@ -141,4 +144,38 @@ def test_sign_in_to_a_protected_server_then_its_tool_runs_with_the_token(
     expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
     expect(item.get_by_text("get_capital", exact=True)).to_be_visible()
     assert len(protected.provider.authorizations) == 2
+    page.context.close()
+
+
+def test_a_refused_sign_in_says_so_and_can_be_tried_again(browser: Browser, site_url: str,
+                                                         protected: ProtectedServer):
+    approve = protected.provider.authorize
+
+    async def refuse(client: Any, params: Any) -> str:
+        protected.provider.authorizations.append(params)
+        raise AuthorizeError("access_denied", "the user clicked Deny")
+
+    protected.provider.authorize = refuse  # the user says no on the authorization server's page
+    page = open_app(browser, site_url)
+    page.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+    page.get_by_role("button", name="Tools", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Tools")
+    dialog.get_by_label("Server URL").fill(protected.url)
+    dialog.get_by_role("button", name="Add server").click()
+    item = expect_sign_in_offered(page, protected.url)
+
+    sign_in(page, item)
+    # The refusal is named beside the server, which stays unconnected, and Sign in is still there.
+    expect(item.get_by_role("alert")).to_have_text(
+        "the authorization server refused: access_denied (the user clicked Deny)", timeout=REPLY_TIMEOUT_MS)
+    expect(item).to_have_attribute("data-status", "error")
+    expect(item.get_by_role("button", name="Sign in")).to_be_visible()
+    assert len(protected.provider.authorizations) == 1 and protected.provider.access == {}
+    assert "error=" not in page.url and "state=" not in page.url
+
+    protected.provider.authorize = approve  # the user changes their mind
+    sign_in(page, item)
+    expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+    expect(item.get_by_text("get_capital", exact=True)).to_be_visible()
+    assert len(protected.provider.access) == 1
     page.context.close()

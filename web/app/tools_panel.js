@@ -204,7 +204,7 @@ export class ToolsPanel {
       await signIn(this.core, { serverUrl: conn.url });
       await this.connect(conn);
     } catch (err) {
-      conn.error = err.message;
+      conn.error = err.message.replace(/^[\w.]+Error: /, ""); // the worker's refusal, without the class path
       this.render();
     }
   }
