@@ -15,7 +15,7 @@ is the same text, in fewer events. An event is never changed after its batch has
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from pycore._json import loads_arguments
@@ -103,11 +103,8 @@ class PartsManager:
             part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        fragments = self._texts[index]
-        fragments.append(delta)
-        if index == self._run_index:
-            return []
-        return self._start_run(TextDelta(index=index, text=delta, refusal=refusal), fragments)
+        return self._append(index, self._texts[index], delta,
+                            lambda: TextDelta(index=index, text=delta, refusal=refusal))
 
     def reasoning(
         self,
@@ -134,11 +131,7 @@ class PartsManager:
                 part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        fragments = self._texts[index]
-        fragments.append(delta)
-        if index == self._run_index:
-            return []
-        return self._start_run(ReasoningDelta(index=index, text=delta), fragments)
+        return self._append(index, self._texts[index], delta, lambda: ReasoningDelta(index=index, text=delta))
 
     # ---------------------------------------------------------------- tool calls
     def tool_call_start(
@@ -162,11 +155,7 @@ class PartsManager:
         index = self._index[("tool", key)]
         if not delta or index not in self._args:
             return []
-        fragments = self._args[index]
-        fragments.append(delta)
-        if index == self._run_index:
-            return []
-        return self._start_run(ToolCallArgsDelta(index=index, delta=delta), fragments)
+        return self._append(index, self._args[index], delta, lambda: ToolCallArgsDelta(index=index, delta=delta))
 
     def tool_call_end(self, key: Hashable) -> list[Event]:
         index = self._index.get(("tool", key))
@@ -256,8 +245,13 @@ class PartsManager:
         )
 
     # ---------------------------------------------------------------- internals
-    def _start_run(self, event: Delta, fragments: list[str]) -> list[Event]:
-        """A delta event for the fragment just added to ``fragments``; in a batch, later ones join it."""
+    def _append(self, index: int, fragments: list[str], delta: str, make: Callable[[], Delta]) -> list[Event]:
+        """Keep ``delta`` as a fragment of part ``index``. It joins the run of that part already open in
+        this batch, or starts one with its own delta event (``make()``), which later fragments join."""
+        fragments.append(delta)
+        if index == self._run_index:
+            return []
+        event = make()
         self._end_run()
         if self._batching:
             self._run, self._run_index = event, event.index

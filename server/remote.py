@@ -39,6 +39,8 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 
+from server.asgi import read_body
+
 log = logging.getLogger("orizuru.relay")
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -250,7 +252,7 @@ class RemoteBridge:
             self.open -= 1
 
     async def _exchange(self, target: RemoteTarget, scope: Scope, receive: Receive, send: Send) -> None:
-        body = await _read_body(receive)  # already bounded by RequestBodyLimitMiddleware
+        body = await read_body(receive)  # already bounded by RequestBodyLimitMiddleware
         outgoing = _request_headers(Headers(scope=scope), len(body) if scope["method"] == "POST" else None)
         timeouts = {"connect": self.limits.connect_timeout, "read": self.limits.read_timeout,
                     "write": self.limits.connect_timeout, "pool": self.limits.connect_timeout}
@@ -311,18 +313,6 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
         if message["type"] == "http.disconnect":
             scope.cancel()
             return
-
-
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)
 
 
 def _request_headers(headers: Headers, length: int | None) -> list[tuple[bytes, bytes]]:

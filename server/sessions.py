@@ -26,6 +26,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
 from server import bridge, reaper
+from server.asgi import read_body
 from server.child import ServerLog, spawn
 from server.config import Limits, ServerSpec
 
@@ -200,7 +201,7 @@ class Relay:
         if headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
             await refuse(415, "Unsupported Media Type: Content-Type must be application/json")(scope, receive, send)
             return
-        body = await _read_body(receive)
+        body = await read_body(receive)
         if not _is_initialize(body):
             await refuse(400, "Bad Request: a new session must start with initialize")(scope, receive, send)
             return
@@ -246,16 +247,3 @@ class Relay:
 
     async def handle_sse_post(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
         await self._sse[name].handle_post_message(scope, receive, send)
-
-
-async def _read_body(receive: Receive) -> bytes:
-    """The whole body; the size limit is enforced upstream (413)."""
-    chunks = []
-    while True:
-        message = await receive()
-        if message["type"] != "http.request":
-            break
-        chunks.append(message.get("body", b""))
-        if not message.get("more_body", False):
-            break
-    return b"".join(chunks)

@@ -17,8 +17,6 @@ import contextlib
 import json
 import secrets
 import sys
-import threading
-import time
 import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -28,7 +26,6 @@ from urllib.parse import unquote
 
 import httpx
 import pytest
-import uvicorn
 from agent_helpers import KEY
 from pydantic import AnyHttpUrl
 
@@ -42,7 +39,7 @@ from pycore.methods.mcp import CONNECTIONS
 sys.path.insert(0, str(Path(__file__).parents[1] / "http"))
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from loopback import BY_FILE, Handler, LoopbackServer  # noqa: E402
-from mcp_servers import free_port  # noqa: E402
+from mcp_servers import serve_asgi  # noqa: E402
 from oauth_server import SCOPES, Provider  # noqa: E402
 
 APP = "http://127.0.0.1:8765/"  # the page's own URL: the OAuth redirect target (never fetched)
@@ -162,20 +159,8 @@ def weather_app(base: str, provider: Provider) -> Any:
 
 @contextlib.contextmanager
 def serve(make: Callable[[str], Recorder]) -> Iterator[tuple[str, Recorder]]:
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    recorder = make(base)
-    server = uvicorn.Server(uvicorn.Config(recorder, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
+    with serve_asgi(make) as (base, recorder):
         yield base + "/mcp", recorder
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 @dataclass

@@ -8,13 +8,10 @@ an empty body for any other Origin.
 from __future__ import annotations
 
 import contextlib
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
-import uvicorn
-from mcp_servers import free_port
+from mcp_servers import serve_asgi
 from scripted_server import Script, create_app
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
@@ -92,15 +89,5 @@ def ollama_app(allowed: str = "http://localhost") -> Any:
 @contextlib.contextmanager
 def serve_app(app: Any) -> Iterator[str]:
     """``http://127.0.0.1:PORT`` of ``app`` on loopback."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_asgi(lambda _base: app) as (base, _):
+        yield base

@@ -7,9 +7,13 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
+
+import uvicorn
 
 HERE = Path(__file__).parent
 ROOT = HERE.parents[2]
@@ -20,6 +24,29 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+
+@contextlib.contextmanager
+def serve_asgi(make_app: Callable[[str], Any]) -> Iterator[tuple[str, Any]]:
+    """Run ``make_app(base)`` under uvicorn on a free loopback port, in a thread; yield ``(base, app)``.
+
+    ``base`` is ``http://127.0.0.1:PORT``, known before the app is built (auth servers put it in their
+    metadata)."""
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    app = make_app(base)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield base, app
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 def wait_for_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 20.0) -> None:

@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import threading
 import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
-from mcp_servers import free_port
+from mcp_servers import serve_asgi
 from pydantic import AnyHttpUrl
 
 from mcp.server.auth.provider import (
@@ -126,19 +124,12 @@ def create_app(base: str, provider: Provider, required_scopes: list[str] | None 
 @contextlib.contextmanager
 def serve_protected(**knobs: Any) -> Iterator[tuple[str, Provider]]:
     """``(mcp_url, provider)`` of a protected server on ``http://127.0.0.1:PORT``."""
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     required = knobs.pop("required_scopes", None)
-    provider = Provider(issuer=base + "/", **knobs)  # the SDK writes its issuer with a trailing slash
-    app = create_app(base, provider, required)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield base + "/mcp", provider
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    providers: list[Provider] = []
+
+    def make(base: str) -> Any:
+        providers.append(Provider(issuer=base + "/", **knobs))  # the SDK writes its issuer with a trailing slash
+        return create_app(base, providers[0], required)
+
+    with serve_asgi(make) as (base, _):
+        yield base + "/mcp", providers[0]

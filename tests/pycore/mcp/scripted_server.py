@@ -8,14 +8,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
-import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
-from mcp_servers import free_port
+from mcp_servers import serve_asgi
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -206,15 +203,5 @@ async def _legacy_get(script: Script) -> Response:
 
 @contextlib.contextmanager
 def serve(script: Script) -> Iterator[str]:
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(script), host="127.0.0.1", port=port, log_level="error"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started and time.monotonic() < deadline:
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with serve_asgi(lambda _base: create_app(script)) as (base, _):
+        yield base + "/mcp"
