@@ -58,6 +58,11 @@ ERROR_ENVELOPE = {
 
 def answer(vendor: str, payload: Any, *, usage: tuple[int, int] = (300, 40), raw: str | None = None) -> Recording:
     """A 200 answer carrying ``payload`` (a dict, dumped) or ``raw`` (text as is, e.g. broken JSON)."""
+    return Recording(answer_body(vendor, payload, usage=usage, raw=raw))
+
+
+def answer_body(vendor: str, payload: Any, *, usage: tuple[int, int] = (300, 40), raw: str | None = None) -> bytes:
+    """The body of :func:`answer`: the vendor's recorded non-streamed reply, carrying the classification."""
     text = raw if raw is not None else json.dumps(payload)
     body = copy.deepcopy(TEMPLATES[vendor])
     prompt, completion = usage
@@ -87,7 +92,7 @@ def answer(vendor: str, payload: Any, *, usage: tuple[int, int] = (300, 40), raw
         body.update(prompt_eval_count=prompt, eval_count=completion, done_reason="stop")
     else:
         raise AssertionError(vendor)
-    return Recording(json.dumps(body).encode())
+    return json.dumps(body).encode()
 
 
 def empty(vendor: str) -> Recording:
