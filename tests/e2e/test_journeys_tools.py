@@ -79,14 +79,13 @@ def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: B
     expect(card).to_have_attribute("data-status", "waiting")
     card.get_by_role("button", name="Approve").click()
     expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)  # the card is drawn again when the turn ends: read it after that
     card.locator("summary").click()  # open the collapsed card
     assert json.loads(card.locator(".tool-args").inner_text()) == expected(TOOL_TURN)["tool_calls"][0]["arguments"]
     result = "The capital of UK is London (answered by the capitals MCP server)."
     expect(card.locator(".tool-result")).to_contain_text(result)
     expect(card.locator(".tool-duration")).to_contain_text("ms")
-
-    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
     # The second request carried the server's real answer back to the model.
     followup = vendor.model_requests[1].json["messages"]
     tool_messages = [m for m in followup if m["role"] == "tool"]
