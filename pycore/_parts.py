@@ -16,7 +16,7 @@ is the same text, in fewer events. An event is never changed after its batch has
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any
+from typing import Any, Literal
 
 from pycore._json import loads_arguments
 from pycore.messages import (
@@ -40,8 +40,8 @@ from pycore.messages import (
     UsageEvent,
 )
 
-
 Delta = TextDelta | ReasoningDelta | ToolCallArgsDelta
+DeltaKind = Literal["text", "reasoning", "args"]
 
 
 class PartsManager:
@@ -132,6 +132,14 @@ class PartsManager:
         if not delta:
             return []
         return self._append(index, self._texts[index], delta, lambda: ReasoningDelta(index=index, text=delta))
+
+    def delta(self, kind: DeltaKind, key: Hashable, delta: str) -> list[Event]:
+        """A plain delta by kind: text, reasoning, or the arguments of a tool call already started."""
+        if kind == "text":
+            return self.text(key, delta)
+        if kind == "reasoning":
+            return self.reasoning(key, delta)
+        return self.tool_call_args(key, delta)
 
     # ---------------------------------------------------------------- tool calls
     def tool_call_start(

@@ -21,11 +21,16 @@ of pieces, joined when a line end arrives, so a huge line fed in small chunks st
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic_core import from_json
+
 from pycore._json import loads
 from pycore.exceptions import StreamFormatError
+
+_LONE_CR = re.compile(rb"\r(?!\n)")  # a CR ending a line by itself
 
 
 @dataclass(slots=True)
@@ -54,19 +59,20 @@ class LineSplitter:
     def feed(self, chunk: bytes) -> list[str]:
         buffer = self._buffer
         searched = len(buffer)
-        if self._crlf and (b"\r" in chunk or buffer.endswith(b"\r")):
-            buffer += chunk
-            return self._normalized_lines(buffer)
         buffer += chunk
+        if self._crlf and b"\r" in buffer:
+            if buffer[-1] == 13 or _LONE_CR.search(buffer, max(searched - 1, 0)):
+                return self._normalized_lines(buffer)
+            # Every CR stands right before a LF (CRLF line ends, as Gemini sends): it goes with its line.
+            return [line[:-1] if line[-1:] == "\r" else line for line in self._lines(buffer, searched)]
         return self._lines(buffer, searched)
 
     @staticmethod
     def _lines(buffer: bytearray, searched: int) -> list[str]:
         """The lines ended by a LF at or after ``searched`` (none before it), removed from the buffer."""
-        end = buffer.find(b"\n", searched)
-        if end < 0:
+        if buffer.find(b"\n", searched) < 0:
             return []
-        end = buffer.rfind(b"\n", end)
+        end = buffer.rfind(b"\n")
         text = buffer[:end].decode("utf-8", errors="replace")
         del buffer[: end + 1]
         return text.split("\n")
@@ -123,8 +129,8 @@ class SSEDecoder:
         events: list[SSEEvent] = []
         event, data, last_id, retry = self._event, self._data, self._last_id, self._retry
         for line in lines:
-            if line.startswith("data: "):  # nearly every line: the usual fields first
-                data.append(line[6:])
+            if line.startswith("data:"):  # nearly every line: the usual fields first
+                data.append(line[6:] if line[5:6] == " " else line[5:])
             elif not line:  # a blank line dispatches
                 if data:
                     text = data[0] if len(data) == 1 else "\n".join(data)
@@ -159,13 +165,23 @@ class NDJSONDecoder:
         self._lines = LineSplitter(cr_is_newline=False)
 
     def feed(self, chunk: bytes) -> list[Any]:
-        return [_json_line(line) for line in self._lines.feed(chunk) if line and not line.isspace()]
+        return _values(self._lines.feed(chunk))
 
     def finish(self) -> list[Any]:
-        return [_json_line(line) for line in self._lines.finish() if line and not line.isspace()]
+        return _values(self._lines.finish())
 
 
-def _json_line(line: str) -> Any:
+def _values(lines: list[str]) -> list[Any]:
+    return [value for line in lines if (value := json_line(line)) is not None]
+
+
+def json_line(line: str) -> Any:
+    """The JSON value of one NDJSON line; ``None`` for a blank line."""
+    try:
+        return from_json(line)
+    except ValueError:  # blank, invalid, or JSON that only the standard library takes (NaN...)
+        if not line or line.isspace():
+            return None
     try:
         return loads(line)
     except ValueError as e:

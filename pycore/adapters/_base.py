@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
+from pydantic_core import from_json
+
 from pycore._json import loads
-from pycore._parts import PartsManager
-from pycore.decoders import NDJSONDecoder, SSEDecoder
+from pycore._parts import DeltaKind, PartsManager
+from pycore.decoders import LineSplitter, SSEDecoder, json_line
 from pycore.exceptions import APIConnectionError, APIStatusError, StreamFormatError, redact, status_error_class
 from pycore.http import Request
 from pycore.http.retry import RetryPolicy
@@ -30,7 +32,8 @@ class StreamParser(ABC):
         self.parts = PartsManager(vendor)
         self.status = status
         self.done = False  # the vendor said the stream is over ([DONE], message_stop, done:true)
-        self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
+        # NDJSON: lines, each decoded in the parser's loop (a bad one raises after the lines before it)
+        self._decoder: SSEDecoder | LineSplitter = LineSplitter(cr_is_newline=False) if self.ndjson else SSEDecoder()
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events for one chunk; consecutive deltas of one part within it come as one event."""
@@ -56,17 +59,49 @@ class StreamParser(ABC):
         return self.parts.completion(incomplete=incomplete)
 
     def _items(self, items: Iterable[Any]) -> list[Event]:
+        """Each item decoded once; the vendor's usual deltas (:meth:`usual_delta`) are gathered here,
+        per part, and reach the parts manager as one piece per run; the rest go to :meth:`handle`."""
         events: list[Event] = []
-        parts, handle = self.parts, self.handle
-        for item in items:
-            if parts.error is not None or self.done:
-                break
-            events += handle(item)
+        if self.done:
+            return events
+        parts, decode, usual, handle = self.parts, self.decode, self.usual_delta, self.handle
+        kind, key = "", None
+        run: list[str] = []
+        try:
+            for item in items:
+                payload = decode(item)
+                delta = usual(payload)
+                if delta is not None:
+                    if run and (delta[0] != kind or delta[1] != key):
+                        events += parts.delta(kind, key, "".join(run))
+                        run = []
+                    kind, key = delta[0], delta[1]
+                    run.append(delta[2])
+                    continue
+                if run:
+                    events += parts.delta(kind, key, "".join(run))
+                    run = []
+                events += handle(payload)
+                if parts.error is not None or self.done:  # like the vendors' SDKs: nothing after counts
+                    break
+        finally:  # a malformed item raises: the deltas before it are kept all the same
+            if run:
+                events += parts.delta(kind, key, "".join(run))
         return events
 
+    def decode(self, item: Any) -> Any:
+        """The JSON value an item carries: an SSE event's data, or an NDJSON line's (``None``: a blank line)."""
+        return json_line(item) if self.ndjson else sse_json(item.data)
+
+    def usual_delta(self, payload: Any) -> tuple[DeltaKind, Hashable, str] | None:
+        """``(kind, part key, text)`` when ``payload`` is one of the vendor's usual events: a non-empty
+        piece of one part's text, reasoning or tool-call arguments and nothing else (its other fields
+        recorded here). ``None`` sends it to :meth:`handle`."""
+        return None
+
     @abstractmethod
-    def handle(self, item: Any) -> list[Event]:
-        """One decoded item: an :class:`~pycore.decoders.SSEEvent`, or a JSON value for NDJSON."""
+    def handle(self, payload: Any) -> list[Event]:
+        """One decoded item (:meth:`decode`) that is not a usual delta."""
 
 
 class Adapter(ABC):
@@ -208,6 +243,10 @@ def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
 
 
 def sse_json(data: str) -> Any:
+    try:
+        return from_json(data)  # pycore._json.loads, inlined: this runs once per streamed event
+    except ValueError:
+        pass
     try:
         return loads(data)
     except ValueError as e:

@@ -75,7 +75,9 @@ class FakeParser(StreamParser):
         return handle_line(self.parts, item, self.status)
 
 
-def handle_line(parts: PartsManager, line: dict[str, Any], status: int = 200) -> list[Event]:
+def handle_line(parts: PartsManager, line: Any, status: int = 200) -> list[Event]:
+    if not isinstance(line, dict):
+        return []
     if "text" in line:
         return parts.text(len(parts.parts) if not parts.parts else _last_text(parts), line["text"])
     if "reasoning" in line:

@@ -14,11 +14,10 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
+from pycore._parts import DeltaKind, PartsManager
+from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import tool_names
 from pycore.adapters._gemini_schema import clean_schema
-from pycore.decoders import SSEEvent
 from pycore.http import Request
 from pycore.messages import (
     ChatRequest,
@@ -54,8 +53,35 @@ class GeminiParser(StreamParser):
         super().__init__(vendor, status=status)
         self.state = _State()
 
-    def handle(self, item: SSEEvent) -> list[Event]:
-        return handle_response(self.parts, self.state, sse_json(item.data), self.status)
+    def usual_delta(self, payload: Any) -> tuple[DeltaKind, int, str] | None:
+        # One candidate with one part, a piece of text or of a thought and nothing else; no finish reason.
+        candidates = payload.get("candidates") if type(payload) is dict else None
+        if not candidates or len(candidates) != 1 or payload.get("error"):
+            return None
+        candidate = candidates[0]
+        content = candidate.get("content")
+        if not content or candidate.get("finishReason"):
+            return None
+        part_list = content.get("parts")
+        if not part_list or len(part_list) != 1:
+            return None
+        part = part_list[0]
+        text = part.get("text")
+        thought = len(part) == 2 and part.get("thought") is True
+        if not text or type(text) is not str or (len(part) != 1 and not thought):
+            return None
+        parts = self.parts
+        parts.response_id = payload.get("responseId") or parts.response_id
+        parts.model = payload.get("modelVersion") or parts.model
+        usage = payload.get("usageMetadata")
+        if usage and (parts.usage is None or parts.usage.details != usage):
+            return None  # new token counts: the usual path reports them
+        if thought:
+            return "reasoning", self.state.key("thought"), text
+        return "text", self.state.key("text"), text
+
+    def handle(self, payload: Any) -> list[Event]:
+        return handle_response(self.parts, self.state, payload, self.status)
 
 
 class _State:

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pycore._parts import PartsManager
+from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import result_images, result_text, tool_names
 from pycore.adapters.openai import tool_param
@@ -43,8 +43,21 @@ FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
 class OllamaParser(StreamParser):
     ndjson = True
 
-    def handle(self, item: Any) -> list[Event]:
-        return handle_line(self.parts, item, self.status)
+    def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
+        # A line whose message is its role and a piece of text; not the last line, not an error.
+        if type(payload) is not dict or payload.get("done") or payload.get("error"):
+            return None
+        message = payload.get("message")
+        if not message or len(message) != 2:
+            return None
+        content = message.get("content")
+        if not content or type(content) is not str:
+            return None
+        self.parts.model = payload.get("model") or self.parts.model
+        return "text", "content", content
+
+    def handle(self, payload: Any) -> list[Event]:
+        return handle_line(self.parts, payload, self.status)
 
 
 def handle_line(parts: PartsManager, line: Any, status: int = 200) -> list[Event]:

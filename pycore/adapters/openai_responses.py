@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from pycore._parts import PartsManager
+from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import StreamParser, drop_none, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.adapters.openai import OpenAIChatAdapter, error_fields
@@ -36,9 +36,24 @@ INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_f
 
 
 class ResponsesParser(StreamParser):
-    def handle(self, item: SSEEvent) -> list[Event]:
+    def decode(self, item: SSEEvent) -> Any:
         event = sse_json(item.data)
-        kind = event.get("type", item.event)
+        if type(event) is dict and "type" not in event:
+            event["type"] = item.event
+        return event
+
+    def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
+        # A piece of output text, of a reasoning summary, or of a function call's arguments.
+        kind = _USUAL.get(payload.get("type")) if type(payload) is dict else None
+        if kind is None:
+            return None
+        text, key = payload.get("delta"), payload.get("item_id")
+        if not text or type(text) is not str or type(key) is not str:
+            return None
+        return (kind, key, text) if kind != "args" or self.parts.has_tool_call(key) else None
+
+    def handle(self, event: Any) -> list[Event]:
+        kind = event.get("type")
         handler = _HANDLERS.get(kind)
         return handler(self, event) if handler else []
 
@@ -73,6 +88,12 @@ class ResponsesParser(StreamParser):
     def _response(self, event: dict[str, Any]) -> list[Event]:
         return response_state(self.parts, event.get("response") or {})
 
+
+_USUAL: dict[str, DeltaKind] = {
+    "response.output_text.delta": "text",
+    "response.reasoning_summary_text.delta": "reasoning",
+    "response.function_call_arguments.delta": "args",
+}
 
 _HANDLERS = {
     "error": ResponsesParser._error,

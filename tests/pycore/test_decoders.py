@@ -136,3 +136,47 @@ def test_ndjson_lines_blank_lines_and_final_line_without_newline() -> None:
 def test_ndjson_invalid_line_raises_stream_format_error() -> None:
     with pytest.raises(StreamFormatError):
         NDJSONDecoder().feed(b"not json\n")
+
+
+def reference_events(raw: bytes) -> list[tuple[str, str, str | None, int | None]]:
+    """The WHATWG rules read literally, one line at a time over the whole body: what the decoder's
+    shortcuts (whole events read at once, CRLF kept until the end) must agree with."""
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    out, event, data, last_id, retry = [], "", [], None, None
+    for line in text.split("\n")[:-1]:  # the unterminated rest is discarded
+        name, colon, value = line.partition(":")
+        value = value[1:] if colon and value[:1] == " " else value
+        if not line:
+            if data:
+                out.append((event or "message", "\n".join(data), last_id, retry))
+            event, data = "", []
+        elif not name:
+            continue  # a comment
+        elif name == "data":
+            data.append(value)
+        elif name == "event":
+            event = value
+        elif name == "id" and "\0" not in value:
+            last_id = value
+        elif name == "retry" and value.isascii() and value.isdigit():
+            retry = int(value)
+    return out
+
+
+_LINES = st.sampled_from(
+    ["data: x", "data:y", "data: {\"t\": \"日本🙂\"}", "data", "data:  two", "event: delta", "event:e", "event: ",
+     "id: 7", "retry: 30", ": ping", "", "", "", "other: 1", "\ufeffdata: bom"]
+)
+_ENDS = st.sampled_from(["\n", "\n", "\r\n", "\r\n", "\r"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_LINES, _ENDS), max_size=30), st.booleans(), st.data())
+def test_any_stream_at_any_chunking_matches_the_spec_read_line_by_line(
+    lines: list[tuple[str, str]], bom: bool, data: st.DataObject
+) -> None:
+    raw = (("\ufeff" if bom else "") + "".join(line + end for line, end in lines)).encode()
+    cuts = sorted(data.draw(st.sets(st.integers(1, max(len(raw) - 1, 1)), max_size=10))) if len(raw) > 1 else []
+    chunks = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
+    assert [(e.event, e.data, e.id, e.retry) for e in decode(*chunks)] == reference_events(raw)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from vendor_fixtures import FIXTURES, STREAMED, Fixture, subset
 
 from pycore.adapters import get_adapter
+from pycore.exceptions import StreamFormatError
 from pycore.messages import ReasoningDelta, TextDelta, ToolCallEnd
 from pycore.replay import replay
 
@@ -133,3 +134,27 @@ def test_usage_is_an_event_only_when_it_changes() -> None:
     parser.finish()
     assert usages == [(5, None), (5, 3)]
     assert parser.completion().usage.output_tokens == 3 and parser.completion().text() == "abcd"
+
+
+@pytest.mark.parametrize(
+    ("vendor", "usual", "malformed"),
+    [
+        ("openai", b'data: {"choices":[{"index":0,"delta":{"content":"%s"}}]}\n\n', b"data: {oops\n\n"),
+        ("anthropic", b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+         b'"delta":{"type":"text_delta","text":"%s"}}\n\n', b"event: ping\ndata: {oops\n\n"),
+        ("gemini", b'data: {"candidates":[{"content":{"parts":[{"text":"%s"}]}}]}\r\n\r\n', b"data: {oops\r\n\r\n"),
+        ("ollama", b'{"model":"m","message":{"role":"assistant","content":"%s"},"done":false}\n', b"{oops\n"),
+    ],
+)
+def test_a_malformed_event_after_text_in_the_same_chunk_keeps_that_text(
+    vendor: str, usual: bytes, malformed: bytes
+) -> None:
+    """Text deltas are gathered per chunk before they reach the parts manager: an event that fails
+    to parse later in the same chunk must not lose them."""
+    parser = get_adapter(vendor).stream_parser()
+    if vendor == "anthropic":
+        parser.feed(b'event: content_block_start\ndata: {"type":"content_block_start","index":0,'
+                    b'"content_block":{"type":"text","text":""}}\n\n')
+    with pytest.raises(StreamFormatError, match="oops"):
+        parser.feed(usual % b"Hel" + usual % b"lo" + malformed + usual % b"!")
+    assert parser.completion(incomplete=True).text() == "Hello"
