@@ -5,8 +5,9 @@ Lines are split on *bytes* and decoded only once complete, so a UTF-8 character 
 chunks is safe. The same objects run under httpx (CPython) and the browser's fetch (Pyodide).
 
 Speed: each fed chunk is handled as a whole: complete lines are cut with ``bytes.rfind``/``split``
-and decoded in one call, and only the unfinished last line waits for the next chunk (kept as a list
-of pieces, joined when a line end arrives, so a huge line fed in small chunks stays linear).
+and decoded in one call, and only the unfinished last line waits for the next chunk (in a
+``bytearray``, so a huge line fed in small chunks stays linear). CRLF line ends (Gemini) are not
+normalised chunk by chunk when every CR stands before a LF: each line just drops its CR.
 
 :class:`SSEDecoder` follows the WHATWG "event stream interpretation" rules
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
