@@ -15,8 +15,9 @@ Reported (medians): total time until the final DOM is laid out, its ratio to the
 duration (target <= 1.2), the longest main-thread task seen by PerformanceObserver('longtask') and
 the longest single update (target <= 50 ms), and the CPU time the page's renderer process used
 during the run (CDP Performance.getMetrics ProcessTime: the main thread plus the stream worker),
-which other load on the machine barely moves, unlike the wall times. Results are also written to
-bench/render/results/.
+which other load on the machine barely moves, unlike the wall times. Then the floor: the final text
+rendered once (marked, DOMPurify, insert and layout), the least work any renderer built on the same
+libraries does in total. Results are also written to bench/render/results/.
 """
 
 from __future__ import annotations
@@ -101,10 +102,15 @@ def main() -> None:
                           f"{result['codeBlocks']} code blocks ({result['deferredHighlightMs']:.0f} ms for all)"
                           + (f"  (stopped after {result['capped']} tokens)" if result.get("capped") else ""),
                           flush=True)
+            floor = [page.evaluate("(t) => window.bench.oneShot(t)", tokens) for _ in range(args.runs)]
             browser.close()
     finally:
         site.stop()
     report(results, len(tokens), args)
+    print("one-shot render of the final text (the floor for any marked + DOMPurify renderer), median ms: "
+          + ", ".join(f"{key[:-2]} {median([f[key] for f in floor]):.1f}"
+                      for key in ("markedMs", "sanitizeMs", "insertMs", "totalMs"))
+          + f" for {floor[0]['htmlChars']:,} characters of HTML")
 
 
 def report(results: dict[str, list[dict]], n_tokens: int, args: argparse.Namespace) -> None:
