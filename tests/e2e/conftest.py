@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Playwright, sync_playwright
+from vendor_replay import VendorReplay
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("ORIZURU_DIST", ROOT / "dist"))
@@ -75,3 +76,11 @@ def profile(playwright: Playwright, tmp_path: Path) -> Iterator[BrowserContext]:
     context = playwright.chromium.launch_persistent_context(tmp_path, executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield context
     context.close()
+
+
+@pytest.fixture
+def vendor() -> Iterator[VendorReplay]:
+    """A loopback vendor that replays the recordings a test scripts (vendor_replay.py)."""
+    server = VendorReplay()
+    yield server
+    server.close()

@@ -4,24 +4,24 @@ server (vendor_replay.py) serving their real recorded responses."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from journeys import (REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, replies, send,
-                      wait_core, wait_idle)
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    browser_storage_dump,
+    configure,
+    last_reply,
+    open_app,
+    replies,
+    send,
+    wait_core,
+    wait_idle,
+)
 from playwright.sync_api import Browser, expect
 from vendor_replay import VendorReplay, expected
 
 pytestmark = pytest.mark.e2e
 
 KEY = "sk-test-h6b-8f3a1c9e5d7b2046"  # a made-up key: the point is to find where it goes
-
-
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
 
 
 def test_first_run_set_a_key_chat_and_stream(browser: Browser, site_url: str, vendor: VendorReplay):

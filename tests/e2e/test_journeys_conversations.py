@@ -5,7 +5,6 @@ all back, a bad file is refused with a clear error, and the API key is in no exp
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,13 +16,6 @@ pytestmark = pytest.mark.e2e
 
 KEY = "sk-test-export-5a7c2e9b1d3f4860"
 FIRST, SECOND, THIRD = "openai/chat-stream-text-usage", "openai/chat-stream-azure-content-filter", "ollama/chat-stream-text"
-
-
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
 
 
 def branch_label(message) -> str:

@@ -7,7 +7,6 @@ that answers garbage without stopping the chat."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -23,13 +22,6 @@ GOAL = "Plan a week-long trip to Japan"
 BUDGET = "Budget under 2000 USD"
 FLIGHTS = "No flight longer than 12 hours"
 FOOD = "Vegetarian meals only"
-
-
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
 
 
 def panel(page: Page):

@@ -42,13 +42,6 @@ def protected(site_url: str) -> Iterator[ProtectedServer]:
         yield server
 
 
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
-
-
 def server_item(page: Page, url: str) -> Locator:
     return page.get_by_role("dialog", name="Tools").locator("#mcp-servers li.server").filter(has_text=url)
 

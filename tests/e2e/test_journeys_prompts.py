@@ -6,7 +6,6 @@ arguments puts the server's prompt text in the message box."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
@@ -17,13 +16,6 @@ pytestmark = pytest.mark.e2e
 
 KEY = "sk-test-h9-prompts-6d2f9a"
 TEXT_TURN = "openai/chat-stream-text-usage"
-
-
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
 
 
 def connect_demo(page: Page):

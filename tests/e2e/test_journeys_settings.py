@@ -5,13 +5,20 @@ Japanese UI, Ctrl+K, and the phone-width layout."""
 from __future__ import annotations
 
 import base64
-import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from journeys import (BOOT_TIMEOUT_MS, REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, send,
-                      wait_core, wait_idle)
+from journeys import (
+    BOOT_TIMEOUT_MS,
+    REPLY_TIMEOUT_MS,
+    browser_storage_dump,
+    configure,
+    last_reply,
+    open_app,
+    send,
+    wait_core,
+    wait_idle,
+)
 from playwright.sync_api import Browser, expect
 from vendor_replay import VendorReplay, expected
 
@@ -21,13 +28,6 @@ KEY = "sk-ant-test-saved-3c5e7a9b1d2f"
 PASSPHRASE = "correct horse battery staple"
 # A 1x1 PNG.
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
-
-
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
 
 
 def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Browser, site_url: str,

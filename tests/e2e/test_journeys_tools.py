@@ -33,13 +33,6 @@ def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc.wait(timeout=10)
 
 
-@pytest.fixture
-def vendor() -> Iterator[VendorReplay]:
-    server = VendorReplay()
-    yield server
-    server.close()
-
-
 def connect_relay_server(page: Page) -> None:
     page.get_by_role("button", name="Tools", exact=True).click()
     dialog = page.get_by_role("dialog", name="Tools")

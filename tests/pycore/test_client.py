@@ -8,30 +8,22 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from vendor_fixtures import FIXTURES, Fixture, subset
+from vendor_fixtures import FIXTURES, Fixture, consume_until_text, fixture, no_sleep, subset
 
 from pycore.adapters import get_adapter
 from pycore.adapters.fake import FakeAdapter, FakeTransport
 from pycore.client import ChatClient
 from pycore.exceptions import APIStatusError, OverloadedError, RateLimitError
 from pycore.http.replay import Recording, ReplayTransport
-from pycore.messages import ChatRequest, ErrorEvent, Message, TextDelta, ToolCallPart, Usage
+from pycore.messages import ChatRequest, ErrorEvent, Message, ToolCallPart, Usage
 
 pytestmark = pytest.mark.pyodide
 
 REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
 
 
-def fixture(file: str) -> Fixture:
-    return next(f for f in FIXTURES if f.file == file)
-
-
 def recording(f: Fixture, **kwargs: object) -> Recording:
     return Recording(f.body(), status=f.status, content_type=f.content_type, **kwargs)  # type: ignore[arg-type]
-
-
-async def no_sleep(_: float) -> None:
-    return None
 
 
 def client_for(f: Fixture, recordings: list[Recording]) -> tuple[ChatClient, ReplayTransport]:
@@ -111,16 +103,7 @@ async def test_stop_cancels_mid_stream_and_keeps_the_partial_answer() -> None:  
     f = fixture("anthropic/stream-thinking.sse")
     client, transport = client_for(f, [recording(f, chunk_size=200, delay=0.005)])
     stream = client.stream(REQUEST)
-    seen: list[str] = []
-
-    async def consume() -> None:
-        async for event in stream:
-            if isinstance(event, TextDelta):
-                seen.append(event.text)
-
-    task = asyncio.ensure_future(consume())
-    while not seen:
-        await asyncio.sleep(0.001)
+    task, seen = await consume_until_text(stream)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -46,13 +46,12 @@ async def test_a_running_call_can_be_cancelled():
 
 import contextlib  # noqa: E402
 
-from vendor_fixtures import FIXTURES  # noqa: E402
+from vendor_fixtures import BY_FILE  # noqa: E402
 
 from pycore.http.replay import Recording, ReplayTransport  # noqa: E402
 from pycore.methods import _provider  # noqa: E402
 
 KEY = "sk-proj-WIRETEST-abcdefghijklmnop"
-BY_FILE = {f.file: f for f in FIXTURES}
 STREAM_EVENT_TYPES = {"text_delta", "reasoning_delta", "tool_call_start", "tool_call_args_delta", "tool_call_end",
                       "usage", "finish", "error"}
 LOOP_EVENT_TYPES = {"step", "message", "approval", "tool_start", "page_tool", "tool_progress", "tool_end"}

@@ -1,12 +1,15 @@
-"""The recorded vendor responses of ``shared/fixtures/vendors`` (stdlib only: also used in Pyodide).
+"""The recorded vendor responses of ``shared/fixtures/vendors`` (stdlib only: also used in Pyodide),
+and the small helpers the tests that replay them share.
 
 Located from this file: repo root -> ``root.parent / "shared"``, or ``$ORIZURU_SHARED``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
+from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,8 +57,35 @@ def load() -> list[Fixture]:
 
 FIXTURES = load()
 STREAMED = [f for f in FIXTURES if f.streamed and f.status < 400]
+BY_FILE = {f.file: f for f in FIXTURES}
 
 
 def subset(actual: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
     """The keys the expected file has: extra keys in ours are not compared."""
     return {k: actual.get(k) for k in expected}
+
+
+def fixture(file: str) -> Fixture:
+    """The recording whose path under fixtures/vendors is ``file``."""
+    return BY_FILE[file]
+
+
+async def no_sleep(_: float) -> None:
+    """For ``ChatClient(sleep=...)``: retries without waiting out their backoff."""
+    return None
+
+
+async def consume_until_text(stream: AsyncIterable[Any], poll: float = 0.001) -> tuple[asyncio.Task[None], list[str]]:
+    """Read ``stream`` in a task, collecting text deltas, and return once the first one arrived:
+    the moment a user presses Stop in the tests of Stop."""
+    seen: list[str] = []
+
+    async def consume() -> None:
+        async for event in stream:
+            if getattr(event, "type", None) == "text_delta":
+                seen.append(event.text)
+
+    task = asyncio.ensure_future(consume())
+    while not seen:
+        await asyncio.sleep(poll)
+    return task, seen

@@ -7,6 +7,7 @@ Runs in both runtimes on the replay transport; the real-HTTP redirect case is in
 from __future__ import annotations
 
 import pytest
+from vendor_fixtures import no_sleep
 
 from pycore.adapters import VENDORS, get_adapter
 from pycore.adapters.ollama import OllamaAdapter
@@ -21,10 +22,6 @@ pytestmark = pytest.mark.pyodide
 KEY = "sk-ant-DESTINATIONTEST-0123456789"
 REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
 REAL = [v for v in VENDORS if v != "fake"]
-
-
-async def no_sleep(_: float) -> None:
-    return None
 
 
 @pytest.mark.parametrize("vendor", REAL)

@@ -9,23 +9,18 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
-from vendor_fixtures import FIXTURES, Fixture
+from vendor_fixtures import fixture, no_sleep
 
 from pycore.adapters import get_adapter
+from pycore.agent.approval import ApprovalPolicy
 from pycore.agent.loop import AgentLoop, Limits
 from pycore.agent.pending import Pending
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
-from pycore.agent.approval import ApprovalPolicy
 from pycore.client import ChatClient
 from pycore.http.replay import Recording, ReplayTransport
 from pycore.messages import ChatRequest, Message
 
-BY_FILE = {f.file: f for f in FIXTURES}
 KEY = "sk-test-SECRET-key-0123456789"
-
-
-def fixture(file: str) -> Fixture:
-    return BY_FILE[file]
 
 
 def recording(file: str, **kwargs: Any) -> Recording:
@@ -36,10 +31,6 @@ def recording(file: str, **kwargs: Any) -> Recording:
 
 def vendor_of(files: list[str]) -> str:
     return fixture(files[0]).vendor
-
-
-async def no_sleep(_: float) -> None:
-    return None
 
 
 def replay_client(vendor: str, recordings: list[Recording]) -> tuple[ChatClient, ReplayTransport]:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from agent_helpers import KEY, Calls
+from vendor_fixtures import no_sleep
 
 from pycore.adapters import get_adapter
 from pycore.agent.loop import AgentLoop
@@ -41,10 +42,6 @@ class Routes(Transport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-async def no_sleep(_: float) -> None:
-    return None
 
 
 async def run_loop(server: LoopbackServer, vendor: str, routes: list[str], tools: list, events: list):

@@ -19,9 +19,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from vendor_fixtures import FIXTURES
-
-BY_FILE = {f.file: f for f in FIXTURES}
+from vendor_fixtures import BY_FILE
 
 
 class Handler(http.server.BaseHTTPRequestHandler):

@@ -9,14 +9,14 @@ import time
 
 import pytest
 from loopback import LoopbackServer
-from vendor_fixtures import FIXTURES, Fixture, subset
+from vendor_fixtures import FIXTURES, Fixture, consume_until_text, fixture, no_sleep, subset
 
 from pycore.adapters import get_adapter
 from pycore.client import ChatClient
 from pycore.exceptions import APIConnectionError, APIStatusError
 from pycore.http import Request
 from pycore.http.httpx import HttpxTransport
-from pycore.messages import ChatRequest, Message, TextDelta
+from pycore.messages import ChatRequest, Message
 
 REQUEST = ChatRequest(model="m", messages=[Message.user("hi")])
 
@@ -39,16 +39,8 @@ class Routed(HttpxTransport):
         return await super().send(Request(request.method, self.url, request.headers, request.body, self.timeout))
 
 
-async def no_sleep(_: float) -> None:
-    return None
-
-
 def client(server: LoopbackServer, f: Fixture, route: str) -> ChatClient:
     return ChatClient(get_adapter(f.vendor, api_key="k"), Routed(f"{server.url}/{route}/{f.file}"), sleep=no_sleep)
-
-
-def fixture(file: str) -> Fixture:
-    return next(f for f in FIXTURES if f.file == file)
 
 
 @pytest.mark.parametrize("f", FIXTURES, ids=str)
@@ -94,16 +86,7 @@ async def test_stop_aborts_the_http_request_quickly(server: LoopbackServer) -> N
     f = fixture("anthropic/stream-thinking.sse")
     c = client(server, f, "slow")
     stream = c.stream(REQUEST)
-    seen: list[str] = []
-
-    async def consume() -> None:
-        async for event in stream:
-            if isinstance(event, TextDelta):
-                seen.append(event.text)
-
-    task = asyncio.ensure_future(consume())
-    while not seen:
-        await asyncio.sleep(0.005)
+    task, seen = await consume_until_text(stream, poll=0.005)
     started = time.monotonic()
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
