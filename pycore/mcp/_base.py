@@ -11,7 +11,7 @@ from mcp_types.jsonrpc import JSONRPCMessage
 
 from pycore.decoders import SSEDecoder, SSEEvent
 from pycore.exceptions import APIConnectionError
-from pycore.http import Response
+from pycore.http import Response, Transport
 from pycore.mcp.errors import MCPError
 
 OnMessage = Callable[[JSONRPCMessage], Awaitable[None]]
@@ -19,7 +19,8 @@ OnFailure = Callable[["int | str | None", MCPError], None]  # request id (None: 
 
 
 class MCPTransport(ABC):
-    """Carries JSON-RPC messages; every message received is handed to ``on_message``.
+    """Carries JSON-RPC messages to the MCP server at ``url`` over ``http`` (with ``headers`` on every
+    request); every message received is handed to ``on_message``.
 
     A request whose answer can no longer arrive (stream lost, body malformed) is failed through
     ``on_failure`` so the session never waits forever.
@@ -28,7 +29,14 @@ class MCPTransport(ABC):
     protocol_version: str | None = None
     session_id: str | None = None
 
-    def __init__(self, on_message: OnMessage, on_failure: OnFailure) -> None:
+    def __init__(
+        self, url: str, http: Transport, on_message: OnMessage, on_failure: OnFailure, *,
+        headers: dict[str, str] | None = None, timeout: float | None = 600.0,
+    ) -> None:
+        self.url = url
+        self._http = http
+        self._headers = dict(headers or {})
+        self._timeout = timeout
         self._on_message = on_message
         self._on_failure = on_failure
         self._tasks: set[asyncio.Task[None]] = set()

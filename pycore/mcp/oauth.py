@@ -28,8 +28,8 @@ import base64
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -54,6 +54,8 @@ PENDING_LIFETIME = 600.0  # seconds a begun authorization may wait for its callb
 EXPIRY_MARGIN = 30.0  # refresh this many seconds before the access token expires
 MAX_STEP_UPS = 2  # bounded re-authorizations for the same resource and scope set
 METADATA_LIMIT = 256 * 1024
+
+M = TypeVar("M", bound=BaseModel)
 
 
 class _Model(BaseModel):
@@ -253,15 +255,8 @@ class OAuthClient:
         else:
             candidates = protected_resource_metadata_urls(server_url)
         problems: list[str] = []
-        for url in candidates:
-            raw = await self._get_json(url, problems)
-            if raw is None:
-                continue
-            try:
-                metadata = ResourceMetadata.model_validate(raw)
-            except ValidationError as e:
-                problems.append(f"{url}: not protected resource metadata ({e.error_count()} problems)")
-                continue
+        async for url, metadata in self._documents(candidates, ResourceMetadata, "protected resource metadata",
+                                                   problems):
             resource = canonical_resource(metadata.resource)
             if not resource_covers(resource, server_url):
                 raise OAuthError(f"the metadata at {url} describes {metadata.resource!r}, not {server_url}; refused",
@@ -281,15 +276,8 @@ class OAuthClient:
         """The authorization server's metadata: its ``issuer`` must be ``issuer``, its endpoints safe, PKCE S256."""
         check_url(issuer, "authorization server", server_url=server_url)
         problems: list[str] = []
-        for url in authorization_server_metadata_urls(issuer):
-            raw = await self._get_json(url, problems)
-            if raw is None:
-                continue
-            try:
-                metadata = ServerMetadata.model_validate(raw)
-            except ValidationError as e:
-                problems.append(f"{url}: not authorization server metadata ({e.error_count()} problems)")
-                continue
+        async for url, metadata in self._documents(authorization_server_metadata_urls(issuer), ServerMetadata,
+                                                   "authorization server metadata", problems):
             if not same_issuer(metadata.issuer, issuer):
                 raise OAuthError(f"the metadata at {url} claims issuer {metadata.issuer!r}, not {issuer!r}; refused",
                                  url=url)
@@ -303,6 +291,22 @@ class OAuthClient:
             return metadata
         raise OAuthError(f"no metadata found for the authorization server {issuer} ({'; '.join(problems)})",
                          url=issuer)
+
+    async def _documents(
+        self, urls: list[str], model: type[M], what: str, problems: list[str]
+    ) -> AsyncIterator[tuple[str, M]]:
+        """Each of ``urls`` that answers with a valid ``model``, in order; why the others did not goes
+        into ``problems``."""
+        for url in urls:
+            raw = await self._get_json(url, problems)
+            if raw is None:
+                continue
+            try:
+                metadata = model.model_validate(raw)
+            except ValidationError as e:
+                problems.append(f"{url}: not {what} ({e.error_count()} problems)")
+                continue
+            yield url, metadata
 
     async def _get_json(self, url: str, problems: list[str]) -> Any:
         try:

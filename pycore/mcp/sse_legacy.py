@@ -15,9 +15,9 @@ from mcp_types.jsonrpc import JSONRPCMessage
 
 from pycore.decoders import SSEEvent
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request, Transport
+from pycore.http import Request
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport, OnFailure, OnMessage, same_origin, sse_events
+from pycore.mcp._base import MCPTransport, same_origin, sse_events
 from pycore.mcp.errors import (
     MCPAuthRequiredError,
     MCPConnectionError,
@@ -29,16 +29,7 @@ from pycore.mcp.errors import (
 
 
 class LegacySSETransport(MCPTransport):
-    def __init__(
-        self, url: str, http: Transport, on_message: OnMessage, on_failure: OnFailure, *,
-        headers: dict[str, str] | None = None, timeout: float | None = 600.0,
-    ) -> None:
-        super().__init__(on_message, on_failure)
-        self.url = url
-        self.endpoint: str | None = None
-        self._http = http
-        self._headers = dict(headers or {})
-        self._timeout = timeout
+    endpoint: str | None = None  # where messages are POSTed: the server's first SSE event says
 
     async def start(self) -> None:
         request = Request("GET", self.url, {**self._headers, "accept": "text/event-stream"}, None, timeout=None)

@@ -14,9 +14,9 @@ from contextlib import aclosing
 from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
 
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request, Response, Transport
+from pycore.http import Request, Response
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport, OnFailure, OnMessage, sse_events
+from pycore.mcp._base import MCPTransport, sse_events
 from pycore.mcp.errors import (
     MCPAuthRequiredError,
     MCPConnectionError,
@@ -35,18 +35,6 @@ MAX_RECONNECT_DELAY = 30.0
 
 
 class StreamableHTTPTransport(MCPTransport):
-    def __init__(
-        self, url: str, http: Transport, on_message: OnMessage, on_failure: OnFailure, *,
-        headers: dict[str, str] | None = None, timeout: float | None = 600.0,
-    ) -> None:
-        super().__init__(on_message, on_failure)
-        self.url = url
-        self._http = http
-        self._headers = dict(headers or {})
-        self._timeout = timeout
-        self.session_id: str | None = None
-        self.protocol_version: str | None = None
-
     # -- sending -------------------------------------------------------------------------------
 
     async def send(self, message: JSONRPCMessage) -> None:
