@@ -59,15 +59,20 @@ def test_token_leaves_the_address_bar_and_relay_servers_are_listed(browser: Brow
     page.context.close()
 
 
-def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: Browser, relay_url: str,
-                                                                      vendor: VendorReplay):
+def ask_for_a_tool(browser: Browser, relay_url: str, vendor: VendorReplay):
+    """The app set up for the recorded OpenAI tool turn, the relay's capitals server connected and the
+    question asked: the page and the tool call's card (the model's answer waits on the user)."""
     vendor.script(TOOL_TURN, TEXT_TURN)
     page = open_app(browser, relay_url)
     configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
     connect_relay_server(page)
-
     send(page, "What is the capital of the UK?")
-    card = page.get_by_role("group", name="Tool get_capital")
+    return page, page.get_by_role("group", name="Tool get_capital")
+
+
+def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: Browser, relay_url: str,
+                                                                      vendor: VendorReplay):
+    page, card = ask_for_a_tool(browser, relay_url, vendor)
     expect(card).to_be_visible(timeout=REPLY_TIMEOUT_MS)
     expect(card).to_have_attribute("data-status", "waiting")
     card.get_by_role("button", name="Approve").click()
@@ -96,12 +101,7 @@ def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: B
 
 def test_deny_sends_the_refusal_to_the_model_and_runs_nothing(browser: Browser, relay_url: str,
                                                               vendor: VendorReplay):
-    vendor.script(TOOL_TURN, TEXT_TURN)
-    page = open_app(browser, relay_url)
-    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
-    connect_relay_server(page)
-    send(page, "What is the capital of the UK?")
-    card = page.get_by_role("group", name="Tool get_capital")
+    page, card = ask_for_a_tool(browser, relay_url, vendor)
     card.get_by_role("button", name="Deny").click(timeout=REPLY_TIMEOUT_MS)
     expect(card).to_have_attribute("data-status", "denied")
     expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
