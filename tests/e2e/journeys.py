@@ -4,6 +4,7 @@ settings dialog as a user does, send a message, read what the browser stored."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
@@ -71,6 +72,13 @@ def wait_idle(page: Page) -> None:
     """The turn is over: Stop is gone and Send is usable again."""
     expect(page.get_by_role("button", name="Stop", exact=True)).to_be_hidden(timeout=REPLY_TIMEOUT_MS)
     expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
+
+
+def choose_file(page: Page, button: str, path: Path) -> None:
+    """Click ``button`` and pick ``path`` in the file chooser it opens, as a user does (Import, Attach image)."""
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name=button, exact=True).click()
+    chooser.value.set_files(path)
 
 
 def browser_storage_dump(page: Page) -> str:

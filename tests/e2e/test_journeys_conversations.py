@@ -8,7 +8,17 @@ import json
 from pathlib import Path
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, replies, send, wait_idle
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    browser_storage_dump,
+    choose_file,
+    configure,
+    last_reply,
+    open_app,
+    replies,
+    send,
+    wait_idle,
+)
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected
 
@@ -112,15 +122,11 @@ def test_branches_search_delete_undo_export_and_import(browser: Browser, site_ur
     other.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "orizuru.conversations", "version": 1, "conversations": [{"id": 5}]}')
-    with other.expect_file_chooser() as chooser:
-        other.get_by_role("button", name="Import", exact=True).click()
-    chooser.value.set_files(bad)
+    choose_file(other, "Import", bad)
     expect(other.get_by_role("alert")).to_contain_text("Import failed, nothing was changed")
     expect(other.get_by_role("complementary").locator(".conversations li")).to_have_count(0)
 
-    with other.expect_file_chooser() as chooser:
-        other.get_by_role("button", name="Import", exact=True).click()
-    chooser.value.set_files(exported)
+    choose_file(other, "Import", exported)
     expect(other.get_by_text("Imported 1 conversation(s).")).to_be_visible()
     other.get_by_role("complementary").get_by_role("button", name="Capitals", exact=True).click()
     user = other.locator(".transcript li.msg.user")

@@ -11,7 +11,17 @@ from pathlib import Path
 
 import pytest
 from focus_answers import CHAT, USAGE, answer, is_classifier_request, labelled, system_of
-from journeys import REPLY_TIMEOUT_MS, browser_storage_dump, configure, last_reply, open_app, send, wait_core, wait_idle
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    browser_storage_dump,
+    choose_file,
+    configure,
+    last_reply,
+    open_app,
+    send,
+    wait_core,
+    wait_idle,
+)
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected
 
@@ -155,18 +165,14 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     data["conversations"][0]["focus"]["evolving"][0]["id"] = "budget"
     bad = tmp_path / "bad-focus.json"
     bad.write_text(json.dumps(data))
-    with other.expect_file_chooser() as chooser:
-        other.get_by_role("button", name="Import", exact=True).click()
-    chooser.value.set_files(bad)
+    choose_file(other, "Import", bad)
     # The first focus.validate loads the focus models in the worker: allow it a turn's time.
     alert = other.get_by_role("alert")
     expect(alert).to_contain_text("Import failed, nothing was changed", timeout=REPLY_TIMEOUT_MS)
     expect(alert).to_contain_text("conversations[0] (I want to plan a week-long trip to Japan.): focus state: evolving.0.id")
     expect(other.get_by_role("complementary").locator(".conversations li")).to_have_count(0)
 
-    with other.expect_file_chooser() as chooser:
-        other.get_by_role("button", name="Import", exact=True).click()
-    chooser.value.set_files(exported)
+    choose_file(other, "Import", exported)
     expect(other.get_by_text("Imported 1 conversation(s).")).to_be_visible()
     other.get_by_role("complementary").get_by_role("button", name="I want to plan a week-long trip to Japan.", exact=True).click()
     expect(panel(other).get_by_role("switch", name="Focus memory")).to_be_checked()
