@@ -1,4 +1,5 @@
-"""JSON helpers: a lean ``loads`` for stream events, and partial parsing of streamed tool arguments.
+"""JSON helpers: a lean ``loads`` for stream events, regular-expression pieces for the stream
+parsers' exact event shapes, and partial parsing of streamed tool arguments.
 
 :func:`loads` is ``json.loads`` for a ``str`` minus its per-call overhead: the C scanner is called
 directly, and anything it does not take whole (surrounding whitespace, invalid JSON) goes through
@@ -19,6 +20,21 @@ from pydantic_core import from_json
 
 _DECODER = json.JSONDecoder()
 _WS = " \t\n\r"
+
+# Regular-expression pieces that accept exactly what the JSON grammar accepts (RFC 8259), for the
+# stream parsers' usual-event patterns (``StreamParser.usual_event``): what they match decodes to
+# the same value with any JSON parser.
+STRING_BODY = r'[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*'
+"""The inside of a JSON string, escapes included; :func:`string_value` gives its value."""
+PLAIN_BODY = r'[^"\\\x00-\x1f]*'
+"""The inside of a JSON string without escapes: the text is the value."""
+INT = r"(?:0|[1-9][0-9]*)"
+"""A non-negative JSON integer (no leading zeros)."""
+
+
+def string_value(body: str) -> str:
+    """The value of a JSON string whose inside (:data:`STRING_BODY`) is ``body``."""
+    return body if "\\" not in body else loads(f'"{body}"')
 
 
 def loads(text: str | bytes) -> Any:

@@ -1,13 +1,14 @@
 """Push/flush decoders for streamed bodies: no I/O, fed whatever bytes arrive.
 
 ``feed(chunk) -> list`` returns what became complete; ``finish() -> list`` flushes at end of body.
-Lines are split on *bytes* and decoded only once complete, so a UTF-8 character split across two
-chunks is safe. The same objects run under httpx (CPython) and the browser's fetch (Pyodide).
+The same objects run under httpx (CPython) and the browser's fetch (Pyodide).
 
-Speed: each fed chunk is handled as a whole: complete lines are cut with ``bytes.rfind``/``split``
-and decoded in one call, and only the unfinished last line waits for the next chunk (in a
-``bytearray``, so a huge line fed in small chunks stays linear). CRLF line ends (Gemini) are not
-normalised chunk by chunk when every CR stands before a LF: each line just drops its CR.
+Bytes are cut into *units* before they are decoded: whole events for SSE (text ending with a blank
+line), whole lines for NDJSON. A UTF-8 character split across two chunks is therefore safe, and a
+stream parser gets each fed chunk's complete units as one ``str`` (:meth:`SSEDecoder.feed_text`),
+every line ending in LF, so it can read the whole text at once (``re.findall``) instead of line by
+line. The unfinished last unit waits in a ``bytearray``: only new bytes are searched for a
+boundary, so a huge event fed in small pieces stays linear.
 
 :class:`SSEDecoder` follows the WHATWG "event stream interpretation" rules
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
@@ -18,11 +19,13 @@ normalised chunk by chunk when every CR stands before a LF: each line just drops
 - ``data`` lines are joined with ``\\n``; a blank line dispatches; an event whose data buffer is
   empty is not dispatched; ``id`` containing NUL is ignored; ``retry`` must be ASCII digits;
 - an event not terminated by a blank line when the body ends is discarded.
+
+Cutting at blank lines changes none of this: fields only take effect when an event is dispatched,
+and ``id``/``retry`` persist across events as before.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,8 +33,6 @@ from pydantic_core import from_json
 
 from pycore._json import loads
 from pycore.exceptions import StreamFormatError
-
-_LONE_CR = re.compile(rb"\r(?!\n)")  # a CR ending a line by itself
 
 
 @dataclass(slots=True)
@@ -42,70 +43,62 @@ class SSEEvent:
     retry: int | None = None
 
 
-class LineSplitter:
-    """Cuts bytes into complete lines, returned as one decoded ``str`` per call.
+class UnitCutter:
+    """Cuts bytes into complete units, each ending with ``boundary``, returned as one decoded ``str``.
 
-    SSE (``cr_is_newline``): a line ends at CRLF, LF or CR; a CR ending a chunk is held back until
-    the next byte tells whether it is half of a CRLF. NDJSON: only LF ends a line. The unfinished
-    last line waits in a ``bytearray``: appending is amortized O(1) and only new bytes are searched,
-    so a huge line fed in small pieces costs linear time.
+    ``cr_is_newline`` (SSE): CRLF and a lone CR become LF before the boundary is looked for; a CR
+    ending a chunk is held back until the next byte tells whether it is half of a CRLF. NDJSON:
+    only LF ends a line (a CR before it stays, as JSON whitespace).
     """
 
-    __slots__ = ("_buffer", "_crlf")
+    __slots__ = ("_buffer", "_boundary", "_crlf", "_held_cr")
 
-    def __init__(self, *, cr_is_newline: bool = True) -> None:
-        self._buffer = bytearray()  # the unfinished last line: no line end inside, but a held CR
+    def __init__(self, boundary: bytes, *, cr_is_newline: bool) -> None:
+        self._buffer = bytearray()  # the unfinished last unit: no boundary inside
+        self._boundary = boundary
         self._crlf = cr_is_newline
+        self._held_cr = False
 
-    def feed(self, chunk: bytes) -> list[str]:
-        buffer = self._buffer
+    def feed(self, chunk: bytes) -> str:
+        """The complete units that ``chunk`` finishes, as one string ("" when none)."""
+        if self._crlf and (self._held_cr or b"\r" in chunk):
+            chunk = self._normalized(chunk)
+        buffer, boundary = self._buffer, self._boundary
         searched = len(buffer)
         buffer += chunk
-        if self._crlf and b"\r" in buffer:
-            if buffer[-1] == 13 or _LONE_CR.search(buffer, max(searched - 1, 0)):
-                return self._normalized_lines(buffer)
-            # Every CR stands right before a LF (CRLF line ends, as Gemini sends): it goes with its line.
-            return [line[:-1] if line[-1:] == "\r" else line for line in self._lines(buffer, searched)]
-        return self._lines(buffer, searched)
-
-    @staticmethod
-    def _lines(buffer: bytearray, searched: int) -> list[str]:
-        """The lines ended by a LF at or after ``searched`` (none before it), removed from the buffer."""
-        if buffer.find(b"\n", searched) < 0:
-            return []
-        end = buffer.rfind(b"\n")
+        # The last boundary, searched from the end and only among new bytes (none before them).
+        end = buffer.rfind(boundary, max(searched - len(boundary) + 1, 0))
+        if end < 0:
+            return ""
+        end += len(boundary)
         text = buffer[:end].decode("utf-8", errors="replace")
-        del buffer[: end + 1]
-        return text.split("\n")
+        del buffer[:end]
+        return text
 
-    @staticmethod
-    def _normalized_lines(buffer: bytearray) -> list[str]:
-        """CRLF and lone CR become LF first; a CR at the very end waits: it may be half of a CRLF."""
-        held = buffer.endswith(b"\r")
-        data = bytes(buffer[:-1] if held else buffer).replace(b"\r\n", b"\n")
-        if b"\r" in data:
-            data = data.replace(b"\r", b"\n")
-        end = data.rfind(b"\n")
-        buffer[:] = data[end + 1 :] + (b"\r" if held else b"")
-        return data[:end].decode("utf-8", errors="replace").split("\n") if end >= 0 else []
+    def _normalized(self, chunk: bytes) -> bytes:
+        if self._held_cr:
+            chunk = b"\r" + chunk
+        self._held_cr = chunk.endswith(b"\r")
+        if self._held_cr:
+            chunk = chunk[:-1]
+        chunk = chunk.replace(b"\r\n", b"\n")
+        return chunk.replace(b"\r", b"\n") if b"\r" in chunk else chunk
 
-    def finish(self) -> list[str]:
-        """At the end of the body: a held CR was a line end after all; the unfinished rest is returned last."""
-        buffer = self._buffer
-        lines: list[str] = []
-        if self._crlf and buffer.endswith(b"\r"):
-            buffer[-1:] = b"\n"
-            lines = self._lines(buffer, 0)
-        rest = buffer.decode("utf-8", errors="replace")
-        buffer.clear()
-        return [*lines, rest] if rest or lines else []
+    def finish(self) -> str:
+        """At the end of the body, everything left: a held CR was a line end after all."""
+        if self._held_cr:
+            self._held_cr = False
+            self._buffer += b"\n"
+        text = self._buffer.decode("utf-8", errors="replace")
+        self._buffer.clear()
+        return text
 
 
 class SSEDecoder:
-    __slots__ = ("_lines", "_event", "_data", "_last_id", "_retry", "_started")
+    __slots__ = ("_units", "_event", "_data", "_last_id", "_retry", "_started")
 
     def __init__(self) -> None:
-        self._lines = LineSplitter()
+        self._units = UnitCutter(b"\n\n", cr_is_newline=True)
         self._event = ""
         self._data: list[str] = []
         self._last_id: str | None = None
@@ -113,23 +106,34 @@ class SSEDecoder:
         self._started = False
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        lines = self._lines.feed(chunk)
-        return self._parse(lines) if lines else []
+        return self.parse(self.feed_text(chunk))
 
     def finish(self) -> list[SSEEvent]:
-        # A held CR may still end a line; an unterminated last line or event is discarded (spec).
-        lines = self._lines.finish()
-        events = self._parse(lines[:-1]) if len(lines) > 1 else []
-        self._event, self._data = "", []
-        return events
+        return self.parse(self.finish_text())
 
-    def _parse(self, lines: list[str]) -> list[SSEEvent]:
-        if not self._started:
-            self._started = True
-            lines[0] = lines[0].removeprefix("\ufeff")
+    def feed_text(self, chunk: bytes) -> str:
+        """The whole events ``chunk`` completes, as text: LF line ends, each event ending with a blank line."""
+        return self._unmarked(self._units.feed(chunk))
+
+    def finish_text(self) -> str:
+        """The whole events left at the end of the body; an unterminated last event is discarded."""
+        text = self._units.finish()
+        return self._unmarked(text[: text.rfind("\n\n") + 2])
+
+    def _unmarked(self, text: str) -> str:
+        """``text`` without the byte order mark the stream may start with (only there)."""
+        if self._started or not text:
+            return text
+        self._started = True
+        return text.removeprefix("\ufeff")
+
+    def parse(self, text: str) -> list[SSEEvent]:
+        """The events of whole events' text (:meth:`feed_text`)."""
+        if not text:
+            return []
         events: list[SSEEvent] = []
         event, data, last_id, retry = self._event, self._data, self._last_id, self._retry
-        for line in lines:
+        for line in text.split("\n")[:-1]:  # the text ends with a line end: nothing follows the last
             if line.startswith("data:"):  # nearly every line: the usual fields first
                 data.append(line[6:] if line[5:6] == " " else line[5:])
             elif not line:  # a blank line dispatches
@@ -160,20 +164,34 @@ class SSEDecoder:
 class NDJSONDecoder:
     """One JSON value per ``\\n``-terminated line; blank lines skipped; a final unterminated line is parsed."""
 
-    __slots__ = ("_lines",)
+    __slots__ = ("_units",)
 
     def __init__(self) -> None:
-        self._lines = LineSplitter(cr_is_newline=False)
+        self._units = UnitCutter(b"\n", cr_is_newline=False)
 
     def feed(self, chunk: bytes) -> list[Any]:
-        return _values(self._lines.feed(chunk))
+        return _values(self.feed_text(chunk))
 
     def finish(self) -> list[Any]:
-        return _values(self._lines.finish())
+        return _values(self.finish_text())
+
+    def feed_text(self, chunk: bytes) -> str:
+        """The whole lines ``chunk`` completes, as text ending with a LF."""
+        return self._units.feed(chunk)
+
+    def finish_text(self) -> str:
+        """The last line, when the body does not end with a line end."""
+        text = self._units.finish()
+        return text + "\n" if text else ""
+
+    @staticmethod
+    def parse(text: str) -> list[str]:
+        """The lines of whole lines' text (:meth:`feed_text`)."""
+        return text.split("\n")[:-1] if text else []
 
 
-def _values(lines: list[str]) -> list[Any]:
-    return [value for line in lines if (value := json_line(line)) is not None]
+def _values(text: str) -> list[Any]:
+    return [value for line in NDJSONDecoder.parse(text) if (value := json_line(line)) is not None]
 
 
 def json_line(line: str) -> Any:

@@ -7,33 +7,65 @@ touches the network. :mod:`pycore.client` joins an adapter to a transport.
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from operator import itemgetter
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from pydantic_core import from_json
 
-from pycore._json import loads
+from pycore._json import loads, string_value
 from pycore._parts import DeltaKind, PartsManager
-from pycore.decoders import LineSplitter, SSEDecoder, json_line
+from pycore.decoders import NDJSONDecoder, SSEDecoder, json_line
 from pycore.exceptions import APIConnectionError, APIStatusError, StreamFormatError, redact, status_error_class
 from pycore.http import Request
 from pycore.http.retry import RetryPolicy
 from pycore.messages import ChatRequest, Completion, Event, FinishReason, ModelInfo
 
+_OTHER = {False: r"((?:[^\n]+\n)*\n)", True: r"([^\n]*\n)"}  # any other whole SSE event / NDJSON line
+
 
 class StreamParser(ABC):
-    """Push parser for one streamed response: ``feed(bytes)`` / ``finish()`` return unified events."""
+    """Push parser for one streamed response: ``feed(bytes)`` / ``finish()`` return unified events.
+
+    Two paths, one result. The generic path decodes every event's JSON and hands it to the adapter
+    (:meth:`usual_delta`, :meth:`handle`). Most of a stream, though, is one event shape repeated
+    thousands of times with a new piece of text; an adapter that declares that shape
+    (:attr:`usual_event`) has those events read straight from the text, many per call into the
+    regular-expression engine, without building their JSON. A pattern that accepts only what the
+    generic path reads the same way keeps the result identical; anything else, including every
+    event the pattern does not match exactly, takes the generic path.
+    """
 
     ndjson: ClassVar[bool] = False
+    usual_event: ClassVar[str | None] = None
+    """A regular expression for one whole usual event exactly as the vendor writes it (SSE: its lines
+    and the blank line ending it, LF line ends; NDJSON: its line and LF). A named group ``text`` holds
+    a non-empty piece of one part's text, reasoning or tool-call arguments, as the inside of a JSON
+    string (:data:`pycore._json.STRING_BODY`); one or more other named groups, the *head*, hold
+    whatever else the event says that matters (which part, the model...): events with equal heads
+    differ only in their text. No unnamed groups. :meth:`usual_part` reads a head."""
+    ignored_event: ClassVar[str | None] = None
+    """A regular expression for whole events the generic path reads as nothing at all (no event, no
+    state, not the end: Anthropic's ``ping``), skipped without breaking the run around them. No groups."""
+    _usual: ClassVar[tuple[Callable[[str], list[Any]], Callable[[Any], Any], int] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "usual_event" in cls.__dict__ or "ignored_event" in cls.__dict__:
+            cls._usual = _compile_usual(cls.usual_event, cls.ignored_event, cls.ndjson) if cls.usual_event else None
 
     def __init__(self, vendor: str, *, status: int = 200) -> None:
         self.parts = PartsManager(vendor)
         self.status = status
         self.done = False  # the vendor said the stream is over ([DONE], message_stop, done:true)
-        # NDJSON: lines, each decoded in the parser's loop (a bad one raises after the lines before it)
-        self._decoder: SSEDecoder | LineSplitter = LineSplitter(cr_is_newline=False) if self.ndjson else SSEDecoder()
+        # The head of the last usual event and its (kind, key): kept from chunk to chunk, forgotten
+        # whenever another event is read (it may change what a head means).
+        self._head: Any = None
+        self._part: tuple[DeltaKind, Hashable] = ("text", None)
+        self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events for one chunk; consecutive deltas of one part within it come as one event."""
@@ -42,7 +74,7 @@ class StreamParser(ABC):
             return []
         parts.begin_batch()
         try:
-            return self._items(self._decoder.feed(chunk))
+            return self._read(self._decoder.feed_text(chunk))
         finally:
             parts.end_batch()
 
@@ -50,7 +82,7 @@ class StreamParser(ABC):
         parts = self.parts
         parts.begin_batch()
         try:
-            events = [] if parts.error is not None else self._items(self._decoder.finish())
+            events = [] if parts.error is not None else self._read(self._decoder.finish_text())
             return events + parts.close()
         finally:
             parts.end_batch()
@@ -58,9 +90,62 @@ class StreamParser(ABC):
     def completion(self, *, incomplete: bool = False) -> Completion:
         return self.parts.completion(incomplete=incomplete)
 
+    def _read(self, text: str) -> list[Event]:
+        """Events for whole events' (or lines') text: usual events read from the text, per run of one
+        head, and handed to the parts manager once per run; the rest through :meth:`_items`."""
+        if not text or self.done:
+            return []
+        if self._usual is None:
+            return self._items(self._decoder.parse(text))
+        findall, heads, at = self._usual
+        parts, parse, items = self.parts, self._decoder.parse, self._items
+        events: list[Event] = []
+        last = self._head  # the head of the run below
+        kind, key = self._part
+        run: list[str] = []
+        other: list[str] = []
+        try:
+            for unit in findall(text):
+                if unit[-1]:  # not a usual event: read with those around it, in order
+                    other.append(unit[-1])
+                    continue
+                if not unit[0]:  # an ignored event
+                    continue
+                if other:
+                    if run:
+                        events += parts.delta(kind, key, "".join(run))
+                        run = []
+                    events += items(parse("".join(other)))
+                    other, last = [], None
+                    if parts.error is not None or self.done:
+                        return events
+                head = heads(unit)
+                if head != last:
+                    if run:
+                        events += parts.delta(kind, key, "".join(run))
+                        run = []
+                    part = self.usual_part(head)
+                    if part is None:  # the adapter wants this one read the generic way
+                        last = None
+                        events += items(parse(unit[0]))
+                        if parts.error is not None or self.done:
+                            return events
+                        continue
+                    last, (kind, key) = head, part
+                piece = unit[at]
+                run.append(piece if "\\" not in piece else string_value(piece))
+        finally:  # a malformed event raises: the deltas before it are kept all the same
+            if run:
+                events += parts.delta(kind, key, "".join(run))
+            self._head, self._part = (None, self._part) if other else (last, (kind, key))
+        if other:
+            events += items(parse("".join(other)))
+        return events
+
     def _items(self, items: Iterable[Any]) -> list[Event]:
-        """Each item decoded once; the vendor's usual deltas (:meth:`usual_delta`) are gathered here,
-        per part, and reach the parts manager as one piece per run; the rest go to :meth:`handle`."""
+        """The generic path: each item decoded once; the vendor's usual deltas (:meth:`usual_delta`)
+        are gathered here, per part, and reach the parts manager as one piece per run; the rest go
+        to :meth:`handle`."""
         events: list[Event] = []
         if self.done:
             return events
@@ -97,6 +182,12 @@ class StreamParser(ABC):
         """``(kind, part key, text)`` when ``payload`` is one of the vendor's usual events: a non-empty
         piece of one part's text, reasoning or tool-call arguments and nothing else (its other fields
         recorded here). ``None`` sends it to :meth:`handle`."""
+        return None
+
+    def usual_part(self, head: Any) -> tuple[DeltaKind, Hashable] | None:
+        """``(kind, part key)`` for the :attr:`usual_event` events whose head is ``head`` (a string, or
+        a tuple of them in the pattern's order), recording what else it carries. Asked again whenever
+        the head changes or another event came between. ``None``: read this event the generic way."""
         return None
 
     @abstractmethod
@@ -240,6 +331,20 @@ def merge_options(body: dict[str, Any], options: Mapping[str, Any]) -> dict[str,
 
 def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if v is not None}
+
+
+def _compile_usual(
+    usual: str, ignored: str | None, ndjson: bool
+) -> tuple[Callable[[str], list[Any]], Callable[[Any], Any], int]:
+    """``re.findall`` over whole units: a usual event (whole in the first group), an ignored one
+    (matching no group), or any other unit (in the last group); and where its tuples hold the head
+    and the text."""
+    scan = re.compile(f"({usual})|{ignored or '(?!)'}|{_OTHER[ndjson]}")
+    names = scan.groupindex
+    if "text" not in names or len(names) < 2 or scan.groups != len(names) + 2:
+        raise TypeError(f"usual_event needs a group named 'text', other named groups, no unnamed ones; "
+                        f"ignored_event no groups: {scan.pattern}")
+    return scan.findall, itemgetter(*sorted(i - 1 for n, i in names.items() if n != "text")), names["text"] - 1
 
 
 def sse_json(data: str) -> Any:

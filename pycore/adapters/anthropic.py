@@ -16,6 +16,7 @@ import json
 import re
 from typing import Any
 
+from pycore._json import INT, STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.decoders import SSEEvent
@@ -50,7 +51,31 @@ FINISH: dict[str, FinishReason] = {
 }
 
 
+# The head of a usual delta: its block index, the delta's type and the field holding the piece.
+_USUAL_KINDS: dict[str, DeltaKind] = {
+    ',"delta":{"type":"text_delta","text': "text",
+    ',"delta":{"type":"thinking_delta","thinking': "reasoning",
+    ',"delta":{"type":"input_json_delta","partial_json': "args",
+}
+
+
 class AnthropicParser(StreamParser):
+    # As the API writes it, padding spaces included.
+    usual_event = (
+        r'(?:event: content_block_delta\n)?data: \{"type":"content_block_delta","index":(?P<head>'
+        + INT
+        + "(?:" + "|".join(map(re.escape, _USUAL_KINDS)) + ")"
+        + r')":"(?P<text>(?!")'
+        + STRING_BODY
+        + r')"\} *\} *\n\n'
+    )
+    ignored_event = r'(?:event: ping\n)?data: \{"type": ?"ping"\}\n\n'
+
+    def usual_part(self, head: str) -> tuple[DeltaKind, int] | None:
+        comma = head.index(",")
+        index, kind = int(head[:comma]), _USUAL_KINDS[head[comma:]]
+        return None if kind == "args" and not self.parts.has_tool_call(index) else (kind, index)
+
     def decode(self, item: SSEEvent) -> Any:
         event = sse_json(item.data)
         if type(event) is dict and "type" not in event:

@@ -14,6 +14,9 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from pydantic_core import from_json
+
+from pycore._json import PLAIN_BODY, STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import tool_names
@@ -48,7 +51,21 @@ FINISH: dict[str, FinishReason] = {
 }
 
 
+_FLAT = r"\{[^{}\[\]\n]*\}"  # an object of plain values
+_ARRAY = rf"\[[^{{}}\[\]\n]*(?:{_FLAT}[^{{}}\[\]\n]*)*\]"  # an array of plain values and such objects
+_USAGE = rf"\{{[^{{}}\[\]\n]*(?:{_ARRAY}[^{{}}\[\]\n]*)*\}}"  # usageMetadata's shape (read as JSON in usual_part)
+
+
 class GeminiParser(StreamParser):
+    # One candidate with one part, a piece of text or of a thought, no finish reason; Gemini 2 puts a
+    # space after each colon, Gemini 3 none. The head is everything after the text.
+    usual_event = (
+        r'data: \{"candidates": ?\[\{"content": ?\{"parts": ?\[\{"text": ?'
+        rf'"(?P<text>(?!"){STRING_BODY})"(?P<head>(?:, ?"thought": ?true)?\}}\], ?"role": ?"model"\}}'
+        rf'(?:, ?"index": ?0)?\}}\], ?"usageMetadata": ?{_USAGE}, ?"modelVersion": ?"{PLAIN_BODY}", ?'
+        rf'"responseId": ?"{PLAIN_BODY}")\}}\n\n'
+    )
+
     def __init__(self, vendor: str, *, status: int = 200) -> None:
         super().__init__(vendor, status=status)
         self.state = _State()
@@ -79,6 +96,18 @@ class GeminiParser(StreamParser):
         if thought:
             return "reasoning", self.state.key("thought"), text
         return "text", self.state.key("text"), text
+
+    def usual_part(self, head: str) -> tuple[DeltaKind, int] | None:
+        try:
+            rest = from_json("{" + head[head.index('"usageMetadata"') :] + "}")
+        except ValueError:
+            return None  # not JSON after all: the generic path says so
+        parts = self.parts
+        if parts.usage is None or parts.usage.details != rest["usageMetadata"]:
+            return None  # new token counts: the generic path reports them
+        parts.response_id = rest["responseId"] or parts.response_id
+        parts.model = rest["modelVersion"] or parts.model
+        return ("reasoning", self.state.key("thought")) if head[0] == "," else ("text", self.state.key("text"))
 
     def handle(self, payload: Any) -> list[Event]:
         return handle_response(self.parts, self.state, payload, self.status)

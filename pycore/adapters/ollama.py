@@ -18,6 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from pycore._json import PLAIN_BODY, STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import result_images, result_text, tool_names
@@ -42,6 +43,15 @@ FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
 
 class OllamaParser(StreamParser):
     ndjson = True
+    # A line with a piece of the answer, or of the thinking (beside an empty answer).
+    usual_event = (
+        rf'\{{"model":"(?P<model>{PLAIN_BODY})","created_at":"{PLAIN_BODY}","message":\{{"role":"assistant",'
+        rf'"content":(?P<thinking>"","thinking":)?"(?P<text>(?!"){STRING_BODY})"\}},"done":false\}}\n'
+    )
+
+    def usual_part(self, head: tuple[str, str]) -> tuple[DeltaKind, str]:
+        self.parts.model = head[0] or self.parts.model
+        return ("reasoning", "thinking") if head[1] else ("text", "content")
 
     def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
         # A line whose message is its role and a piece of text; not the last line, not an error.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pycore._json import INT, PLAIN_BODY, STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import StreamParser, drop_none, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
@@ -36,6 +37,19 @@ INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_f
 
 
 class ResponsesParser(StreamParser):
+    # A piece of output text, of a reasoning summary, or of a function call's arguments.
+    usual_event = (
+        r"(?:event: [a-z_.]+\n)?"
+        rf'data: \{{"type":"(?P<type>response\.(?:output_text|reasoning_summary_text|function_call_arguments)'
+        rf'\.delta)",(?:"sequence_number":{INT},)?"item_id":"(?P<item>{PLAIN_BODY})","output_index":{INT}'
+        rf'(?:,"(?:content|summary)_index":{INT})?,"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\])?'
+        rf'(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
+    )
+
+    def usual_part(self, head: tuple[str, str]) -> tuple[DeltaKind, str] | None:
+        kind, key = _USUAL[head[0]], head[1]
+        return None if kind == "args" and not self.parts.has_tool_call(key) else (kind, key)
+
     def decode(self, item: SSEEvent) -> Any:
         event = sse_json(item.data)
         if type(event) is dict and "type" not in event:

@@ -105,6 +105,13 @@ def test_leading_bom_is_dropped_once() -> None:
     assert pairs(decode(b"\xef\xbb\xbfdata: a\n\n")) == [("message", "a")]
 
 
+def test_a_mark_after_the_start_is_kept_even_in_the_last_event() -> None:
+    # U+FEFF is dropped only where the stream starts: later, "\ufeffdata" is an unknown field.
+    assert pairs(decode(b"data: a\n\n", b"\xef\xbb\xbfdata: b\n\n")) == [("message", "a")]
+    assert pairs(decode(b"data: a\n\n", b"\xef\xbb\xbfdata: b\n\r")) == [("message", "a")]  # flushed by finish()
+    assert pairs(decode(b"\xef\xbb\xbfdata: a\n\r")) == [("message", "a")]
+
+
 def test_unterminated_last_event_is_discarded() -> None:
     # A connection cut mid-event must not deliver half an event.
     assert decode(b'data: a\n\ndata: {"half') == [SSEEvent("message", "a")]
