@@ -103,8 +103,7 @@ class PartsManager:
             part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        return self._append(index, self._texts[index], delta,
-                            lambda: TextDelta(index=index, text=delta, refusal=refusal))
+        return self._append(index, self._texts[index], delta, _text_delta, refusal)
 
     def reasoning(
         self,
@@ -131,7 +130,7 @@ class PartsManager:
                 part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        return self._append(index, self._texts[index], delta, lambda: ReasoningDelta(index=index, text=delta))
+        return self._append(index, self._texts[index], delta, _reasoning_delta, False)
 
     def delta(self, kind: DeltaKind, key: Hashable, delta: str) -> list[Event]:
         """A plain delta by kind: text, reasoning, or the arguments of a tool call already started."""
@@ -163,7 +162,7 @@ class PartsManager:
         index = self._index[("tool", key)]
         if not delta or index not in self._args:
             return []
-        return self._append(index, self._args[index], delta, lambda: ToolCallArgsDelta(index=index, delta=delta))
+        return self._append(index, self._args[index], delta, _args_delta, False)
 
     def tool_call_end(self, key: Hashable) -> list[Event]:
         index = self._index.get(("tool", key))
@@ -253,16 +252,19 @@ class PartsManager:
         )
 
     # ---------------------------------------------------------------- internals
-    def _append(self, index: int, fragments: list[str], delta: str, make: Callable[[], Delta]) -> list[Event]:
+    def _append(
+        self, index: int, fragments: list[str], delta: str, make: Callable[[int, str, bool], Delta], flag: bool
+    ) -> list[Event]:
         """Keep ``delta`` as a fragment of part ``index``. It joins the run of that part already open in
-        this batch, or starts one with its own delta event (``make()``), which later fragments join."""
+        this batch, or starts one with its own delta event (``make(index, delta, flag)``), which later
+        fragments join."""
         fragments.append(delta)
         if index == self._run_index:
             return []
-        event = make()
+        event = make(index, delta, flag)
         self._end_run()
         if self._batching:
-            self._run, self._run_index = event, event.index
+            self._run, self._run_index = event, index
             self._run_fragments, self._run_start = fragments, len(fragments) - 1
         return [event]
 
@@ -280,3 +282,27 @@ class PartsManager:
             if value == index and isinstance(key, tuple) and key[0] == "tool":
                 return key[1]
         raise KeyError(index)
+
+
+# The delta events, built positionally: one is made per part per fed chunk, and in Pyodide a call
+# with keyword arguments (the events' own constructors take only those) costs about twice as much.
+# Each sets every field of its class (tests/pycore/test_parts.py compares them with the constructors).
+_new = object.__new__
+
+
+def _text_delta(index: int, text: str, refusal: bool) -> TextDelta:
+    event = _new(TextDelta)
+    event.type, event.index, event.text, event.refusal = "text_delta", index, text, refusal
+    return event
+
+
+def _reasoning_delta(index: int, text: str, _: bool) -> ReasoningDelta:
+    event = _new(ReasoningDelta)
+    event.type, event.index, event.text = "reasoning_delta", index, text
+    return event
+
+
+def _args_delta(index: int, delta: str, _: bool) -> ToolCallArgsDelta:
+    event = _new(ToolCallArgsDelta)
+    event.type, event.index, event.delta = "tool_call_args_delta", index, delta
+    return event

@@ -51,27 +51,31 @@ class UnitCutter:
     only LF ends a line (a CR before it stays, as JSON whitespace).
     """
 
-    __slots__ = ("_buffer", "_boundary", "_crlf", "_held_cr")
+    __slots__ = ("_buffer", "_boundary", "_size", "_crlf", "_held_cr")
 
     def __init__(self, boundary: bytes, *, cr_is_newline: bool) -> None:
         self._buffer = bytearray()  # the unfinished last unit: no boundary inside
         self._boundary = boundary
+        self._size = len(boundary)
         self._crlf = cr_is_newline
         self._held_cr = False
 
+    # Per chunk, so written for Pyodide: ``13 in chunk`` rather than ``b"\r" in chunk`` (bytes tries
+    # the argument as an int first, and raising and clearing that TypeError costs more than the search),
+    # no builtin calls, positional arguments.
     def feed(self, chunk: bytes) -> str:
         """The complete units that ``chunk`` finishes, as one string ("" when none)."""
-        if self._crlf and (self._held_cr or b"\r" in chunk):
+        if self._crlf and (self._held_cr or 13 in chunk):
             chunk = self._normalized(chunk)
-        buffer, boundary = self._buffer, self._boundary
-        searched = len(buffer)
+        buffer, size = self._buffer, self._size
+        searched = len(buffer) - size + 1  # a boundary may start in the last bytes already there
         buffer += chunk
         # The last boundary, searched from the end and only among new bytes (none before them).
-        end = buffer.rfind(boundary, max(searched - len(boundary) + 1, 0))
+        end = buffer.rfind(self._boundary, searched if searched > 0 else 0)
         if end < 0:
             return ""
-        end += len(boundary)
-        text = buffer[:end].decode("utf-8", errors="replace")
+        end += size
+        text = buffer[:end].decode("utf-8", "replace")
         del buffer[:end]
         return text
 
@@ -82,7 +86,7 @@ class UnitCutter:
         if self._held_cr:
             chunk = chunk[:-1]
         chunk = chunk.replace(b"\r\n", b"\n")
-        return chunk.replace(b"\r", b"\n") if b"\r" in chunk else chunk
+        return chunk.replace(b"\r", b"\n") if 13 in chunk else chunk
 
     def finish(self) -> str:
         """At the end of the body, everything left: a held CR was a line end after all."""
@@ -113,7 +117,8 @@ class SSEDecoder:
 
     def feed_text(self, chunk: bytes) -> str:
         """The whole events ``chunk`` completes, as text: LF line ends, each event ending with a blank line."""
-        return self._unmarked(self._units.feed(chunk))
+        text = self._units.feed(chunk)
+        return text if self._started or not text else self._unmarked(text)
 
     def finish_text(self) -> str:
         """The whole events left at the end of the body; an unterminated last event is discarded."""

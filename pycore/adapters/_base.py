@@ -34,9 +34,10 @@ class StreamParser(ABC):
     (:meth:`usual_delta`, :meth:`handle`). Most of a stream, though, is one event shape repeated
     thousands of times with a new piece of text; an adapter that declares that shape
     (:attr:`usual_event`) has those events read straight from the text, many per call into the
-    regular-expression engine, without building their JSON. A pattern that accepts only what the
-    generic path reads the same way keeps the result identical; anything else, including every
-    event the pattern does not match exactly, takes the generic path.
+    regular-expression engine, without building their JSON. The pattern checks what changes from
+    event to event as strictly as JSON does; what stays the same (the *head*: which part, the
+    model...) is judged once per change by the generic rule itself (:meth:`usual_part`). Anything
+    else, including every event the pattern does not match exactly, takes the generic path.
     """
 
     ndjson: ClassVar[bool] = False
@@ -44,13 +45,14 @@ class StreamParser(ABC):
     """A regular expression for one whole usual event exactly as the vendor writes it (SSE: its lines
     and the blank line ending it, LF line ends; NDJSON: its line and LF). A named group ``text`` holds
     a non-empty piece of one part's text, reasoning or tool-call arguments, as the inside of a JSON
-    string (:data:`pycore._json.STRING_BODY`); one or more other named groups, the *head*, hold
-    whatever else the event says that matters (which part, the model...): events with equal heads
-    differ only in their text. No unnamed groups. :meth:`usual_part` reads a head."""
+    string (:data:`pycore._json.STRING_BODY`). One or more other named groups, the *head*, hold all
+    else that may differ between two such events and matters to the generic path (which part, the
+    model...), loosely matched (``[^"]*``: fast) since :meth:`usual_payload` decodes it; the rest of
+    the pattern accepts only what JSON accepts. No unnamed groups: each group costs a string."""
     ignored_event: ClassVar[str | None] = None
     """A regular expression for whole events the generic path reads as nothing at all (no event, no
     state, not the end: Anthropic's ``ping``), skipped without breaking the run around them. No groups."""
-    _usual: ClassVar[tuple[Callable[[str], list[Any]], Callable[[Any], Any], int] | None] = None
+    _usual: ClassVar[tuple[re.Pattern[str], Callable[[Any], Any], int] | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -97,19 +99,22 @@ class StreamParser(ABC):
             return []
         if self._usual is None:
             return self._items(self._decoder.parse(text))
-        findall, heads, at = self._usual
+        scan, heads, at = self._usual
         parts, parse, items = self.parts, self._decoder.parse, self._items
         events: list[Event] = []
         last = self._head  # the head of the run below
         kind, key = self._part
         run: list[str] = []
         other: list[str] = []
+        units = scan.findall(text)
+        spans: list[tuple[int, int]] | None = None
         try:
-            for unit in findall(text):
+            for i, unit in enumerate(units):
                 if unit[-1]:  # not a usual event: read with those around it, in order
                     other.append(unit[-1])
                     continue
-                if not unit[0]:  # an ignored event
+                piece = unit[at]
+                if not piece:  # an ignored event
                     continue
                 if other:
                     if run:
@@ -125,14 +130,14 @@ class StreamParser(ABC):
                         events += parts.delta(kind, key, "".join(run))
                         run = []
                     part = self.usual_part(head)
-                    if part is None:  # the adapter wants this one read the generic way
+                    if part is None:  # the generic path reads this one, from its own text
                         last = None
-                        events += items(parse(unit[0]))
+                        spans = spans or [m.span() for m in scan.finditer(text)]
+                        events += items(parse(text[spans[i][0] : spans[i][1]]))
                         if parts.error is not None or self.done:
                             return events
                         continue
                     last, (kind, key) = head, part
-                piece = unit[at]
                 run.append(piece if "\\" not in piece else string_value(piece))
         finally:  # a malformed event raises: the deltas before it are kept all the same
             if run:
@@ -184,11 +189,22 @@ class StreamParser(ABC):
         recorded here). ``None`` sends it to :meth:`handle`."""
         return None
 
+    def usual_payload(self, head: Any) -> str:
+        """The JSON text of a :attr:`usual_event` event with this head (a string, or a tuple of them in
+        the pattern's order) and the text ``x``: what :meth:`usual_part` judges."""
+        raise NotImplementedError
+
     def usual_part(self, head: Any) -> tuple[DeltaKind, Hashable] | None:
-        """``(kind, part key)`` for the :attr:`usual_event` events whose head is ``head`` (a string, or
-        a tuple of them in the pattern's order), recording what else it carries. Asked again whenever
-        the head changes or another event came between. ``None``: read this event the generic way."""
-        return None
+        """``(kind, part key)`` for the :attr:`usual_event` events whose head is ``head``, as the generic
+        path decides it (:meth:`usual_delta`, recording what else the head carries), or ``None``: read
+        this event the generic way. Asked whenever the head changes or another event came between,
+        since that event may change the answer (a tool call started, new token counts)."""
+        try:
+            payload = from_json(self.usual_payload(head))
+        except ValueError:  # an escaped quote in a loose field, a control character...
+            return None
+        delta = self.usual_delta(payload)
+        return None if delta is None else (delta[0], delta[1])
 
     @abstractmethod
     def handle(self, payload: Any) -> list[Event]:
@@ -336,15 +352,14 @@ def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
 def _compile_usual(
     usual: str, ignored: str | None, ndjson: bool
 ) -> tuple[Callable[[str], list[Any]], Callable[[Any], Any], int]:
-    """``re.findall`` over whole units: a usual event (whole in the first group), an ignored one
-    (matching no group), or any other unit (in the last group); and where its tuples hold the head
-    and the text."""
-    scan = re.compile(f"({usual})|{ignored or '(?!)'}|{_OTHER[ndjson]}")
+    """A pattern for ``re.findall`` over whole units: a usual event (its groups), an ignored one (no
+    group), or any other unit (the last group); and where its tuples hold the head and the text."""
+    scan = re.compile(f"{usual}|{ignored or '(?!)'}|{_OTHER[ndjson]}")
     names = scan.groupindex
-    if "text" not in names or len(names) < 2 or scan.groups != len(names) + 2:
+    if "text" not in names or len(names) < 2 or scan.groups != len(names) + 1:
         raise TypeError(f"usual_event needs a group named 'text', other named groups, no unnamed ones; "
                         f"ignored_event no groups: {scan.pattern}")
-    return scan.findall, itemgetter(*sorted(i - 1 for n, i in names.items() if n != "text")), names["text"] - 1
+    return scan, itemgetter(*sorted(i - 1 for n, i in names.items() if n != "text")), names["text"] - 1
 
 
 def sse_json(data: str) -> Any:

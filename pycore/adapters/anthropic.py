@@ -51,30 +51,20 @@ FINISH: dict[str, FinishReason] = {
 }
 
 
-# The head of a usual delta: its block index, the delta's type and the field holding the piece.
-_USUAL_KINDS: dict[str, DeltaKind] = {
-    ',"delta":{"type":"text_delta","text': "text",
-    ',"delta":{"type":"thinking_delta","thinking': "reasoning",
-    ',"delta":{"type":"input_json_delta","partial_json': "args",
-}
-
-
 class AnthropicParser(StreamParser):
-    # As the API writes it, padding spaces included.
+    # As the API writes it, padding spaces included; the head is the block index and the delta's type.
     usual_event = (
         r'(?:event: content_block_delta\n)?data: \{"type":"content_block_delta","index":(?P<head>'
         + INT
-        + "(?:" + "|".join(map(re.escape, _USUAL_KINDS)) + ")"
-        + r')":"(?P<text>(?!")'
+        + r',"delta":\{"type":"(?:text_delta","text|thinking_delta","thinking|input_json_delta","partial_json))'
+        + r'":"(?P<text>(?!")'
         + STRING_BODY
         + r')"\} *\} *\n\n'
     )
     ignored_event = r'(?:event: ping\n)?data: \{"type": ?"ping"\}\n\n'
 
-    def usual_part(self, head: str) -> tuple[DeltaKind, int] | None:
-        comma = head.index(",")
-        index, kind = int(head[:comma]), _USUAL_KINDS[head[comma:]]
-        return None if kind == "args" and not self.parts.has_tool_call(index) else (kind, index)
+    def usual_payload(self, head: str) -> str:
+        return '{"type":"content_block_delta","index":' + head + '":"x"}}'
 
     def decode(self, item: SSEEvent) -> Any:
         event = sse_json(item.data)

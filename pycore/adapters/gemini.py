@@ -14,9 +14,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-from pydantic_core import from_json
-
-from pycore._json import PLAIN_BODY, STRING_BODY
+from pycore._json import STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import tool_names
@@ -51,19 +49,12 @@ FINISH: dict[str, FinishReason] = {
 }
 
 
-_FLAT = r"\{[^{}\[\]\n]*\}"  # an object of plain values
-_ARRAY = rf"\[[^{{}}\[\]\n]*(?:{_FLAT}[^{{}}\[\]\n]*)*\]"  # an array of plain values and such objects
-_USAGE = rf"\{{[^{{}}\[\]\n]*(?:{_ARRAY}[^{{}}\[\]\n]*)*\}}"  # usageMetadata's shape (read as JSON in usual_part)
-
-
 class GeminiParser(StreamParser):
-    # One candidate with one part, a piece of text or of a thought, no finish reason; Gemini 2 puts a
-    # space after each colon, Gemini 3 none. The head is everything after the text.
+    # One candidate whose first part starts with a piece of text; Gemini 2 puts a space after each
+    # colon, Gemini 3 none. The head is all that follows the text.
     usual_event = (
         r'data: \{"candidates": ?\[\{"content": ?\{"parts": ?\[\{"text": ?'
-        rf'"(?P<text>(?!"){STRING_BODY})"(?P<head>(?:, ?"thought": ?true)?\}}\], ?"role": ?"model"\}}'
-        rf'(?:, ?"index": ?0)?\}}\], ?"usageMetadata": ?{_USAGE}, ?"modelVersion": ?"{PLAIN_BODY}", ?'
-        rf'"responseId": ?"{PLAIN_BODY}")\}}\n\n'
+        rf'"(?P<text>(?!"){STRING_BODY})"(?P<head>[^\n]*)\}}\n\n'
     )
 
     def __init__(self, vendor: str, *, status: int = 200) -> None:
@@ -97,17 +88,8 @@ class GeminiParser(StreamParser):
             return "reasoning", self.state.key("thought"), text
         return "text", self.state.key("text"), text
 
-    def usual_part(self, head: str) -> tuple[DeltaKind, int] | None:
-        try:
-            rest = from_json("{" + head[head.index('"usageMetadata"') :] + "}")
-        except ValueError:
-            return None  # not JSON after all: the generic path says so
-        parts = self.parts
-        if parts.usage is None or parts.usage.details != rest["usageMetadata"]:
-            return None  # new token counts: the generic path reports them
-        parts.response_id = rest["responseId"] or parts.response_id
-        parts.model = rest["modelVersion"] or parts.model
-        return ("reasoning", self.state.key("thought")) if head[0] == "," else ("text", self.state.key("text"))
+    def usual_payload(self, head: str) -> str:
+        return '{"candidates":[{"content":{"parts":[{"text":"x"' + head + "}"
 
     def handle(self, payload: Any) -> list[Event]:
         return handle_response(self.parts, self.state, payload, self.status)

@@ -43,28 +43,35 @@ FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
 
 class OllamaParser(StreamParser):
     ndjson = True
-    # A line with a piece of the answer, or of the thinking (beside an empty answer).
+    # A line with a piece of the answer, or of the thinking (beside an empty answer); the head is the
+    # model and which of the two.
     usual_event = (
-        rf'\{{"model":"(?P<model>{PLAIN_BODY})","created_at":"{PLAIN_BODY}","message":\{{"role":"assistant",'
+        rf'\{{"model":"(?P<model>[^"]*)","created_at":"{PLAIN_BODY}","message":\{{"role":"assistant",'
         rf'"content":(?P<thinking>"","thinking":)?"(?P<text>(?!"){STRING_BODY})"\}},"done":false\}}\n'
     )
 
-    def usual_part(self, head: tuple[str, str]) -> tuple[DeltaKind, str]:
-        self.parts.model = head[0] or self.parts.model
-        return ("reasoning", "thinking") if head[1] else ("text", "content")
+    def usual_payload(self, head: tuple[str, str]) -> str:
+        piece = '"","thinking":"x"' if head[1] else '"x"'
+        return f'{{"model":"{head[0]}","message":{{"role":"assistant","content":{piece}}},"done":false}}'
 
     def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
-        # A line whose message is its role and a piece of text; not the last line, not an error.
+        # A line whose message is its role and a piece of the answer, or its role, an empty answer and
+        # a piece of the thinking; not the last line, not an error.
         if type(payload) is not dict or payload.get("done") or payload.get("error"):
             return None
         message = payload.get("message")
-        if not message or len(message) != 2:
+        if not message or type(message) is not dict:
             return None
-        content = message.get("content")
-        if not content or type(content) is not str:
+        if len(message) == 2:
+            kind, key, text = "text", "content", message.get("content")
+        elif len(message) == 3 and "role" in message and message.get("content") == "":
+            kind, key, text = "reasoning", "thinking", message.get("thinking")
+        else:
+            return None
+        if not text or type(text) is not str:
             return None
         self.parts.model = payload.get("model") or self.parts.model
-        return "text", "content", content
+        return kind, key, text
 
     def handle(self, payload: Any) -> list[Event]:
         return handle_line(self.parts, payload, self.status)

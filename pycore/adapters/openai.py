@@ -14,7 +14,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from pycore._json import INT, PLAIN_BODY, STRING_BODY
+from pycore._json import PLAIN_BODY, STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
@@ -47,20 +47,17 @@ FINISH: dict[str, FinishReason] = {
 
 
 class OpenAIChatParser(StreamParser):
-    # A piece of text, as OpenAI writes it (compatible servers' own layouts take the generic path).
+    # A piece of text, as OpenAI writes it (compatible servers' own layouts take the generic path);
+    # the head is everything before the choices.
     usual_event = (
-        rf'data: \{{"id":"(?P<id>{PLAIN_BODY})","object":"chat\.completion\.chunk","created":{INT},'
-        rf'"model":"(?P<model>{PLAIN_BODY})"(?:,"service_tier":"{PLAIN_BODY}")?'
-        rf'(?:,"system_fingerprint":(?:"{PLAIN_BODY}"|null))?,"choices":\[\{{"index":0,"delta":\{{"content":'
-        rf'"(?P<text>(?!"){STRING_BODY})"\}},"logprobs":null,"finish_reason":null\}}\](?:,"usage":null)?'
-        rf'(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
+        r'data: \{"id":"(?P<head>[^"]*","object":"chat\.completion\.chunk","created":[^,]*,"model":"[^"]*"'
+        r'(?:,"service_tier":"[^"]*")?(?:,"system_fingerprint":(?:"[^"]*"|null))?),"choices":\[\{"index":0,'
+        rf'"delta":\{{"content":"(?P<text>(?!"){STRING_BODY})"\}},"logprobs":null,"finish_reason":null\}}\]'
+        rf'(?:,"usage":null)?(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
     )
 
-    def usual_part(self, head: tuple[str, str]) -> tuple[DeltaKind, str]:
-        parts = self.parts
-        parts.response_id = head[0] or parts.response_id
-        parts.model = head[1] or parts.model
-        return "text", "content"
+    def usual_payload(self, head: str) -> str:
+        return '{"id":"' + head + ',"choices":[{"index":0,"delta":{"content":"x"}}]}'
 
     def decode(self, item: SSEEvent) -> Any:
         if item.data == "[DONE]":

@@ -36,19 +36,26 @@ VENDOR = "openai-responses"
 INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
+_SEQUENCE = rf'(?:"sequence_number":{INT},)?'
+_KIND_TYPES = ("response.output_text.delta", "response.reasoning_summary_text.delta",
+               "response.function_call_arguments.delta")
+
+
 class ResponsesParser(StreamParser):
-    # A piece of output text, of a reasoning summary, or of a function call's arguments.
+    # A piece of output text, of a reasoning summary, or of a function call's arguments. The head is
+    # the item, in the group of its kind (one string per event instead of two).
     usual_event = (
-        r"(?:event: [a-z_.]+\n)?"
-        rf'data: \{{"type":"(?P<type>response\.(?:output_text|reasoning_summary_text|function_call_arguments)'
-        rf'\.delta)",(?:"sequence_number":{INT},)?"item_id":"(?P<item>{PLAIN_BODY})","output_index":{INT}'
-        rf'(?:,"(?:content|summary)_index":{INT})?,"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\])?'
-        rf'(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
+        r'(?:event: [^\n]*\n)?data: \{"type":"response\.(?:'
+        + rf'output_text\.delta",{_SEQUENCE}"item_id":"(?P<text_item>[^"]+)","output_index":{INT},"content_index":{INT}'
+        + rf'|reasoning_summary_text\.delta",{_SEQUENCE}"item_id":"(?P<reasoning_item>[^"]+)","output_index":{INT},'
+        + rf'"summary_index":{INT}'
+        + rf'|function_call_arguments\.delta",{_SEQUENCE}"item_id":"(?P<args_item>[^"]+)","output_index":{INT})'
+        + rf',"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\])?(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
     )
 
-    def usual_part(self, head: tuple[str, str]) -> tuple[DeltaKind, str] | None:
-        kind, key = _USUAL[head[0]], head[1]
-        return None if kind == "args" and not self.parts.has_tool_call(key) else (kind, key)
+    def usual_payload(self, head: tuple[str, str, str]) -> str:
+        kind, item = next((kind, item) for kind, item in zip(_KIND_TYPES, head, strict=True) if item)
+        return f'{{"type":"{kind}","item_id":"{item}","delta":"x"}}'
 
     def decode(self, item: SSEEvent) -> Any:
         event = sse_json(item.data)
