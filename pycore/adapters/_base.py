@@ -118,7 +118,7 @@ class StreamParser(ABC):
                     continue
                 if other:
                     if run:
-                        events += parts.delta(kind, key, "".join(run))
+                        events += parts.delta(kind, key, _joined(run))
                         run = []
                     events += items(parse("".join(other)))
                     other, last = [], None
@@ -127,7 +127,7 @@ class StreamParser(ABC):
                 head = heads(unit)
                 if head != last:
                     if run:
-                        events += parts.delta(kind, key, "".join(run))
+                        events += parts.delta(kind, key, _joined(run))
                         run = []
                     part = self.usual_part(head)
                     if part is None:  # the generic path reads this one, from its own text
@@ -138,10 +138,10 @@ class StreamParser(ABC):
                             return events
                         continue
                     last, (kind, key) = head, part
-                run.append(piece if "\\" not in piece else string_value(piece))
+                run.append(piece)
         finally:  # a malformed event raises: the deltas before it are kept all the same
             if run:
-                events += parts.delta(kind, key, "".join(run))
+                events += parts.delta(kind, key, _joined(run))
             self._head, self._part = (None, self._part) if other else (last, (kind, key))
         if other:
             events += items(parse("".join(other)))
@@ -347,6 +347,18 @@ def merge_options(body: dict[str, Any], options: Mapping[str, Any]) -> dict[str,
 
 def drop_none(mapping: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in mapping.items() if v is not None}
+
+
+def _joined(pieces: list[str]) -> str:
+    """The text of a run of JSON string insides. Escapes decode the same joined as one by one, but
+    for ``\\u`` escapes (a surrogate pair may straddle two pieces, which the generic path reads as
+    two lone halves), so those pieces are decoded each on its own."""
+    text = "".join(pieces)
+    if "\\" not in text:
+        return text
+    if "\\u" not in text:
+        return string_value(text)
+    return "".join([string_value(piece) for piece in pieces])
 
 
 def _compile_usual(

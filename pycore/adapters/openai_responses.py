@@ -9,6 +9,7 @@ id, ``function_call_arguments`` deltas, reasoning-summary deltas, and a mid-stre
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from pycore._json import INT, PLAIN_BODY, STRING_BODY
@@ -37,6 +38,10 @@ INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_f
 
 
 _SEQUENCE = rf'(?:"sequence_number":{INT},)?'
+# Event types with no handler (_HANDLERS): once they are JSON, the generic path reads them as nothing.
+NO_OP_TYPES = ("response.reasoning_summary_text.done", "response.reasoning_summary_part.done",
+               "response.function_call_arguments.done")
+_VALUE = rf'(?:"{STRING_BODY}"|{INT}|\[\]|\{{"type":"[a-z_]+"(?:,"[a-z_]+":"{STRING_BODY}")*\}})'
 _KIND_TYPES = ("response.output_text.delta", "response.reasoning_summary_text.delta",
                "response.function_call_arguments.delta")
 
@@ -51,6 +56,13 @@ class ResponsesParser(StreamParser):
         + rf'"summary_index":{INT}'
         + rf'|function_call_arguments\.delta",{_SEQUENCE}"item_id":"(?P<args_item>[^"]+)","output_index":{INT})'
         + rf',"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\])?(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
+    )
+
+    # Events with no handler below, which the generic path reads as nothing once they are JSON: the
+    # pattern accepts only JSON (and no second "type"), in the shapes these events come in.
+    ignored_event = (
+        r'(?:event: [^\n]*\n)?data: \{"type":"(?:' + "|".join(map(re.escape, NO_OP_TYPES)) + ')"'
+        rf'(?:,"(?!type")[a-z_]+":{_VALUE})*\}}\n\n'
     )
 
     def usual_payload(self, head: tuple[str, str, str]) -> str:

@@ -177,3 +177,26 @@ def test_every_usual_event_of_a_recording_takes_the_fast_path(fixture: Any) -> N
     parser.finish()
     assert decoded, "the spy saw the generic path"
     assert generic_usual == []
+
+
+@pytest.mark.parametrize("vendor", ["anthropic", "ollama"])
+def test_a_surrogate_pair_split_over_two_pieces_reads_as_the_generic_path_reads_it(vendor: str) -> None:
+    # Each piece is decoded on its own there: two lone halves, not one emoji. Escapes without \u
+    # decode the same joined, and a run joins its pieces before decoding them.
+    pieces = [r"a\n\ud83d", r"\ude00\"b", r"c\\\\"]
+    if vendor == "anthropic":
+        body = "".join(f'event: content_block_delta\ndata: {{"type":"content_block_delta","index":0,'
+                       f'"delta":{{"type":"text_delta","text":"{p}"}}}}\n\n' for p in pieces)
+    else:
+        body = "".join(f'{{"model":"m","created_at":"t","message":{{"role":"assistant","content":"{p}"}},'
+                       f'"done":false}}\n' for p in pieces)
+    chunks = [body.encode()]
+    fast, generic = outcome(vendor, chunks, fast=True), outcome(vendor, chunks, fast=False)
+    assert fast == generic
+    assert fast[2].text() == "a\n\ud83d\ude00\"bc\\\\"
+
+
+def test_the_events_skipped_as_no_ops_have_no_handler() -> None:
+    from pycore.adapters.openai_responses import _HANDLERS, NO_OP_TYPES
+
+    assert NO_OP_TYPES and not set(NO_OP_TYPES) & set(_HANDLERS)
