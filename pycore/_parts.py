@@ -134,6 +134,11 @@ class PartsManager:
 
     def delta(self, kind: DeltaKind, key: Hashable, delta: str) -> list[Event]:
         """A plain delta by kind: text, reasoning, or the arguments of a tool call already started."""
+        # Once per part and fed chunk from the stream parsers: a part already there takes the short way.
+        index = self._index.get((_PART_KEYS[kind], key))
+        fragments = None if index is None else (self._args if kind == "args" else self._texts).get(index)
+        if fragments is not None and delta:
+            return self._append(index, fragments, delta, _DELTAS[kind], False)  # type: ignore[arg-type]
         if kind == "text":
             return self.text(key, delta)
         if kind == "reasoning":
@@ -306,3 +311,7 @@ def _args_delta(index: int, delta: str, _: bool) -> ToolCallArgsDelta:
     event = _new(ToolCallArgsDelta)
     event.type, event.index, event.delta = "tool_call_args_delta", index, delta
     return event
+
+
+_PART_KEYS = {"text": "text", "reasoning": "reasoning", "args": "tool"}  # a delta kind -> its parts' key
+_DELTAS = {"text": _text_delta, "reasoning": _reasoning_delta, "args": _args_delta}
