@@ -61,8 +61,11 @@ class ResponsesParser(StreamParser):
     # Events with no handler below, which the generic path reads as nothing once they are JSON: the
     # pattern accepts only JSON (and no second "type"), in the shapes these events come in.
     ignored_event = (
-        r'(?:event: [^\n]*\n)?data: \{"type":"(?:' + "|".join(map(re.escape, NO_OP_TYPES)) + ')"'
-        rf'(?:,"(?!type")[a-z_]+":{_VALUE})*\}}\n\n'
+        r'(?:event: [^\n]*\n)?data: \{"type":"(?:(?:' + "|".join(map(re.escape, NO_OP_TYPES)) + ')"'
+        rf'(?:,"(?!type")[a-z_]+":{_VALUE})*'
+        # The first summary part of a reasoning item: _summary_part adds a paragraph break only before later ones.
+        rf'|response\.reasoning_summary_part\.added",{_SEQUENCE}"item_id":"{PLAIN_BODY}","output_index":{INT},'
+        rf'"summary_index":0,"part":\{{"type":"summary_text","text":"{STRING_BODY}"\}})\}}\n\n'
     )
 
     def usual_payload(self, head: tuple[str, str, str]) -> str:
