@@ -171,7 +171,13 @@ class StreamParser(ABC):
                 if run:
                     events += parts.delta(kind, key, "".join(run))
                     run = []
-                events += handle(payload)
+                try:
+                    events += handle(payload)
+                except (KeyError, IndexError, TypeError, AttributeError) as e:  # JSON, but not the vendor's shape
+                    raise StreamFormatError(
+                        f"{parts.vendor}: an event this parser cannot read ({type(e).__name__} {e}): "
+                        f"{json.dumps(payload, ensure_ascii=False)[:120]}"
+                    ) from e
                 if parts.error is not None or self.done:  # like the vendors' SDKs: nothing after counts
                     break
         finally:  # a malformed item raises: the deltas before it are kept all the same

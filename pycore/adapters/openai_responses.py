@@ -18,6 +18,7 @@ from pycore.adapters._base import StreamParser, drop_none, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.adapters.openai import OpenAIChatAdapter, error_fields
 from pycore.decoders import SSEEvent
+from pycore.exceptions import StreamFormatError
 from pycore.messages import (
     ChatRequest,
     Event,
@@ -119,7 +120,10 @@ class ResponsesParser(StreamParser):
         return self.parts.reasoning(event["item_id"], "\n\n") if event.get("summary_index", 0) > 0 else []
 
     def _args(self, event: dict[str, Any]) -> list[Event]:
-        return self.parts.tool_call_args(event["item_id"], event.get("delta", ""))
+        item = event["item_id"]
+        if not self.parts.has_tool_call(item):
+            raise StreamFormatError(f"{VENDOR}: arguments for function call {item!r}, which the stream never started")
+        return self.parts.tool_call_args(item, event.get("delta", ""))
 
     def _response(self, event: dict[str, Any]) -> list[Event]:
         return response_state(self.parts, event.get("response") or {})

@@ -158,3 +158,31 @@ def test_a_malformed_event_after_text_in_the_same_chunk_keeps_that_text(
     with pytest.raises(StreamFormatError, match="oops"):
         parser.feed(usual % b"Hel" + usual % b"lo" + malformed + usual % b"!")
     assert parser.completion(incomplete=True).text() == "Hello"
+
+
+@pytest.mark.parametrize(
+    ("vendor", "before", "odd", "named"),
+    [
+        # JSON, but missing what the handler reads
+        ("anthropic", b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+         b'"delta":{"type":"text_delta","text":"Hello"}}\n\n',
+         b'event: content_block_start\ndata: {"type":"content_block_start","content_block":{"type":"text"}}\n\n',
+         r"anthropic: an event this parser cannot read \(KeyError 'index'\): \{\"type\": \"content_block_start\""),
+        ("openai-responses", b'data: {"type":"response.output_text.delta","item_id":"msg_1","delta":"Hello"}\n\n',
+         b'data: {"type":"response.output_text.delta","delta":"x"}\n\n',
+         r"openai-responses: an event this parser cannot read \(KeyError 'item_id'\)"),
+        # arguments for a call never announced
+        ("openai-responses", b'data: {"type":"response.output_text.delta","item_id":"msg_1","delta":"Hello"}\n\n',
+         b'data: {"type":"response.function_call_arguments.delta","item_id":"fc_9","output_index":0,"delta":"{}"}\n\n',
+         r"openai-responses: arguments for function call 'fc_9', which the stream never started"),
+    ],
+    ids=["anthropic-missing-index", "responses-missing-item", "responses-unannounced-call"],
+)
+def test_an_event_of_another_shape_is_a_stream_format_error_that_keeps_the_text_before_it(
+    vendor: str, before: bytes, odd: bytes, named: str
+) -> None:
+    """Bad input gets a clear error naming the vendor and the event, never a bare KeyError."""
+    parser = get_adapter(vendor).stream_parser()
+    with pytest.raises(StreamFormatError, match=named):
+        parser.feed(before + odd)
+    assert parser.completion(incomplete=True).text() == "Hello"
