@@ -8,9 +8,10 @@ tool-call index); the manager maps it to the index of the part in the message. T
 is kept cannot drift apart. Non-streaming responses go through the same calls.
 
 Cost stays flat as a response grows: text arrives as fragments kept in lists and joined once, in
-:meth:`PartsManager.completion`. Within one batch (:meth:`begin_batch` .. :meth:`end_batch`, one
-fed chunk) consecutive deltas of the same part become one event: what the UI consumes per chunk
-is the same text, in fewer events. An event is never changed after its batch has ended.
+:meth:`PartsManager.completion`. A manager made with ``runs=True`` (a stream parser's) joins
+consecutive deltas of the same part into one event until :meth:`end_run` (called once per fed
+chunk): what the UI consumes per chunk is the same text, in fewer events. An event is never
+changed after :meth:`end_run`.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ DeltaKind = Literal["text", "reasoning", "args"]
 
 
 class PartsManager:
-    def __init__(self, vendor: str) -> None:
+    def __init__(self, vendor: str, *, runs: bool = False) -> None:
         self.vendor = vendor
         self.parts: list[Part] = []
         self._index: dict[Hashable, int] = {}
@@ -57,9 +58,9 @@ class PartsManager:
         self.model: str | None = None
         self.response_id: str | None = None
         self.closed = False
-        self._batching = False
-        # The open run of a batch: the delta event that later deltas of the same part join, that
-        # part's index, its fragment list and where the run started in it.
+        self._runs = runs
+        # The open run: the delta event that later deltas of the same part join until end_run(),
+        # that part's index, its fragment list and where the run started in it.
         self._run: Delta | None = None
         self._run_index = -1
         self._run_fragments: list[str] = []
@@ -70,15 +71,10 @@ class PartsManager:
         """An error arrived: like the vendors' SDKs, nothing after it counts."""
         return self.error is not None
 
-    # ---------------------------------------------------------------- batches
-    def begin_batch(self) -> None:
-        self._batching = True
-
-    def end_batch(self) -> None:
-        self._end_run()
-        self._batching = False
-
-    def _end_run(self) -> None:
+    # ---------------------------------------------------------------- runs
+    def end_run(self) -> None:
+        """Close the open run (``runs=True``): the next delta is a new event, and the events given out
+        so far stay as they are."""
         run = self._run
         if run is not None:
             if len(self._run_fragments) - self._run_start > 1:
@@ -234,11 +230,11 @@ class PartsManager:
             events += self.tool_call_end(self._key_of(index))
         if self.finish is not None and self.error is None:
             events += self._event(FinishEvent(reason=self.finish[0], raw=self.finish[1]))
-        self._end_run()
+        self.end_run()
         return events
 
     def completion(self, *, incomplete: bool = False) -> Completion:
-        self._end_run()
+        self.end_run()
         finish = self.finish if self.error is None else None
         parts: list[Part] = []
         for index, part in enumerate(self.parts):
@@ -260,21 +256,21 @@ class PartsManager:
     def _append(
         self, index: int, fragments: list[str], delta: str, make: Callable[[int, str, bool], Delta], flag: bool
     ) -> list[Event]:
-        """Keep ``delta`` as a fragment of part ``index``. It joins the run of that part already open in
-        this batch, or starts one with its own delta event (``make(index, delta, flag)``), which later
-        fragments join."""
+        """Keep ``delta`` as a fragment of part ``index``. It joins the open run of that part, or starts
+        one with its own delta event (``make(index, delta, flag)``), which later fragments join until
+        :meth:`end_run` (with ``runs=True``; otherwise every delta is its own event)."""
         fragments.append(delta)
         if index == self._run_index:
             return []
         event = make(index, delta, flag)
-        self._end_run()
-        if self._batching:
-            self._run, self._run_index = event, index
-            self._run_fragments, self._run_start = fragments, len(fragments) - 1
+        if self._run is not None:
+            self.end_run()
+        if self._runs:
+            self._run, self._run_index, self._run_fragments, self._run_start = event, index, fragments, len(fragments) - 1
         return [event]
 
     def _event(self, event: Event) -> list[Event]:
-        self._end_run()
+        self.end_run()
         return [event]
 
     def _add(self, key: Hashable, part: Part) -> int:

@@ -48,17 +48,19 @@ class UnitCutter:
 
     ``cr_is_newline`` (SSE): CRLF and a lone CR become LF before the boundary is looked for; a CR
     ending a chunk is held back until the next byte tells whether it is half of a CRLF. NDJSON:
-    only LF ends a line (a CR before it stays, as JSON whitespace).
+    only LF ends a line (a CR before it stays, as JSON whitespace). ``bom`` (SSE): a U+FEFF that
+    starts the stream is dropped, there only.
     """
 
-    __slots__ = ("_buffer", "_boundary", "_size", "_crlf", "_held_cr")
+    __slots__ = ("_buffer", "_boundary", "_size", "_crlf", "_held_cr", "_bom")
 
-    def __init__(self, boundary: bytes, *, cr_is_newline: bool) -> None:
+    def __init__(self, boundary: bytes, *, cr_is_newline: bool, bom: bool = False) -> None:
         self._buffer = bytearray()  # the unfinished last unit: no boundary inside
         self._boundary = boundary
         self._size = len(boundary)
         self._crlf = cr_is_newline
         self._held_cr = False
+        self._bom = bom  # the start of the stream is still to come
 
     # Per chunk, so written for Pyodide: ``13 in chunk`` rather than ``b"\r" in chunk`` (bytes tries
     # the argument as an int first, and raising and clearing that TypeError costs more than the search),
@@ -77,6 +79,9 @@ class UnitCutter:
         end += size
         text = buffer[:end].decode("utf-8", "replace")
         del buffer[:end]
+        if self._bom:
+            self._bom = False
+            text = text.removeprefix("\ufeff")
         return text
 
     def _normalized(self, chunk: bytes) -> bytes:
@@ -95,19 +100,24 @@ class UnitCutter:
             self._buffer += b"\n"
         text = self._buffer.decode("utf-8", errors="replace")
         self._buffer.clear()
+        if self._bom:
+            self._bom = False
+            text = text.removeprefix("\ufeff")
         return text
 
 
 class SSEDecoder:
-    __slots__ = ("_units", "_event", "_data", "_last_id", "_retry", "_started")
+    __slots__ = ("_units", "feed_text", "_event", "_data", "_last_id", "_retry")
 
     def __init__(self) -> None:
-        self._units = UnitCutter(b"\n\n", cr_is_newline=True)
+        self._units = UnitCutter(b"\n\n", cr_is_newline=True, bom=True)
+        self.feed_text = self._units.feed
+        """``feed_text(chunk)``: the whole events ``chunk`` completes, as text: LF line ends, each event
+        ending with a blank line ("" when none). The cutter's own method: it runs once per chunk."""
         self._event = ""
         self._data: list[str] = []
         self._last_id: str | None = None
         self._retry: int | None = None
-        self._started = False
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
         return self.parse(self.feed_text(chunk))
@@ -115,22 +125,10 @@ class SSEDecoder:
     def finish(self) -> list[SSEEvent]:
         return self.parse(self.finish_text())
 
-    def feed_text(self, chunk: bytes) -> str:
-        """The whole events ``chunk`` completes, as text: LF line ends, each event ending with a blank line."""
-        text = self._units.feed(chunk)
-        return text if self._started or not text else self._unmarked(text)
-
     def finish_text(self) -> str:
         """The whole events left at the end of the body; an unterminated last event is discarded."""
         text = self._units.finish()
-        return self._unmarked(text[: text.rfind("\n\n") + 2])
-
-    def _unmarked(self, text: str) -> str:
-        """``text`` without the byte order mark the stream may start with (only there)."""
-        if self._started or not text:
-            return text
-        self._started = True
-        return text.removeprefix("\ufeff")
+        return text[: text.rfind("\n\n") + 2]
 
     def parse(self, text: str) -> list[SSEEvent]:
         """The events of whole events' text (:meth:`feed_text`)."""
@@ -169,20 +167,18 @@ class SSEDecoder:
 class NDJSONDecoder:
     """One JSON value per ``\\n``-terminated line; blank lines skipped; a final unterminated line is parsed."""
 
-    __slots__ = ("_units",)
+    __slots__ = ("_units", "feed_text")
 
     def __init__(self) -> None:
         self._units = UnitCutter(b"\n", cr_is_newline=False)
+        self.feed_text = self._units.feed
+        """``feed_text(chunk)``: the whole lines ``chunk`` completes, as text ending with a LF ("" when none)."""
 
     def feed(self, chunk: bytes) -> list[Any]:
         return _values(self.feed_text(chunk))
 
     def finish(self) -> list[Any]:
         return _values(self.finish_text())
-
-    def feed_text(self, chunk: bytes) -> str:
-        """The whole lines ``chunk`` completes, as text ending with a LF."""
-        return self._units.feed(chunk)
 
     def finish_text(self) -> str:
         """The last line, when the body does not end with a line end."""

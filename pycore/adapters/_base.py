@@ -60,7 +60,7 @@ class StreamParser(ABC):
             cls._usual = _compile_usual(cls.usual_event, cls.ignored_event, cls.ndjson) if cls.usual_event else None
 
     def __init__(self, vendor: str, *, status: int = 200) -> None:
-        self.parts = PartsManager(vendor)
+        self.parts = PartsManager(vendor, runs=True)
         self.status = status
         self.done = False  # the vendor said the stream is over ([DONE], message_stop, done:true)
         # The head of the last usual event and its (kind, key): kept from chunk to chunk, forgotten
@@ -68,84 +68,78 @@ class StreamParser(ABC):
         self._head: Any = None
         self._part: tuple[DeltaKind, Hashable] = ("text", None)
         self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
+        self._cut = self._decoder.feed_text
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events for one chunk; consecutive deltas of one part within it come as one event."""
-        parts = self.parts
-        if parts.error is not None:
-            return []
-        parts.begin_batch()
-        try:
-            return self._read(self._decoder.feed_text(chunk))
-        finally:
-            parts.end_batch()
+        return self._read(self._cut(chunk))
 
     def finish(self) -> list[Event]:
-        parts = self.parts
-        parts.begin_batch()
-        try:
-            events = [] if parts.error is not None else self._read(self._decoder.finish_text())
-            return events + parts.close()
-        finally:
-            parts.end_batch()
+        events = self._read(self._decoder.finish_text())
+        return events + self.parts.close()
 
     def completion(self, *, incomplete: bool = False) -> Completion:
         return self.parts.completion(incomplete=incomplete)
 
     def _read(self, text: str) -> list[Event]:
         """Events for whole events' (or lines') text: usual events read from the text, per run of one
-        head, and handed to the parts manager once per run; the rest through :meth:`_items`."""
-        if not text or self.done:
+        head, and handed to the parts manager once per run; the rest through :meth:`_items`. Ends
+        the parts manager's run: what is given out is not changed later."""
+        parts = self.parts
+        if not text or self.done or parts.error is not None:
             return []
-        if self._usual is None:
-            return self._items(self._decoder.parse(text))
-        scan, heads, at = self._usual
-        parts, parse, items = self.parts, self._decoder.parse, self._items
-        events: list[Event] = []
-        last = self._head  # the head of the run below
-        kind, key = self._part
-        run: list[str] = []
-        other: list[str] = []
-        units = scan.findall(text)
-        spans: list[tuple[int, int]] | None = None
         try:
-            for i, unit in enumerate(units):
-                if unit[-1]:  # not a usual event: read with those around it, in order
-                    other.append(unit[-1])
-                    continue
-                piece = unit[at]
-                if not piece:  # an ignored event
-                    continue
-                if other:
-                    if run:
-                        events += parts.delta(kind, key, _joined(run))
-                        run = []
-                    events += items(parse("".join(other)))
-                    other, last = [], None
-                    if parts.error is not None or self.done:
-                        return events
-                head = heads(unit)
-                if head != last:
-                    if run:
-                        events += parts.delta(kind, key, _joined(run))
-                        run = []
-                    part = self.usual_part(head)
-                    if part is None:  # the generic path reads this one, from its own text
-                        last = None
-                        spans = spans or [m.span() for m in scan.finditer(text)]
-                        events += items(parse(text[spans[i][0] : spans[i][1]]))
+            if self._usual is None:
+                return self._items(self._decoder.parse(text))
+            scan, heads, at = self._usual
+            parse, items = self._decoder.parse, self._items
+            events: list[Event] = []
+            last = self._head  # the head of the run below
+            kind, key = self._part
+            run: list[str] = []
+            other: list[str] = []
+            units = scan.findall(text)
+            spans: list[tuple[int, int]] | None = None
+            try:
+                for i, unit in enumerate(units):
+                    if unit[-1]:  # not a usual event: read with those around it, in order
+                        other.append(unit[-1])
+                        continue
+                    piece = unit[at]
+                    if not piece:  # an ignored event
+                        continue
+                    if other:
+                        if run:
+                            events += parts.delta(kind, key, _joined(run))
+                            run = []
+                        events += items(parse("".join(other)))
+                        other, last = [], None
                         if parts.error is not None or self.done:
                             return events
-                        continue
-                    last, (kind, key) = head, part
-                run.append(piece)
-        finally:  # a malformed event raises: the deltas before it are kept all the same
-            if run:
-                events += parts.delta(kind, key, _joined(run))
-            self._head, self._part = (None, self._part) if other else (last, (kind, key))
-        if other:
-            events += items(parse("".join(other)))
-        return events
+                    head = heads(unit)
+                    if head != last:
+                        if run:
+                            events += parts.delta(kind, key, _joined(run))
+                            run = []
+                        part = self.usual_part(head)
+                        if part is None:  # the generic path reads this one, from its own text
+                            last = None
+                            spans = spans or [m.span() for m in scan.finditer(text)]
+                            events += items(parse(text[spans[i][0] : spans[i][1]]))
+                            if parts.error is not None or self.done:
+                                return events
+                            continue
+                        last, (kind, key) = head, part
+                    run.append(piece)
+            finally:  # a malformed event raises: the deltas before it are kept all the same
+                if run:
+                    events += parts.delta(kind, key, _joined(run))
+                self._head, self._part = (None, self._part) if other else (last, (kind, key))
+            if other:
+                events += items(parse("".join(other)))
+            return events
+        finally:
+            parts.end_run()
 
     def _items(self, items: Iterable[Any]) -> list[Event]:
         """The generic path: each item decoded once; the vendor's usual deltas (:meth:`usual_delta`)
