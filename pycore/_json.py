@@ -24,9 +24,16 @@ _WS = " \t\n\r"
 # Regular-expression pieces that accept exactly what the JSON grammar accepts (RFC 8259), for the
 # stream parsers' usual-event patterns (``StreamParser.usual_event``): what they match decodes to
 # the same value with any JSON parser.
-STRING_BODY = r'[^"\\\x00-\x1f]*(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\x00-\x1f]*)*'
+#
+# Written for sre's costs: entering a repeat of more than one character (``(?:...)*``, ``(?:...)?``)
+# allocates a repeat context, a branch does not, and a branch whose alternative starts with a
+# literal is skipped at once. So an optional piece is written ``(?:...|)``, and a string enters its
+# repeat only when it has a second escape.
+_CHAR = r'[^"\\\x00-\x1f]'
+_ESCAPE = r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})'
+STRING_BODY = rf"{_CHAR}*(?:{_ESCAPE}{_CHAR}*(?:{_ESCAPE}{_CHAR}*)*|)"
 """The inside of a JSON string, escapes included; :func:`string_value` gives its value."""
-PLAIN_BODY = r'[^"\\\x00-\x1f]*'
+PLAIN_BODY = rf"{_CHAR}*"
 """The inside of a JSON string without escapes: the text is the value."""
 INT = r"(?:0|[1-9][0-9]*)"
 """A non-negative JSON integer (no leading zeros)."""

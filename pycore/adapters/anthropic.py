@@ -54,14 +54,14 @@ FINISH: dict[str, FinishReason] = {
 class AnthropicParser(StreamParser):
     # As the API writes it, padding spaces included; the head is the block index and the delta's type.
     usual_event = (
-        r'(?:event: content_block_delta\n)?data: \{"type":"content_block_delta","index":(?P<head>'
+        r'(?:event: content_block_delta\n|)data: \{"type":"content_block_delta","index":(?P<head>'
         + INT
         + r',"delta":\{"type":"(?:text_delta","text|thinking_delta","thinking|input_json_delta","partial_json))'
         + r'":"(?P<text>(?!")'
         + STRING_BODY
         + r')"\} *\} *\n\n'
     )
-    ignored_event = r'(?:event: ping\n)?data: \{"type": ?"ping"\}\n\n'
+    ignored_event = r'(?:event: ping\n|)data: \{"type": ?"ping"\}\n\n'
 
     def usual_payload(self, head: str) -> str:
         return '{"type":"content_block_delta","index":' + head + '":"x"}}'

@@ -47,7 +47,7 @@ class OllamaParser(StreamParser):
     # model and which of the two.
     usual_event = (
         rf'\{{"model":"(?P<model>[^"]*)","created_at":"{PLAIN_BODY}","message":\{{"role":"assistant",'
-        rf'"content":(?P<thinking>"","thinking":)?"(?P<text>(?!"){STRING_BODY})"\}},"done":false\}}\n'
+        rf'"content":(?P<thinking>"","thinking":|)"(?P<text>(?!"){STRING_BODY})"\}},"done":false\}}\n'
     )
 
     def usual_payload(self, head: tuple[str, str]) -> str:

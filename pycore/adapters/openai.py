@@ -51,9 +51,9 @@ class OpenAIChatParser(StreamParser):
     # the head is everything before the choices.
     usual_event = (
         r'data: \{"id":"(?P<head>[^"]*","object":"chat\.completion\.chunk","created":[^,]*,"model":"[^"]*"'
-        r'(?:,"service_tier":"[^"]*")?(?:,"system_fingerprint":(?:"[^"]*"|null))?),"choices":\[\{"index":0,'
+        r'(?:,"service_tier":"[^"]*"|)(?:,"system_fingerprint":(?:"[^"]*"|null)|)),"choices":\[\{"index":0,'
         rf'"delta":\{{"content":"(?P<text>(?!"){STRING_BODY})"\}},"logprobs":null,"finish_reason":null\}}\]'
-        rf'(?:,"usage":null)?(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
+        rf'(?:,"usage":null|)(?:,"obfuscation":"{PLAIN_BODY}"|)\}}\n\n'
     )
 
     def usual_payload(self, head: str) -> str:

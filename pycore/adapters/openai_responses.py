@@ -38,7 +38,7 @@ VENDOR = "openai-responses"
 INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
-_SEQUENCE = rf'(?:"sequence_number":{INT},)?'
+_SEQUENCE = rf'(?:"sequence_number":{INT},|)'
 # Event types with no handler (_HANDLERS): once they are JSON, the generic path reads them as nothing.
 NO_OP_TYPES = ("response.reasoning_summary_text.done", "response.reasoning_summary_part.done",
                "response.function_call_arguments.done")
@@ -51,18 +51,18 @@ class ResponsesParser(StreamParser):
     # A piece of output text, of a reasoning summary, or of a function call's arguments. The head is
     # the item, in the group of its kind (one string per event instead of two).
     usual_event = (
-        r'(?:event: [^\n]*\n)?data: \{"type":"response\.(?:'
+        r'(?:event: [^\n]*\n|)data: \{"type":"response\.(?:'
         + rf'output_text\.delta",{_SEQUENCE}"item_id":"(?P<text_item>[^"]+)","output_index":{INT},"content_index":{INT}'
         + rf'|reasoning_summary_text\.delta",{_SEQUENCE}"item_id":"(?P<reasoning_item>[^"]+)","output_index":{INT},'
         + rf'"summary_index":{INT}'
         + rf'|function_call_arguments\.delta",{_SEQUENCE}"item_id":"(?P<args_item>[^"]+)","output_index":{INT})'
-        + rf',"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\])?(?:,"obfuscation":"{PLAIN_BODY}")?\}}\n\n'
+        + rf',"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\]|)(?:,"obfuscation":"{PLAIN_BODY}"|)\}}\n\n'
     )
 
     # Events with no handler below, which the generic path reads as nothing once they are JSON: the
     # pattern accepts only JSON (and no second "type"), in the shapes these events come in.
     ignored_event = (
-        r'(?:event: [^\n]*\n)?data: \{"type":"(?:(?:' + "|".join(map(re.escape, NO_OP_TYPES)) + ')"'
+        r'(?:event: [^\n]*\n|)data: \{"type":"(?:(?:' + "|".join(map(re.escape, NO_OP_TYPES)) + ')"'
         rf'(?:,"(?!type")[a-z_]+":{_VALUE})*'
         # The first summary part of a reasoning item: _summary_part adds a paragraph break only before later ones.
         rf'|response\.reasoning_summary_part\.added",{_SEQUENCE}"item_id":"{PLAIN_BODY}","output_index":{INT},'
