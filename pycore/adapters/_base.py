@@ -52,12 +52,16 @@ class StreamParser(ABC):
     ignored_event: ClassVar[str | None] = None
     """A regular expression for whole events the generic path reads as nothing at all (no event, no
     state, not the end: Anthropic's ``ping``), skipped without breaking the run around them. No groups."""
-    _usual: ClassVar[tuple[re.Pattern[str], Callable[[Any], Any], int] | None] = None
+    usual_per_match: ClassVar[int] = 4
+    """How many consecutive usual events of one head one match reads: the ones after the first repeat
+    its head as back-references, so the head is taken and compared once per match, not per event."""
+    _usual: ClassVar[_Usual | None] = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "usual_event" in cls.__dict__ or "ignored_event" in cls.__dict__:
-            cls._usual = _compile_usual(cls.usual_event, cls.ignored_event, cls.ndjson) if cls.usual_event else None
+        if {"usual_event", "ignored_event", "usual_per_match"} & cls.__dict__.keys():
+            cls._usual = (_compile_usual(cls.usual_event, cls.ignored_event, cls.ndjson, cls.usual_per_match)
+                          if cls.usual_event else None)
 
     def __init__(self, vendor: str, *, status: int = 200) -> None:
         self.parts = PartsManager(vendor, runs=True)
@@ -69,6 +73,7 @@ class StreamParser(ABC):
         self._part: tuple[DeltaKind, Hashable] = ("text", None)
         self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
         self._cut = self._decoder.feed_text
+        self._boundary = "\n" if self.ndjson else "\n\n"  # where a whole event ends
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events for one chunk; consecutive deltas of one part within it come as one event."""
@@ -82,64 +87,72 @@ class StreamParser(ABC):
         return self.parts.completion(incomplete=incomplete)
 
     def _read(self, text: str) -> list[Event]:
-        """Events for whole events' (or lines') text: usual events read from the text, per run of one
-        head, and handed to the parts manager once per run; the rest through :meth:`_items`. Ends
-        the parts manager's run: what is given out is not changed later."""
+        """Events for whole events' (or lines') text. Ends the parts manager's run: what is given out
+        is not changed later."""
         parts = self.parts
         if not text or self.done or parts.error is not None:
             return []
         try:
-            if self._usual is None:
-                return self._items(self._decoder.parse(text))
-            scan, heads, at = self._usual
-            parse, items = self._decoder.parse, self._items
-            events: list[Event] = []
-            last = self._head  # the head of the run below
-            kind, key = self._part
-            run: list[str] = []
-            other: list[str] = []
-            units = scan.findall(text)
-            spans: list[tuple[int, int]] | None = None
-            try:
-                for i, unit in enumerate(units):
-                    if unit[-1]:  # not a usual event: read with those around it, in order
-                        other.append(unit[-1])
-                        continue
-                    piece = unit[at]
-                    if not piece:  # an ignored event
-                        continue
-                    if other:
-                        if run:
-                            events += parts.delta(kind, key, _joined(run))
-                            run = []
-                        events += items(parse("".join(other)))
-                        other, last = [], None
-                        if parts.error is not None or self.done:
-                            return events
-                    head = heads(unit)
-                    if head != last:
-                        if run:
-                            events += parts.delta(kind, key, _joined(run))
-                            run = []
-                        part = self.usual_part(head)
-                        if part is None:  # the generic path reads this one, from its own text
-                            last = None
-                            spans = spans or [m.span() for m in scan.finditer(text)]
-                            events += items(parse(text[spans[i][0] : spans[i][1]]))
-                            if parts.error is not None or self.done:
-                                return events
-                            continue
-                        last, (kind, key) = head, part
-                    run.append(piece)
-            finally:  # a malformed event raises: the deltas before it are kept all the same
-                if run:
-                    events += parts.delta(kind, key, _joined(run))
-                self._head, self._part = (None, self._part) if other else (last, (kind, key))
-            if other:
-                events += items(parse("".join(other)))
-            return events
+            return self._items(self._decoder.parse(text)) if self._usual is None else self._units(text)
         finally:
             parts.end_run()
+
+    def _units(self, text: str) -> list[Event]:
+        """Usual events read from the text, per run of one head, and handed to the parts manager once per
+        run; the rest through :meth:`_items`, in order."""
+        scan, heads, at, texts = self._usual  # type: ignore[misc]
+        parts, parse, items = self.parts, self._decoder.parse, self._items
+        events: list[Event] = []
+        last = self._head  # the head of the run below
+        kind, key = self._part
+        run: list[str] = []
+        other: list[str] = []
+        units = scan.findall(text)
+        spans: list[tuple[int, int]] | None = None
+        try:
+            for i, unit in enumerate(units):
+                if unit[-1]:  # not a usual event: read with those around it, in order
+                    other.append(unit[-1])
+                    continue
+                piece = unit[at]
+                if not piece:  # an ignored event
+                    continue
+                if other:
+                    if run:
+                        events += parts.delta(kind, key, _joined(run))
+                        run = []
+                    events += items(parse("".join(other)))
+                    other, last = [], None
+                    if parts.error is not None or self.done:
+                        return events
+                head = heads(unit)
+                if head != last:
+                    if run:
+                        events += parts.delta(kind, key, _joined(run))
+                        run = []
+                    part = self.usual_part(head)
+                    if part is None:  # the generic path reads the match's first event from its own text
+                        spans = spans or [m.span() for m in scan.finditer(text)]
+                        start, end = spans[i]
+                        cut = text.index(self._boundary, start) + len(self._boundary)
+                        events += items(parse(text[start:cut]))
+                        if parts.error is not None or self.done:
+                            return events
+                        last = None
+                        if cut < end:  # the match's other events, asked again (that one may change the answer)
+                            self._head, self._part = None, (kind, key)
+                            events += self._units(text[cut:end])
+                            last, (kind, key) = self._head, self._part
+                        continue
+                    last, (kind, key) = head, part
+                run += texts(unit)  # the match's pieces ("" for the events it did not reach)
+        finally:  # a malformed event raises: the deltas before it are kept all the same
+            if run:
+                events += parts.delta(kind, key, _joined(run))
+            self._head, self._part = (None, self._part) if other else (last, (kind, key))
+        if other:
+            events += items(parse("".join(other)))
+        return events
 
     def _items(self, items: Iterable[Any]) -> list[Event]:
         """The generic path: each item decoded once; the vendor's usual deltas (:meth:`usual_delta`)
@@ -361,17 +374,56 @@ def _joined(pieces: list[str]) -> str:
     return "".join([string_value(piece) for piece in pieces])
 
 
-def _compile_usual(
-    usual: str, ignored: str | None, ndjson: bool
-) -> tuple[Callable[[str], list[Any]], Callable[[Any], Any], int]:
-    """A pattern for ``re.findall`` over whole units: a usual event (its groups), an ignored one (no
-    group), or any other unit (the last group); and where its tuples hold the head and the text."""
-    scan = re.compile(f"{usual}|{ignored or '(?!)'}|{_OTHER[ndjson]}")
-    names = scan.groupindex
-    if "text" not in names or len(names) < 2 or scan.groups != len(names) + 1:
-        raise TypeError(f"usual_event needs a group named 'text', other named groups, no unnamed ones; "
-                        f"ignored_event no groups: {scan.pattern}")
-    return scan, itemgetter(*sorted(i - 1 for n, i in names.items() if n != "text")), names["text"] - 1
+_Usual = tuple[re.Pattern[str], Callable[[Any], Any], int, Callable[[Any], tuple[str, ...]]]
+
+
+def _compile_usual(usual: str, ignored: str | None, ndjson: bool, per_match: int) -> _Usual:
+    """A pattern for ``re.findall`` over whole units: up to ``per_match`` usual events of one head (its
+    groups), an ignored event (no group), or any other unit (the last group); and getters for where its
+    tuples hold the head, the first text and every text."""
+    names = re.compile(usual).groupindex
+    if "text" not in names or len(names) < 2 or any(re.fullmatch(r"text_\d+", name) for name in names):
+        raise TypeError(f"usual_event needs a group named 'text' and other named groups (none named text_N): {usual}")
+    # The same event again, its head groups turned into back-references to the first event's and its
+    # text group renamed; nested, so that each is tried only after the one before it matched.
+    following = []
+    for k in range(2, per_match + 1):
+        event = usual.replace("(?P<text>", f"(?P<text_{k}>")
+        for name in names:
+            if name != "text":
+                start = event.index(f"(?P<{name}>")
+                event = f"{event[:start]}(?P={name}){event[_group_end(event, start):]}"
+        following.append(event)
+    run = usual + "".join(f"(?:{event}" for event in following) + "|)" * len(following)
+    scan = re.compile(f"{run}|{ignored or '(?!)'}|{_OTHER[ndjson]}")
+    texts = [i - 1 for n, i in scan.groupindex.items() if n == "text" or re.fullmatch(r"text_\d+", n)]
+    if scan.groups != len(scan.groupindex) + 1:
+        raise TypeError(f"usual_event may have no unnamed groups (each costs a string), and ignored_event no "
+                        f"groups: {scan.pattern}")
+    heads = itemgetter(*sorted(i - 1 for n, i in names.items() if n != "text"))
+    return scan, heads, names["text"] - 1, itemgetter(*texts) if per_match > 1 else (lambda unit: (unit[texts[0]],))
+
+
+def _group_end(pattern: str, start: int) -> int:
+    """Where the group opened by the parenthesis at ``pattern[start]`` ends (past its closing parenthesis)."""
+    depth, i = 0, start
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\":
+            i += 1  # an escaped character, whatever it is
+        elif char == "[":  # a class: parentheses inside are characters, and so is a ] first in it
+            i += 2 if pattern[i + 1 : i + 2] == "^" else 1
+            i += 1 if pattern[i : i + 1] == "]" else 0
+            while pattern[i] != "]":
+                i += 2 if pattern[i] == "\\" else 1
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    raise ValueError(f"unbalanced group at {start} in {pattern}")
 
 
 def sse_json(data: str) -> Any:

@@ -210,3 +210,31 @@ def test_the_events_skipped_as_no_ops_have_no_handler() -> None:
     from pycore.adapters.openai_responses import _HANDLERS, NO_OP_TYPES
 
     assert NO_OP_TYPES and not set(NO_OP_TYPES) & set(_HANDLERS)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "group"),
+    [
+        (r"a(?P<h>b(c)d)e", r"(?P<h>b(c)d)"),
+        (r"(?P<h>[()]x)y", r"(?P<h>[()]x)"),
+        (r"(?P<h>[^)\]]+)z", r"(?P<h>[^)\]]+)"),
+        (r"(?P<h>[]()]\))w", r"(?P<h>[]()]\))"),
+        (r"(?P<h>\(\\)v", r"(?P<h>\(\\)"),
+        (r'(?P<h>[^"]*","x":(?:"[^"]*"|null))', r'(?P<h>[^"]*","x":(?:"[^"]*"|null))'),
+    ],
+)
+def test_a_head_group_ends_at_its_own_closing_parenthesis(pattern: str, group: str) -> None:
+    """What the events after a match's first repeat as a back-reference: the whole head group, no more."""
+    from pycore.adapters._base import _group_end
+
+    start = pattern.index("(?P<h>")
+    assert pattern[start : _group_end(pattern, start)] == group
+    assert re.compile(group).groups >= 1
+
+
+@pytest.mark.parametrize("usual", [r"(?P<h>a)(?P<text>b)(c)", r"(?P<h>a)(?P<text>b)(?P<text_2>c)", r"(?P<text>b)"])
+def test_a_usual_event_pattern_the_fast_path_cannot_use_is_refused_when_the_parser_is_defined(usual: str) -> None:
+    from pycore.adapters._base import StreamParser
+
+    with pytest.raises(TypeError, match="usual_event"):
+        type("Odd", (StreamParser,), {"usual_event": usual, "handle": lambda self, payload: []})
