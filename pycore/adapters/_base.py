@@ -24,6 +24,7 @@ from pycore.http import Request
 from pycore.http.retry import RetryPolicy
 from pycore.messages import ChatRequest, Completion, Event, FinishReason, ModelInfo
 
+_NOT_JSON = object()
 _OTHER = {False: r"((?:[^\n]+\n)*\n)", True: r"([^\n]*\n)"}  # any other whole SSE event / NDJSON line
 
 
@@ -71,6 +72,7 @@ class StreamParser(ABC):
         # whenever another event is read (it may change what a head means).
         self._head: Any = None
         self._part: tuple[DeltaKind, Hashable] = ("text", None)
+        self._stand_ins: dict[Any, Any] = {}  # head -> its stand-in event (usual_part), as JSON
         self._decoder: SSEDecoder | NDJSONDecoder = NDJSONDecoder() if self.ndjson else SSEDecoder()
         self._cut = self._decoder.feed_text
         self._boundary = "\n" if self.ndjson else "\n\n"  # where a whole event ends
@@ -211,11 +213,17 @@ class StreamParser(ABC):
         """``(kind, part key)`` for the :attr:`usual_event` events whose head is ``head``, as the generic
         path decides it (:meth:`usual_delta`, recording what else the head carries), or ``None``: read
         this event the generic way. Asked whenever the head changes or another event came between,
-        since that event may change the answer (a tool call started, new token counts)."""
-        try:
-            payload = from_json(self.usual_payload(head))
-        except ValueError:  # an escaped quote in a loose field, a control character...
-            return None
+        since that event may change the answer (a tool call started, new token counts). The stand-in
+        event of the last few heads is kept: asking again costs only the generic rule."""
+        payload = self._stand_ins.get(head, _NOT_JSON)
+        if payload is _NOT_JSON:
+            try:
+                payload = from_json(self.usual_payload(head))
+            except ValueError:  # an escaped quote in a loose field, a control character...
+                return None
+            if len(self._stand_ins) == 8:  # bounded: heads may carry what changes (token counts)
+                self._stand_ins.clear()
+            self._stand_ins[head] = payload
         delta = self.usual_delta(payload)
         return None if delta is None else (delta[0], delta[1])
 
