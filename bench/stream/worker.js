@@ -57,17 +57,18 @@ function chunked(bytes, size) {
   return out;
 }
 
-// The stream is fetched and cut once per (url, chunk size) and kept: a fresh copy per run would leave
-// megabytes of garbage for V8 to collect during whichever run came next.
-const streams = new Map();
+// The stream is fetched and cut once and kept while the runs on it last: a fresh copy per run would
+// leave megabytes of garbage for V8 to collect during whichever run came next.
+let stream = { key: null };
 
 async function chunksOf(url, size) {
   const key = `${url} ${size}`;
-  if (!streams.has(key)) {
+  if (stream.key !== key) {
+    stream = { key: null }; // the last stream's bytes go before the next one's arrive
     const bytes = new Uint8Array(await (await fetch(url)).arrayBuffer());
-    streams.set(key, { bytes: bytes.length, chunks: chunked(bytes, size) });
+    stream = { key, bytes: bytes.length, chunks: chunked(bytes, size) };
   }
-  return streams.get(key);
+  return stream;
 }
 
 self.onmessage = async ({ data }) => {
