@@ -79,31 +79,29 @@ class StreamParser(ABC):
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events for one chunk; consecutive deltas of one part within it come as one event."""
-        return self._read(self._cut(chunk))
+        text = self._cut(chunk)
+        return self._read(text) if text and not self.done and self.parts.error is None else []
 
     def finish(self) -> list[Event]:
-        events = self._read(self._decoder.finish_text())
+        text = self._decoder.finish_text()
+        events = self._read(text) if text and not self.done and self.parts.error is None else []
         return events + self.parts.close()
 
     def completion(self, *, incomplete: bool = False) -> Completion:
         return self.parts.completion(incomplete=incomplete)
 
-    def _read(self, text: str) -> list[Event]:
-        """Events for whole events' (or lines') text. Ends the parts manager's run: what is given out
-        is not changed later."""
+    def _read(self, text: str, *, inner: bool = False) -> list[Event]:
+        """Events for whole events' (or lines') text: usual events read from the text, per run of one
+        head, and handed to the parts manager once per run; the rest through :meth:`_items`, in order.
+        Ends the parts manager's run (what is given out is not changed later), unless ``inner``."""
         parts = self.parts
-        if not text or self.done or parts.error is not None:
-            return []
-        try:
-            return self._items(self._decoder.parse(text)) if self._usual is None else self._units(text)
-        finally:
-            parts.end_run()
-
-    def _units(self, text: str) -> list[Event]:
-        """Usual events read from the text, per run of one head, and handed to the parts manager once per
-        run; the rest through :meth:`_items`, in order."""
-        scan, heads, at, texts = self._usual  # type: ignore[misc]
-        parts, parse, items = self.parts, self._decoder.parse, self._items
+        if self._usual is None:
+            try:
+                return self._items(self._decoder.parse(text))
+            finally:
+                parts.end_run()
+        scan, heads, at, texts = self._usual
+        parse, items = self._decoder.parse, self._items
         events: list[Event] = []
         last = self._head  # the head of the run below
         kind, key = self._part
@@ -143,18 +141,23 @@ class StreamParser(ABC):
                         last = None
                         if cut < end:  # the match's other events, asked again (that one may change the answer)
                             self._head, self._part = None, (kind, key)
-                            events += self._units(text[cut:end])
+                            events += self._read(text[cut:end], inner=True)
                             last, (kind, key) = self._head, self._part
                         continue
                     last, (kind, key) = head, part
                 run += texts(unit)  # the match's pieces ("" for the events it did not reach)
-        finally:  # a malformed event raises: the deltas before it are kept all the same
+            if run:
+                events += parts.delta(kind, key, _joined(run))
+                run = []
+            if other:
+                events += items(parse("".join(other)))
+            return events
+        finally:  # also when a malformed event raised: the deltas before it are kept all the same
             if run:
                 events += parts.delta(kind, key, _joined(run))
             self._head, self._part = (None, self._part) if other else (last, (kind, key))
-        if other:
-            events += items(parse("".join(other)))
-        return events
+            if not inner:
+                parts.end_run()
 
     def _items(self, items: Iterable[Any]) -> list[Event]:
         """The generic path: each item decoded once; the vendor's usual deltas (:meth:`usual_delta`)
