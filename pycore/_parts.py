@@ -65,6 +65,8 @@ class PartsManager:
         self._run_index = -1
         self._run_fragments: list[str] = []
         self._run_start = 0
+        # The last delta()'s part: (key, kind, index, fragments, event maker), while its fragments are open.
+        self._last_delta: tuple[Any, ...] = _NO_DELTA
 
     @property
     def stopped(self) -> bool:
@@ -130,10 +132,15 @@ class PartsManager:
 
     def delta(self, kind: DeltaKind, key: Hashable, delta: str) -> list[Event]:
         """A plain delta by kind: text, reasoning, or the arguments of a tool call already started."""
-        # Once per part and fed chunk from the stream parsers: a part already there takes the short way.
+        # Once per part and fed chunk from the stream parsers: the part of the last call, or one already
+        # there, takes the short way.
+        last = self._last_delta
+        if last[0] is key and last[1] == kind and delta:
+            return self._append(last[2], last[3], delta, last[4], False)
         index = self._index.get((_PART_KEYS[kind], key))
         fragments = None if index is None else (self._args if kind == "args" else self._texts).get(index)
         if fragments is not None and delta:
+            self._last_delta = (key, kind, index, fragments, _DELTAS[kind])
             return self._append(index, fragments, delta, _DELTAS[kind], False)  # type: ignore[arg-type]
         if kind == "text":
             return self.text(key, delta)
@@ -172,6 +179,7 @@ class PartsManager:
         part = self.parts[index]
         assert isinstance(part, ToolCallPart)
         part.arguments = loads_arguments("".join(self._args.pop(index)))
+        self._last_delta = _NO_DELTA  # its fragments are closed
         return self._event(ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments))
 
     def tool_call(
@@ -274,6 +282,7 @@ class PartsManager:
         return [event]
 
     def _add(self, key: Hashable, part: Part) -> int:
+        self._last_delta = _NO_DELTA  # a key may now name another part
         self.parts.append(part)
         self._index[key] = len(self.parts) - 1
         return len(self.parts) - 1
@@ -309,5 +318,6 @@ def _args_delta(index: int, delta: str, _: bool) -> ToolCallArgsDelta:
     return event
 
 
+_NO_DELTA = (object(), "", -1, [], None)
 _PART_KEYS = {"text": "text", "reasoning": "reasoning", "args": "tool"}  # a delta kind -> its parts' key
 _DELTAS = {"text": _text_delta, "reasoning": _reasoning_delta, "args": _args_delta}
