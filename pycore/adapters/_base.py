@@ -101,7 +101,6 @@ class StreamParser(ABC):
             finally:
                 parts.end_run()
         scan, heads, at, texts = self._usual
-        parse, items = self._decoder.parse, self._items
         events: list[Event] = []
         last = self._head  # the head of the run below
         kind, key = self._part
@@ -121,7 +120,7 @@ class StreamParser(ABC):
                     if run:
                         events += parts.delta(kind, key, _joined(run))
                         run = []
-                    events += items(parse("".join(other)))
+                    events += self._items(self._decoder.parse("".join(other)))
                     other, last = [], None
                     if parts.error is not None or self.done:
                         return events
@@ -135,7 +134,7 @@ class StreamParser(ABC):
                         spans = spans or [m.span() for m in scan.finditer(text)]
                         start, end = spans[i]
                         cut = text.index(self._boundary, start) + len(self._boundary)
-                        events += items(parse(text[start:cut]))
+                        events += self._items(self._decoder.parse(text[start:cut]))
                         if parts.error is not None or self.done:
                             return events
                         last = None
@@ -150,7 +149,7 @@ class StreamParser(ABC):
                 events += parts.delta(kind, key, _joined(run))
                 run = []
             if other:
-                events += items(parse("".join(other)))
+                events += self._items(self._decoder.parse("".join(other)))
             return events
         finally:  # also when a malformed event raised: the deltas before it are kept all the same
             if run:
