@@ -145,8 +145,9 @@ class StreamParser(ABC):
                         continue
                     last, (kind, key) = head, part
                 run += texts(unit)  # the match's pieces ("" for the events it did not reach)
-            if run:
-                events += parts.delta(kind, key, _joined(run))
+            if run:  # _joined(run), the common case inlined: no escapes
+                piece = "".join(run)
+                events += parts.delta(kind, key, _joined(run) if "\\" in piece else piece)
                 run = []
             if other:
                 events += self._items(self._decoder.parse("".join(other)))
