@@ -131,13 +131,13 @@ class StreamParser(ABC):
                         run = []
                     part = self.usual_part(head)
                     if part is None:  # the generic path reads the match's first event from its own text
+                        last = None
                         spans = spans or [m.span() for m in scan.finditer(text)]
                         start, end = spans[i]
                         cut = text.index(self._boundary, start) + len(self._boundary)
                         events += self._items(self._decoder.parse(text[start:cut]))
                         if parts.error is not None or self.done:
                             return events
-                        last = None
                         if cut < end:  # the match's other events, asked again (that one may change the answer)
                             self._head, self._part = None, (kind, key)
                             events += self._read(text[cut:end], inner=True)
