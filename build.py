@@ -109,7 +109,10 @@ def ensure_venv() -> None:
             venv.EnvBuilder(with_pip=True).create(VENV)
     log("installing Python dependencies from requirements.lock (hash-checked)")
     pip = [venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet"]
-    run([*pip, "install", "--require-hashes", "-r", "requirements.lock"])
+    # --no-deps: the lock is complete (tests/build/test_locks.py proves it), so nothing is resolved and
+    # a release published after the lock cannot be picked instead of a pin (pip resolves a dependency
+    # with extras, such as google-auth[requests], to the newest release even in hash-checking mode).
+    run([*pip, "install", "--require-hashes", "--no-deps", "-r", "requirements.lock"])
     run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", "."])
     stamp.write_text(want)
 
@@ -151,11 +154,13 @@ def fetch_locked(entry: dict) -> Path:
     if path.is_file() and sha256_file(path) == entry["sha256"]:
         return path
     downloads.mkdir(parents=True, exist_ok=True)
-    spec = f"{entry['name']}=={entry['version']}"
     log(f"downloading {entry['file']}")
     with tempfile.TemporaryDirectory(dir=downloads) as tmp:
+        # The exact file: pip considers only the release's files whose sha256 is the locked one.
+        pinned = Path(tmp) / "pin.txt"
+        pinned.write_text(f"{entry['name']}=={entry['version']} --hash=sha256:{entry['sha256']}\n")
         cmd = [venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "download", "--no-deps",
-               "-d", tmp, spec]
+               "--require-hashes", "-d", tmp, "-r", pinned]
         if entry["file"].endswith(".tar.gz"):
             cmd += ["--no-binary", ":all:"]
         else:
@@ -166,7 +171,7 @@ def fetch_locked(entry: dict) -> Path:
         run(cmd)
         got = Path(tmp) / entry["file"]
         if not got.is_file():
-            found = ", ".join(p.name for p in Path(tmp).iterdir()) or "nothing"
+            found = ", ".join(p.name for p in Path(tmp).iterdir() if p != pinned) or "nothing"
             raise BuildError(f"{entry['file']}: the registry served {found} instead")
         digest = sha256_file(got)
         if digest != entry["sha256"]:

@@ -14,8 +14,8 @@ request in flight if there is exactly one, else to the session's GET stream.
 from __future__ import annotations
 
 import logging
-from contextlib import suppress
 from collections.abc import Callable
+from contextlib import suppress
 
 import anyio
 from mcp.client._transport import TransportStreams

@@ -40,7 +40,6 @@ from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from harness import HarnessSite  # noqa: E402
 from reply import make_reply, tokenize  # noqa: E402
 
-
 MODES = ("none", "incremental", "naive")
 
 

@@ -271,7 +271,7 @@ class AgentLoop:
         started = time.monotonic()
         try:
             result = await asyncio.wait_for(tool.handler(dict(call.arguments), context), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             result = ToolResult.text(f"{call.name} did not answer within {timeout:g} s and was cancelled",
                                      is_error=True)
         except asyncio.CancelledError:

@@ -180,7 +180,7 @@ class ClientSession:
         self._pending[request_id] = future
         try:
             return await asyncio.wait_for(self._exchange(jsonrpc.request(request_id, method, params), future), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             self._cancel_remote(request_id, method, "timed out")
             message = f"{method} got no answer from {self.url} within {timeout:g} s"
             raise MCPTimeoutError(message, url=self.url) from None

@@ -5,6 +5,12 @@ boot path, so at import time they load nothing heavy: pydantic, the adapters, th
 the agent are imported inside the handlers, on first use.
 """
 
-from pycore.methods import chat, mcp, models, python  # noqa: F401 - imported to register their methods
-from pycore.methods import focus  # noqa: E402,F401 - focus memory (focus.*), registered like the others
-from pycore.methods import doctor, oauth  # noqa: E402,F401 - OAuth (mcp.oauth_*) and the CORS doctor (mcp.doctor)
+from pycore.methods import (  # noqa: F401 - imported to register their methods  # noqa: E402,F401 - OAuth (mcp.oauth_*) and the CORS doctor (mcp.doctor)
+    chat,
+    doctor,
+    focus,  # noqa: E402,F401 - focus memory (focus.*), registered like the others
+    mcp,
+    models,
+    oauth,
+    python,
+)

@@ -27,12 +27,11 @@ from types import ModuleType
 from typing import Any
 
 import uvicorn
-from pydantic import AnyHttpUrl
-from starlette.middleware.cors import CORSMiddleware
-
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
+from pydantic import AnyHttpUrl
+from starlette.middleware.cors import CORSMiddleware
 
 PYCORE_MCP_TESTS = Path(__file__).resolve().parents[1] / "pycore" / "mcp"
 CAPITALS = {"UK": "London", "France": "Paris", "Japan": "Tokyo"}

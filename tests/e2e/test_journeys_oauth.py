@@ -24,10 +24,9 @@ from journeys import (
     wait_idle,
 )
 from journeys_oauth_server import ProtectedServer, serve_capitals_protected
+from mcp.server.auth.provider import AuthorizeError
 from playwright.sync_api import Browser, Locator, Page, Request, expect
 from vendor_replay import VendorReplay, expected
-
-from mcp.server.auth.provider import AuthorizeError
 
 pytestmark = pytest.mark.e2e
 

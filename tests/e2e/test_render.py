@@ -13,7 +13,6 @@ tests drive it with page.evaluate. What is proven:
 from __future__ import annotations
 
 import base64
-import json
 import random
 import re
 import threading
@@ -353,7 +352,7 @@ def test_csp_header_is_sent_and_blocks_an_injected_inline_script(session: Sessio
 def test_allowing_a_host_loads_its_images_everywhere_and_only_then(session: Session, foreign: ForeignHost):
     page = session.page
     session.call("oneShot", f"![pic]({foreign.url}/pic.png)", "first")
-    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", f"![other](http://localhost:9/x.png)"], "second")
+    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", "![other](http://localhost:9/x.png)"], "second")
     page.wait_for_timeout(300)
     assert foreign.requests == []
     page.locator("#first").get_by_role("button", name=f"Load image from {foreign.host}").click()

@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import httpx2
 import pytest
-from mcp.shared.exceptions import MCPError
 from conftest import FAKE, FIXTURE, alive, mcp_client, python_server, relay, stop, text, wait_until
+from mcp.shared.exceptions import MCPError
 
 ALLOWLIST = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LC_CTYPE"}  # LC_CTYPE: Python's own C-locale coercion
 HOSTILE_ARGS = ["; rm -rf ~", "$(id)", "&& calc", "`x`", "--upload-pack=evil", "a\nb"]

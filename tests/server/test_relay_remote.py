@@ -30,8 +30,15 @@ from starlette.routing import Route
 
 from server.app import create_app
 from server.config import ServerSpec
-from server.remote import (CheckedBackend, RemoteBridge, RemoteConfigError, RemoteLimits, RemoteTarget, is_public,
-                           parse_targets)
+from server.remote import (
+    CheckedBackend,
+    RemoteBridge,
+    RemoteConfigError,
+    RemoteLimits,
+    RemoteTarget,
+    is_public,
+    parse_targets,
+)
 from server.security import Policy
 from server.sessions import Relay
 

@@ -10,10 +10,9 @@ import asyncio
 import sys
 
 import uvicorn
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ImageContent, TextContent, ToolAnnotations
+from pydantic import BaseModel
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 server = MCPServer(name="agent-test", version="2.0")

@@ -9,15 +9,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from agent_helpers import KEY, Run, recording
+from agent_helpers import KEY, Run
 
 from pycore import wire
 from pycore.agent.loop import Limits
 from pycore.agent.mcp_tools import session_tools
+from pycore.http.replay import ReplayTransport
 from pycore.mcp import ClientSession
 from pycore.methods import _provider
 from pycore.methods.mcp import CONNECTIONS
-from pycore.http.replay import ReplayTransport
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from mcp_servers import free_port, running  # noqa: E402
@@ -116,9 +116,9 @@ async def test_mcp_errors_and_images_come_back_as_results(mcp_url: str) -> None:
 
 
 async def test_stop_while_an_mcp_tool_runs_sends_notifications_cancelled(mcp_url: str) -> None:
-    from pycore.messages import ToolCallPart
     from pycore.adapters.fake import encode_turn
     from pycore.http.replay import Recording
+    from pycore.messages import ToolCallPart
 
     turn = encode_turn([ToolCallPart(id="call_hang", name="hang", arguments={"label": "stop-test"})])
     async with ClientSession(mcp_url) as session:
@@ -143,9 +143,9 @@ async def test_stop_while_an_mcp_tool_runs_sends_notifications_cancelled(mcp_url
 
 
 async def test_a_tool_timeout_cancels_the_mcp_call_too(mcp_url: str) -> None:
-    from pycore.messages import ToolCallPart
     from pycore.adapters.fake import encode_turn
     from pycore.http.replay import Recording
+    from pycore.messages import ToolCallPart
 
     turns = [encode_turn([ToolCallPart(id="c1", name="hang", arguments={"label": "timeout-test"})]),
              encode_turn(["done"])]
@@ -166,8 +166,8 @@ async def test_a_tool_timeout_cancels_the_mcp_call_too(mcp_url: str) -> None:
 
 async def test_chat_run_over_the_wire_with_mcp_tools_ask_then_allow(mcp_url: str) -> None:
     """delete_file is destructive: the run asks; the page allows through chat.approve."""
-    from pycore.messages import ToolCallPart
     from pycore.adapters.fake import encode_turn
+    from pycore.messages import ToolCallPart
 
     turns = [encode_turn([ToolCallPart(id="c9", name="srv__delete_file", arguments={"path": "/tmp/x"})]),
              encode_turn(["All done."])]

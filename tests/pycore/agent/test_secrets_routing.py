@@ -27,10 +27,10 @@ from urllib.parse import unquote
 import httpx
 import pytest
 from agent_helpers import KEY
-from pydantic import AnyHttpUrl
-
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
+from pydantic import AnyHttpUrl
+
 from pycore import wire
 from pycore.mcp.oauth import install
 from pycore.methods import oauth as oauth_methods

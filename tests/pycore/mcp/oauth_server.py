@@ -16,9 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp_servers import serve_asgi
-from pydantic import AnyHttpUrl
-
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -29,6 +26,8 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from mcp_servers import serve_asgi
+from pydantic import AnyHttpUrl
 
 SCOPES = ["mcp:read", "mcp:write"]
 

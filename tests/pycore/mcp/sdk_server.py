@@ -11,8 +11,6 @@ import sys
 from typing import Any
 
 import uvicorn
-from pydantic import BaseModel
-
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import (
     AudioContent,
@@ -23,6 +21,7 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
+from pydantic import BaseModel
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 WAV_TINY = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="

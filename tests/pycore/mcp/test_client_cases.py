@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import json
 
 import pytest
 from scripted_server import Script, serve
@@ -221,8 +220,9 @@ async def test_c12_clashing_spaced_and_overlong_names_are_namespaced_and_map_bac
 
 
 async def test_c14_only_small_raster_data_icons_survive() -> None:
-    from pycore.mcp.icons import safe_icons
     from scripted_server import PNG
+
+    from pycore.mcp.icons import safe_icons
 
     svg = "data:image/svg+xml;base64," + base64.b64encode(b"<svg onload=alert(1)></svg>").decode()
     big = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * (20 * 1024 * 1024)).decode()

@@ -11,9 +11,9 @@ from oauth_server import serve_protected
 from test_oauth import APP, browser
 
 from pycore import wire
-from pycore.methods import oauth as oauth_methods
 from pycore.mcp import MCPAuthRequiredError, MCPInsufficientScopeError, OAuthCallbackError
 from pycore.mcp.oauth import install
+from pycore.methods import oauth as oauth_methods
 
 
 async def call(name: str, **params: Any) -> dict[str, Any]:
