@@ -270,7 +270,7 @@ class Completion(_Model):
         return [p for p in self.message.parts if isinstance(p, ToolCallPart)]
 
     def summary(self) -> dict[str, Any]:
-        """The flat result shape of ``shared/fixtures/vendors/*.expected.json`` and the replay CLI."""
+        """The flat result shape of ``tests/fixtures/vendors/*.expected.json`` and the replay CLI."""
         usage = self.usage or Usage()
         out: dict[str, Any] = {
             "text": self.text(),

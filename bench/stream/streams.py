@@ -1,4 +1,4 @@
-"""Long streams for bench/stream, grown from real recordings in ../shared/fixtures/vendors.
+"""Long streams for bench/stream, grown from real recordings in tests/fixtures/vendors.
 
 Each recording is cut into its events (SSE: blank-line separated; NDJSON: lines); the first two and
 last three are kept as they are and the ones between repeat, in order, until the stream has the
@@ -7,11 +7,10 @@ requested number of events. The bytes of every event are the vendor's own.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = Path(os.environ.get("ORIZURU_SHARED", ROOT.parent / "shared")) / "fixtures" / "vendors"
+FIXTURES = ROOT / "tests" / "fixtures" / "vendors"
 
 SOURCES = {
     "openai": "openai/chat-stream-text-usage.sse",

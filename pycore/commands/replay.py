@@ -5,7 +5,7 @@
 
 Prints ``{text, reasoning, tool_calls: [{id, name, arguments}], finish_reason,
 usage: {input_tokens, output_tokens}, error: {status, type, message} | null}`` as JSON: the shape of
-``shared/fixtures/vendors/*.expected.json``. This is how a user reports a vendor's odd stream.
+``tests/fixtures/vendors/*.expected.json``. This is how a user reports a vendor's odd stream.
 Exit status 0, also when the body is a vendor error (that is a result); 2 for unusable input.
 """
 

@@ -1,6 +1,6 @@
 """Focus memory's classifier answers in each vendor's real wire format, for vendor_replay.
 
-Each body starts from a real non-streamed recording in /work/shared/fixtures/vendors and changes only
+Each body starts from a real non-streamed recording in tests/fixtures/vendors and changes only
 what the classifier's answer changes: the forced tool call (OpenAI Chat, Anthropic) or the JSON text
 (Gemini's and Ollama's JSON modes), and the usage counts. The bodies are built by
 tests/pycore/focus/focus_scripts.py, the core's own focus tests, so both speak the same wire.

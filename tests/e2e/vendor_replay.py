@@ -1,7 +1,7 @@
 """A loopback stand-in for the vendors' clouds that replays their REAL recorded responses.
 
 The page reaches it through a provider's Base URL. Each test scripts what the next requests get,
-by fixture name from ``/work/shared/fixtures/vendors/manifest.json``; the bytes, HTTP status and
+by fixture name from ``tests/fixtures/vendors/manifest.json``; the bytes, HTTP status and
 content type are the recorded ones::
 
     vendor = VendorReplay()
@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-FIXTURES = Path("/work/shared/fixtures/vendors")
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendors"
 MANIFEST = {f"{e['vendor']}/{e['name']}": e for e in json.loads((FIXTURES / "manifest.json").read_text())}
 
 

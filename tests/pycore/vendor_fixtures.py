@@ -1,22 +1,18 @@
-"""The recorded vendor responses of ``shared/fixtures/vendors`` (stdlib only: also used in Pyodide),
+"""The recorded vendor responses of ``tests/fixtures/vendors`` (stdlib only: also used in Pyodide),
 and the small helpers the tests that replay them share.
-
-Located from this file: repo root -> ``root.parent / "shared"``, or ``$ORIZURU_SHARED``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections.abc import AsyncIterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(os.environ.get("ORIZURU_SHARED") or ROOT.parent / "shared")
-VENDORS_DIR = SHARED / "fixtures" / "vendors"
+VENDORS_DIR = ROOT / "tests" / "fixtures" / "vendors"
 
 
 @dataclass(frozen=True)

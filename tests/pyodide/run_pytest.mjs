@@ -1,15 +1,15 @@
 // Runs pytest inside real Pyodide under Node, on the wheels the site ships (dist/) plus the
 // test-only wheels of web/pyodide-wheels.lock.json (from .cache/downloads). The repository is
-// mounted at /repo and ../shared at /shared, so tests find their fixtures as they do in CPython.
+// mounted at /repo, so tests find their fixtures (tests/fixtures) as they do in CPython.
 //
-//   node tests/pyodide/run_pytest.mjs DIST REPO SHARED [pytest args...]
+//   node tests/pyodide/run_pytest.mjs DIST REPO [pytest args...]
 // Exit status: pytest's.
 
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 
-const [dist, repo, shared, ...pytestArgs] = process.argv.slice(2);
+const [dist, repo, ...pytestArgs] = process.argv.slice(2);
 const boot = JSON.parse(
   fs.readFileSync(path.join(dist, "index.html"), "utf8").match(/<script type="application\/json" id="boot">(.*?)<\/script>/s)[1],
 );
@@ -19,17 +19,13 @@ const testWheels = lock.packages
   .map((p) => path.join(repo, ".cache", "downloads", p.file));
 
 const { loadPyodide } = await import(pathToFileURL(path.resolve(dist, boot.pyodide, "pyodide.mjs")).href);
-const py = await loadPyodide({ packages: [], env: { HOME: "/home/pyodide", ORIZURU_SHARED: "/shared" } });
+const py = await loadPyodide({ packages: [], env: { HOME: "/home/pyodide" } });
 const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
 for (const wheel of [...boot.wheels.map((w) => path.join(dist, w)), ...testWheels]) {
   py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel", { extractDir: sitePackages });
 }
 py.FS.mkdirTree("/repo");
 py.mountNodeFS("/repo", fs.realpathSync(repo));
-if (fs.existsSync(shared)) {
-  py.FS.mkdirTree("/shared");
-  py.mountNodeFS("/shared", fs.realpathSync(shared));
-}
 py.globals.set("pytest_args", py.toPy(pytestArgs));
 const code = await py.runPythonAsync(`
 import os, site, sys

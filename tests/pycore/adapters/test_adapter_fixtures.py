@@ -1,7 +1,7 @@
 """Every recorded vendor response gives its expected unified result, at every chunking.
 
 The recordings and their ``*.expected.json`` (produced by each vendor's official SDK) live in
-``shared/fixtures/vendors``; all keys of the expected file are compared, except ``_oracle``.
+``tests/fixtures/vendors``; all keys of the expected file are compared, except ``_oracle``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Classifier answers in each vendor's real wire format, for the replay transport (stdlib only).
 
-Every body starts from a real recording in ``shared/fixtures/vendors`` and changes only what the
+Every body starts from a real recording in ``tests/fixtures/vendors`` and changes only what the
 classifier's answer changes: the forced tool's arguments (OpenAI Chat, Responses, Anthropic) or the
 JSON text (Gemini's and Ollama's JSON modes), and the usage counts. Error bodies are the vendors'
 real recorded error bodies, served with their real status; the 500s reuse the vendor's recorded
