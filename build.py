@@ -3,7 +3,8 @@
 
     python3 build.py build            assemble dist/, the static site
     python3 build.py serve [ARGS]     build, then run the app and relay on loopback (ARGS go to the relay)
-    python3 build.py test [ARGS]      build, then run every suite (ARGS go to pytest)
+    python3 build.py test [ARGS]      build, lint (ruff, mypy --strict, eslint), then run every suite
+                                      with a coverage floor (ARGS go to pytest and skip the floor)
 
 Standard library only, so a bare ``python3`` runs it. Every command first does the set-up it needs:
 
@@ -28,6 +29,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 import venv
 from pathlib import Path
 
@@ -52,13 +54,19 @@ def log(msg: str) -> None:
     print(f"[build] {msg}", flush=True)
 
 
-def run(cmd: list[str | Path], **kw) -> None:
+def run(cmd: list[str | Path], *, hint: str = "", **kw) -> None:
+    """Run a step; on failure raise a BuildError naming the command and, with ``hint``, what to do."""
+    todo = f"\n  what to do: {hint}" if hint else ""
     try:
         subprocess.run([str(c) for c in cmd], check=True, cwd=kw.pop("cwd", ROOT), **kw)
     except subprocess.CalledProcessError as e:
-        raise BuildError(f"command failed ({e.returncode}): {' '.join(map(str, cmd))}") from e
+        raise BuildError(f"command failed ({e.returncode}): {' '.join(map(str, cmd))}{todo}") from e
     except FileNotFoundError as e:
-        raise BuildError(f"command not found: {cmd[0]} ({e})") from e
+        raise BuildError(f"command not found: {cmd[0]} ({e}){todo}") from e
+
+
+PIP_HINT = ("pip needs PyPI (or the index your pip configuration names): check the network and rerun; "
+            "the pins are in requirements.lock and web/pyodide-wheels.lock.json")
 
 
 def sha256_file(path: Path) -> str:
@@ -112,8 +120,9 @@ def ensure_venv() -> None:
     # --no-deps: the lock is complete (tests/build/test_locks.py proves it), so nothing is resolved and
     # a release published after the lock cannot be picked instead of a pin (pip resolves a dependency
     # with extras, such as google-auth[requests], to the newest release even in hash-checking mode).
-    run([*pip, "install", "--require-hashes", "--no-deps", "-r", "requirements.lock"])
-    run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", "."])
+    run([*pip, "install", "--require-hashes", "--no-deps", "-r", "requirements.lock"], hint=PIP_HINT)
+    run([*pip, "install", "--no-deps", "--no-build-isolation", "-e", "."],
+        hint="the project did not install into .venv: delete .venv and rerun")
     stamp.write_text(want)
 
 
@@ -123,15 +132,44 @@ def ensure_node_modules() -> None:
     if stamped(stamp, want):
         return
     log("installing web dependencies (npm ci)")
-    run(["npm", "ci", "--no-audit", "--no-fund"])
+    run(["npm", "ci", "--no-audit", "--no-fund"],
+        hint="npm ci needs Node/npm and the npm registry; check both, delete node_modules/ and rerun")
     stamp.write_text(want)
 
 
-def apt_install(package: str) -> None:
+# How long set-up waits for another apt/dpkg process (unattended upgrades, a second install) to finish.
+APT_LOCK_WAIT = 900.0
+APT_LOCK_RETRY = 5.0
+APT_LOCKED = ("Could not get lock", "Unable to acquire the dpkg frontend lock", "Unable to lock directory")
+
+
+def apt_get(*args: str, package: str) -> None:
+    """Run apt-get, waiting while another process holds apt's or dpkg's lock."""
     sudo = [] if os.geteuid() == 0 else ["sudo"]
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    run([*sudo, "apt-get", "update", "-qq"], env=env)
-    run([*sudo, "apt-get", "install", "-y", "-qq", package], env=env)
+    cmd = [*sudo, "apt-get", "-o", "DPkg::Lock::Timeout=60", *args]
+    deadline = time.monotonic() + APT_LOCK_WAIT
+    while True:
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True)
+        except FileNotFoundError as e:
+            raise BuildError(f"command not found: {cmd[0]} ({e})\n  what to do: install {package} yourself") from e
+        if proc.returncode == 0:
+            return
+        locked = any(text in proc.stderr for text in APT_LOCKED)
+        if locked and time.monotonic() < deadline:
+            log(f"apt is busy ({proc.stderr.strip().splitlines()[-1]}); waiting for it")
+            time.sleep(APT_LOCK_RETRY)
+            continue
+        said = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "no message"
+        why = f"apt stayed locked for {APT_LOCK_WAIT:.0f} s" if locked else said
+        raise BuildError(f"command failed ({proc.returncode}): {' '.join(cmd)}: {why}\n"
+                         f"  what to do: install it yourself (`sudo apt-get install {package}`) and rerun")
+
+
+def apt_install(package: str) -> None:
+    apt_get("update", "-qq", package=package)
+    apt_get("install", "-y", "-qq", package, package=package)
 
 
 def ensure_chromium() -> None:
@@ -168,7 +206,7 @@ def fetch_locked(entry: dict) -> Path:
             impl = "cp" if platform != "any" else "py"
             cmd += ["--only-binary", ":all:", "--platform", platform, "--implementation", impl,
                     "--python-version", wheel_lock()["python"]]
-        run(cmd)
+        run(cmd, hint=PIP_HINT)
         got = Path(tmp) / entry["file"]
         if not got.is_file():
             found = ", ".join(p.name for p in Path(tmp).iterdir() if p != pinned) or "nothing"
@@ -191,7 +229,8 @@ def build_pure_wheel(sdist: Path, sha: str) -> Path:
     # A compiler that always fails makes setup.py take its documented plain-Python fallback.
     env = {**os.environ, "CC": "false", "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
     run([venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "wheel", "--no-deps",
-         "--no-build-isolation", "-w", out, sdist], env=env, stdout=subprocess.DEVNULL)
+         "--no-build-isolation", "-w", out, sdist], env=env, stdout=subprocess.DEVNULL,
+        hint=f"building {sdist.name} needs the setuptools of .venv: delete .venv and .cache/built, then rerun")
     wheel = next(out.glob("*-py3-none-any.whl"), None)
     if wheel is None:
         shutil.rmtree(out)
@@ -213,7 +252,8 @@ def browser_wheels(purpose: str) -> list[Path]:
 def build_pycore_wheel(out: Path) -> Path:
     env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
     run([venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "wheel", "--no-deps",
-         "--no-build-isolation", "-w", out, "."], env=env, stdout=subprocess.DEVNULL)
+         "--no-build-isolation", "-w", out, "."], env=env, stdout=subprocess.DEVNULL,
+        hint="pycore's wheel did not build: the error above names the file (pyproject.toml, package data)")
     return next(out.glob("pycore-*.whl"))
 
 
@@ -239,7 +279,8 @@ def bundle_web(out: Path) -> dict[str, str]:
     entries = [WEB / "main.js", WEB / "worker.js", WEB / "styles.css"]
     run([NODE_MODULES / ".bin" / "esbuild", *entries, "--bundle", "--format=esm", "--target=es2022",
          "--minify", "--sourcemap", "--entry-names=[name]-[hash]", "--outdir=" + str(out / "assets"),
-         "--metafile=" + str(meta), "--log-level=warning"])
+         "--metafile=" + str(meta), "--log-level=warning"],
+        hint="esbuild names the file and line in web/ above; fix it and rerun")
     outputs = json.loads(meta.read_text())["outputs"]
     meta.unlink()
     names = {}
@@ -317,12 +358,29 @@ def cmd_serve(args: list[str]) -> int:
     return subprocess.call([venv_python(), "-m", "server", "--dist", DIST, *args], cwd=ROOT)
 
 
+def lint() -> None:
+    """The tooling that holds the line, before any suite: each must report nothing."""
+    log("ruff")
+    run([VENV / "bin" / "ruff", "check", "--no-cache", "."],
+        hint="fix what ruff names above (`.venv/bin/ruff check --fix .` fixes the simple ones)")
+    log("mypy --strict on pycore/ and server/")
+    run([VENV / "bin" / "mypy", "--no-incremental", "--cache-dir", os.devnull],
+        hint="fix the type errors above; the settings are [tool.mypy] in pyproject.toml")
+    log("eslint on web/, tests/ and bench/ JavaScript")
+    run([NODE_MODULES / ".bin" / "eslint", "--max-warnings", "0", "."],
+        hint="fix what eslint names above; the settings are in eslint.config.js")
+
+
 def cmd_test(args: list[str]) -> int:
     ensure_chromium()
     build()
     browser_wheels("test")  # fetched now so that the Pyodide suite finds them in .cache/
+    lint()
     env = {**os.environ, "ORIZURU_DIST": str(DIST)}
-    return subprocess.call([venv_python(), "-m", "pytest", *args], cwd=ROOT, env=env)
+    # The whole suite measures coverage of pycore/ and server/ against the floor in pyproject.toml
+    # ([tool.coverage.report] fail_under); a run of chosen tests (ARGS) does not.
+    coverage = [] if args else ["--cov", "--cov-report=term:skip-covered"]
+    return subprocess.call([venv_python(), "-m", "pytest", *coverage, *args], cwd=ROOT, env=env)
 
 
 def main(argv: list[str]) -> int:
