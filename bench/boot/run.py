@@ -225,9 +225,10 @@ def main() -> int:
                     started = time.monotonic()
                     order = names[i % len(names):] + names[:i % len(names)]  # rotate: no page always first
                     rounds.append(one_round(pw, pages, order, args.settle))
-                    ready = ", ".join(f"{n} {r['cold']['ready']:.0f}/{r['warm']['ready']:.0f}" for n, r in rounds[-1].items())
-                    print(f"round {i + 1}/{args.runs} in {time.monotonic() - started:.1f} s (ready cold/warm ms: {ready})",
-                          file=sys.stderr)
+                    ready = ", ".join(f"{n} {r['cold']['ready']:.0f}/{r['warm']['ready']:.0f}"
+                                      for n, r in rounds[-1].items())
+                    print(f"round {i + 1}/{args.runs} in {time.monotonic() - started:.1f} s "
+                          f"(ready cold/warm ms: {ready})", file=sys.stderr)
         finally:
             for proc in procs:
                 proc.terminate()

@@ -83,7 +83,8 @@ def classifier_turn(answer: dict):
 
 async def run(turns: int, budget: int, window: int, seed: int) -> list[dict]:
     script = plan(turns, seed)
-    classifier = Classifier(ChatClient(get_adapter("fake"), FakeTransport([classifier_turn(a) for _, a in script])), "fake")
+    transport = FakeTransport([classifier_turn(a) for _, a in script])
+    classifier = Classifier(ChatClient(get_adapter("fake"), transport), "fake")
     rng = random.Random(seed + 1)
     state, history, rows, stated = FocusState(enabled=True, window=window), [], [], []
     for n, (user, answer) in enumerate(script, start=1):
@@ -122,8 +123,9 @@ def main() -> None:
     lost = [r["turn"] for r in rows if r["kept"] != r["stated"]]
     print(f"max focus prompt: {max(r['focus'] for r in rows):,} tokens; full history at turn {args.turns}: "
           f"{rows[-1]['full']:,}; turns that lost a constraint: {lost or 'none'}")
-    print(f"classifier total: {sum(r['classifier_in'] for r in rows):,} in / {sum(r['classifier_out'] for r in rows):,} "
-          f"out over {len(rows)} calls; synthesis median {statistics.median(r['ms'] for r in rows):.2f} ms/turn")
+    print(f"classifier total: {sum(r['classifier_in'] for r in rows):,} in / "
+          f"{sum(r['classifier_out'] for r in rows):,} out over {len(rows)} calls; "
+          f"synthesis median {statistics.median(r['ms'] for r in rows):.2f} ms/turn")
     print(f"(estimate: {estimate_tokens('x' * 4)} token per 4 ASCII chars, 1 per CJK char; see pycore/focus/tokens.py)")
 
 

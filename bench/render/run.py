@@ -5,8 +5,9 @@
 The reply (prose, lists, tables, code in several languages; reply.py) is cut into ~4-character
 tokens and posted by a worker to the page one message per token as fast as it can, as the app's
 worker posts text deltas (the target's definition). --rate N paces the stream at N tokens per
-second instead, a model's realistic speed (use fewer --tokens: 30,000 at 100/s take 5 minutes). The page (page.js, bundled and served by the real relay under the site's
-CSP, in headless Chromium) runs, interleaved run by run so a busy machine slows all alike:
+second instead, a model's realistic speed (use fewer --tokens: 30,000 at 100/s take 5 minutes).
+The page (page.js, bundled and served by the real relay under the site's CSP, in headless
+Chromium) runs, interleaved run by run so a busy machine slows all alike:
   none         only collects the tokens: the stream's own duration
   incremental  web/render StreamRenderer (finished blocks rendered once, the open block per frame)
   naive        marked.parse + DOMPurify.sanitize of the whole text and innerHTML on every token;
@@ -95,8 +96,8 @@ def main() -> None:
                     results[mode].append(result)
                     print(f"  run {run + 1} {mode:11} total {result['totalMs']:8.1f} ms  delivered "
                           f"{result['deliveredMs']:8.1f} ms  longest task {result['longestTaskMs']:6.1f} ms  "
-                          f"longest update {result['longestUpdateMs']:6.1f} ms  render work {result['renderWorkMs']:7.1f} ms  "
-                          f"page CPU {result['cpuMs']:7.1f} ms  "
+                          f"longest update {result['longestUpdateMs']:6.1f} ms  "
+                          f"render work {result['renderWorkMs']:7.1f} ms  page CPU {result['cpuMs']:7.1f} ms  "
                           f"finish {result['finishMs']:5.1f} ms  lazily highlighted {result['deferredBlocks']}/"
                           f"{result['codeBlocks']} code blocks ({result['deferredHighlightMs']:.0f} ms for all)"
                           + (f"  (stopped after {result['capped']} tokens)" if result.get("capped") else ""),

@@ -86,11 +86,14 @@ def browser_storage_dump(page: Page) -> str:
     data: Any = page.evaluate("""async () => {
       const out = {local: {...localStorage}, session: {...sessionStorage}, idb: {}};
       for (const info of await indexedDB.databases()) {
-        const db = await new Promise((ok, no) => { const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error); });
+        const db = await new Promise((ok, no) => {
+          const r = indexedDB.open(info.name); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error);
+        });
         const stores = {};
         for (const name of db.objectStoreNames) {
           stores[name] = await new Promise((ok, no) => {
-            const r = db.transaction(name).objectStore(name).getAll(); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error);
+            const r = db.transaction(name).objectStore(name).getAll();
+            r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error);
           });
         }
         db.close();

@@ -58,7 +58,8 @@ def test_first_run_set_a_key_chat_and_stream(browser: Browser, site_url: str, ve
     assert sent.json["messages"][-1]["content"] in ("What is the capital of the UK?",
                                                    [{"type": "text", "text": "What is the capital of the UK?"}])
     # The conversation is listed, titled by its first message.
-    expect(page.get_by_role("complementary").get_by_role("button", name="What is the capital of the UK?", exact=True)).to_be_visible()
+    listed = page.get_by_role("complementary").get_by_role("button", name="What is the capital of the UK?", exact=True)
+    expect(listed).to_be_visible()
 
     # The key is in memory only: nowhere in localStorage, sessionStorage or IndexedDB.
     dump = browser_storage_dump(page)

@@ -25,7 +25,9 @@ from vendor_replay import VendorReplay, expected
 pytestmark = pytest.mark.e2e
 
 KEY = "sk-test-export-5a7c2e9b1d3f4860"
-FIRST, SECOND, THIRD = "openai/chat-stream-text-usage", "openai/chat-stream-azure-content-filter", "ollama/chat-stream-text"
+FIRST = "openai/chat-stream-text-usage"
+SECOND = "openai/chat-stream-azure-content-filter"
+THIRD = "ollama/chat-stream-text"
 
 
 def branch_label(message) -> str:

@@ -32,6 +32,7 @@ GOAL = "Plan a week-long trip to Japan"
 BUDGET = "Budget under 2000 USD"
 FLIGHTS = "No flight longer than 12 hours"
 FOOD = "Vegetarian meals only"
+FIRST_MESSAGE = "I want to plan a week-long trip to Japan."
 
 
 def panel(page: Page):
@@ -66,7 +67,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     switch.check()
     expect(panel(page).get_by_text("No goal yet")).to_be_visible()
 
-    turn(page, vendor, "openai", "I want to plan a week-long trip to Japan.",
+    turn(page, vendor, "openai", FIRST_MESSAGE,
          answer("openai", labelled(["PROBLEM_DEFINITION"], "states the goal", problem=GOAL)))
     expect(panel(page).locator(".focus-goal-text")).to_have_text(GOAL)
     expect(panel(page).locator(".focus-status")).to_have_text("Last message: PROBLEM_DEFINITION: states the goal")
@@ -90,8 +91,8 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
         assert text in system
     classifier_request = vendor.model_requests[-1].json
     assert classifier_request["tool_choice"]["function"]["name"] == "record_classification"
-    assert classifier_request["messages"][-1]["content"] in ("Which city should I start in?",
-                                                             [{"type": "text", "text": "Which city should I start in?"}])
+    asked = "Which city should I start in?"
+    assert classifier_request["messages"][-1]["content"] in (asked, [{"type": "text", "text": asked}])
 
     # The user edits one, pins one, deletes one.
     flights = item(page, FLIGHTS)
@@ -112,7 +113,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     assert FLIGHTS not in system and FOOD not in system
     # Only the last exchanges go, not the whole transcript: the first message is in no request message.
     sent = json.dumps(chat_requests(vendor, "openai")[-1].json["messages"][1:])
-    assert "I want to plan a week-long trip to Japan." not in sent
+    assert FIRST_MESSAGE not in sent
 
     # The classifier answers garbage (twice: the retry too): the chat goes on, the panel says so.
     vendor.script(CHAT["openai"])
@@ -136,7 +137,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     # A reload finds the focus state with the conversation.
     page.reload()
     wait_core(page)
-    page.get_by_role("complementary").get_by_role("button", name="I want to plan a week-long trip to Japan.", exact=True).click()
+    page.get_by_role("complementary").get_by_role("button", name=FIRST_MESSAGE, exact=True).click()
     expect(panel(page).get_by_role("switch", name="Focus memory")).to_be_checked()
     expect(panel(page).locator(".focus-goal-text")).to_have_text(GOAL)
     expect(item(page, BUDGET)).to_have_class("focus-item pinned")
@@ -153,7 +154,8 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     assert KEY not in text
     focus = json.loads(text)["conversations"][0]["focus"]
     assert focus["enabled"] is True and focus["core"]["text"] == GOAL
-    assert [(i["text"], i["pinned"]) for i in focus["evolving"]] == [(BUDGET, True), ("No flight longer than 10 hours", False)]
+    assert [(i["text"], i["pinned"]) for i in focus["evolving"]] == [(BUDGET, True),
+                                                                     ("No flight longer than 10 hours", False)]
     assert focus["turn"] and focus["turn"][-1]["user"] == "Thanks, one more: trains or planes?"
     page.context.close()
 
@@ -169,12 +171,12 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     # The first focus.validate loads the focus models in the worker: allow it a turn's time.
     alert = other.get_by_role("alert")
     expect(alert).to_contain_text("Import failed, nothing was changed", timeout=REPLY_TIMEOUT_MS)
-    expect(alert).to_contain_text("conversations[0] (I want to plan a week-long trip to Japan.): focus state: evolving.0.id")
+    expect(alert).to_contain_text(f"conversations[0] ({FIRST_MESSAGE}): focus state: evolving.0.id")
     expect(other.get_by_role("complementary").locator(".conversations li")).to_have_count(0)
 
     choose_file(other, "Import", exported)
     expect(other.get_by_text("Imported 1 conversation(s).")).to_be_visible()
-    other.get_by_role("complementary").get_by_role("button", name="I want to plan a week-long trip to Japan.", exact=True).click()
+    other.get_by_role("complementary").get_by_role("button", name=FIRST_MESSAGE, exact=True).click()
     expect(panel(other).get_by_role("switch", name="Focus memory")).to_be_checked()
     expect(panel(other).locator(".focus-goal-text")).to_have_text(GOAL)
     expect(item(other, BUDGET)).to_have_class("focus-item pinned")

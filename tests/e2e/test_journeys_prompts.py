@@ -80,7 +80,8 @@ def test_slash_lists_the_servers_prompts_and_inserts_the_chosen_one(browser: Bro
     box.fill("")
     box.press_sequentially("/ti")
     expect(menu).to_be_visible()
-    menu.get_by_role("button", name="/time_difference — Ask for the current time difference between two cities.").click()
+    menu.get_by_role("button",
+                     name="/time_difference — Ask for the current time difference between two cities.").click()
     form = page.get_by_role("form", name="Arguments for /time_difference")
     form.get_by_role("textbox", name="city_a").fill("Tokyo")
     form.get_by_role("textbox", name="city_b").fill("Paris")

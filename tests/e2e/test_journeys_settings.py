@@ -28,7 +28,8 @@ pytestmark = pytest.mark.e2e
 KEY = "sk-ant-test-saved-3c5e7a9b1d2f"
 PASSPHRASE = "correct horse battery staple"
 # A 1x1 PNG.
-PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAA"
+                       "AABJRU5ErkJggg==")
 
 
 def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Browser, site_url: str,

@@ -99,7 +99,9 @@ def test_vendor_mcp_and_relay_requests_never_go_through_the_service_worker(profi
         assert touched == [], touched
         cached = page.evaluate("""async () => {
             const urls = [];
-            for (const name of await caches.keys()) for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
+            for (const name of await caches.keys()) {
+                for (const r of await (await caches.open(name)).keys()) urls.push(r.url);
+            }
             return urls;
         }""")
         assert all(u.startswith(base) for u in cached)

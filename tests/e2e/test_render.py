@@ -182,8 +182,8 @@ def test_code_frozen_while_text_outruns_frames_is_highlighted_when_scrolled_into
     filler = "Some prose that pushes the next block down the page.\n\n" * 12
     text = "".join(f"{filler}```python\n{code}```\n\n" for _ in range(40)) + "The end.\n"
     chunks = splits(text, list(range(0, len(text), 7)))
-    result = session.page.evaluate("(chunks) => window.harness.streamFrames(chunks, {yieldEvery: 5000, highlightAll: false})",
-                                   chunks)
+    result = session.page.evaluate(
+        "(chunks) => window.harness.streamFrames(chunks, {yieldEvery: 5000, highlightAll: false})", chunks)
     assert result["deferred"] >= 10  # the burst outran the frames: most blocks were frozen in catch-up
     page = session.page
     last = page.locator(f'#frames code[data-test-deferred="{result["deferred"] - 1}"]')
@@ -205,7 +205,8 @@ def test_unclosed_fence_and_half_table_render_as_text_and_code_mid_stream(sessio
     expect(page.locator("#open table td").first).to_have_text("1")
     expect(page.locator("#open pre code")).to_contain_text("return '<b>'")  # the open fence shows as code
     assert page.locator("#open pre b").count() == 0
-    session.page.evaluate("() => { window.openRenderer.append(\"\\n```\\n\\n| x | y |\\n|--\"); window.openRenderer.flush(); }")
+    session.page.evaluate("() => { window.openRenderer.append(\"\\n```\\n\\n| x | y |\\n|--\"); "
+                          "window.openRenderer.flush(); }")
     # Half a delimiter row: plain text for now, and the finished blocks above are untouched.
     expect(page.locator("#open p").last).to_have_text("| x | y |\n|--")
     expect(page.locator("#open table")).to_have_count(1)
@@ -226,7 +227,8 @@ PAYLOADS = {
     "T-X3 entity tab": "[c](java&#x09;script:alert(1))",
     "T-X3 data link": "[c](data:text/html,<script>alert(1)</script>)",
     "T-X3 vbscript": "[c](vbscript:msgbox(1))",
-    "T-X3 raw anchor": '<a href="javascript:top.pwned=1">c</a> and <a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">d</a>',
+    "T-X3 raw anchor": '<a href="javascript:top.pwned=1">c</a> and '
+                       '<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">d</a>',
     "T-X4 img onerror": "<img src=x onerror=alert(1)> <img src={F}/t4 onerror=top.pwned=1>",
     "T-X4 svg script": "<svg><script>top.pwned=1</script></svg> <svg onload=alert(1)><image href={F}/svgimg /></svg>",
     "T-X4 iframe srcdoc": '<iframe srcdoc="<script>parent.pwned=1</script>"></iframe><iframe src={F}/frame></iframe>',
@@ -235,10 +237,13 @@ PAYLOADS = {
     "T-X4 script": "<script>top.pwned=1</script>\n\n<script src={F}/s.js></script>",
     "T-X4 form": '<form action="{F}/form"><input name="q" value="SECRET"><button formaction="{F}/b">Go</button></form>',
     "T-X4 styles that load": '<div style="background:url({F}/bg)">a</div><p style="--x:url({F}/v)">b</p>'
-                             '<style>@import "{F}/css"; body{background:url({F}/bg2)}</style><link rel=stylesheet href={F}/l.css>',
-    "T-X4 media and objects": '<video src={F}/v poster={F}/p></video><audio src={F}/a></audio><object data={F}/o></object>'
-                              '<embed src={F}/e><input type=image src={F}/i><img srcset="{F}/ss 1x">',
-    "T-X4 base and meta": '<base href="{F}/"><meta http-equiv="refresh" content="0;url=javascript:alert(1)">[rel](x.png)',
+                             '<style>@import "{F}/css"; body{background:url({F}/bg2)}</style>'
+                             '<link rel=stylesheet href={F}/l.css>',
+    "T-X4 media and objects": '<video src={F}/v poster={F}/p></video><audio src={F}/a></audio>'
+                              '<object data={F}/o></object><embed src={F}/e><input type=image src={F}/i>'
+                              '<img srcset="{F}/ss 1x">',
+    "T-X4 base and meta": '<base href="{F}/"><meta http-equiv="refresh" content="0;url=javascript:alert(1)">'
+                          '[rel](x.png)',
     "T-X4 event attributes": '<details open ontoggle=alert(1)><summary onclick=alert(1)>s</summary></details>'
                              '<p onmouseover="top.pwned=1" id="out" name="harness">hover</p>',
     "T-X6 KaTeX-like input": "$$\\href{javascript:alert(1)}{x}$$ and $<img src=x onerror=alert(1)>$ "
@@ -295,7 +300,8 @@ def test_payload_in_model_output_is_inert(guarded: Session, foreign: ForeignHost
     rng = random.Random(case)
     for n in range(5):
         cuts = [rng.randrange(1, len(text)) for _ in range(rng.randrange(1, 12))]
-        guarded.call("stream", splits(text, cuts), {"compareEachStep": False, "checkSurvival": False, "id": f"split{n}"})
+        guarded.call("stream", splits(text, cuts),
+                     {"compareEachStep": False, "checkSurvival": False, "id": f"split{n}"})
     assert_nothing_happened(guarded, foreign, "once", "chars", *(f"split{n}" for n in range(5)))
 
 
@@ -352,7 +358,8 @@ def test_csp_header_is_sent_and_blocks_an_injected_inline_script(session: Sessio
 def test_allowing_a_host_loads_its_images_everywhere_and_only_then(session: Session, foreign: ForeignHost):
     page = session.page
     session.call("oneShot", f"![pic]({foreign.url}/pic.png)", "first")
-    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", "![other](http://localhost:9/x.png)"], "second")
+    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", "![other](http://localhost:9/x.png)"],
+                 "second")
     page.wait_for_timeout(300)
     assert foreign.requests == []
     page.locator("#first").get_by_role("button", name=f"Load image from {foreign.host}").click()
@@ -375,7 +382,8 @@ def test_an_allowed_host_without_cors_shows_a_visible_failure_under_the_csp(sess
     remote hosts today), and the user sees why there is no image."""
     session.call("oneShot", f"![pic]({foreign.url}/nocors.png)", "nocors")
     session.page.get_by_role("button", name=f"Load image from {foreign.host}").click()
-    expect(session.page.locator("#nocors .md-image-note")).to_have_text(f"Could not load the image from {foreign.host}: pic")
+    expect(session.page.locator("#nocors .md-image-note")).to_have_text(
+        f"Could not load the image from {foreign.host}: pic")
 
 
 def test_data_images_show_only_when_their_bytes_match(session: Session):
@@ -407,7 +415,8 @@ def b64(data: bytes) -> str:
 
 def test_tool_media_is_shown_from_its_bytes_and_refused_when_they_lie(guarded: Session, foreign: ForeignHost):
     """T-X10, through both MCP spellings of the MIME type."""
-    svg = b'<svg xmlns="http://www.w3.org/2000/svg" onload="top.pwned=1"><image href="' + foreign.url.encode() + b'/s"/></svg>'
+    svg = (b'<svg xmlns="http://www.w3.org/2000/svg" onload="top.pwned=1"><image href="'
+           + foreign.url.encode() + b'/s"/></svg>')
     items = [
         {"type": "image", "data": b64(PNG), "mimeType": "image/png"},
         {"type": "image", "data": b64(PNG), "mime_type": "image/png"},

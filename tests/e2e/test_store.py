@@ -110,7 +110,8 @@ def test_branches_are_siblings_and_the_conversation_remembers_its_leaf(browser: 
         const w = await store.beginReply(c.id, {parent_id: q.id});          // Regenerate
         await w.append({type: "text_delta", index: 0, text: "a2"});
         const a2 = await w.finish();
-        const edited = await store.addMessage(c.id, {parent_id: null, role: "user", parts: [{type: "text", text: "q'"}]});
+        const edited = await store.addMessage(c.id, {parent_id: null, role: "user",
+                                                     parts: [{type: "text", text: "q'"}]});
         let loaded = await store.loadConversation(c.id);
         const sib = s.siblingsOf(loaded.messages, a2.id);
         const path = s.branchPath(loaded.messages, loaded.conversation.current_leaf).map(m => m.parts[0].text);
@@ -134,7 +135,9 @@ def test_delete_with_undo_rename_focus_and_search(browser: Browser, store_site: 
         const a = await store.createConversation({title: "Travel plans"});
         const b = await store.createConversation({title: "Other"});
         await store.addMessage(a.id, {role: "user", parts: [{type: "text", text: "Book a flight to Kyoto in April"}]});
-        await store.addMessage(b.id, {role: "assistant", parts: [{type: "tool_result", call_id: "c", content: [{type: "text", text: "kyoto weather: sunny"}]}]});
+        await store.addMessage(b.id, {role: "assistant", parts: [
+          {type: "tool_result", call_id: "c", content: [{type: "text", text: "kyoto weather: sunny"}]},
+        ]});
         await store.renameConversation(b.id, "Weather");
         await store.setFocus(a.id, {pinned: ["Kyoto"], v: 1});
         const hits = (await store.search("KYOTO")).map(h => [h.title, h.snippet]);
@@ -149,7 +152,8 @@ def test_delete_with_undo_rename_focus_and_search(browser: Browser, store_site: 
         return {hits, afterDelete, hitsAfterDelete, afterUndo, focus, purged,
                 left: (await store.db.getAll("messages")).length, gone: await store.loadConversation(b.id)};
     """)
-    assert sorted(result["hits"]) == [["Travel plans", "Book a flight to Kyoto in April"], ["Weather", "kyoto weather: sunny"]]
+    assert sorted(result["hits"]) == [["Travel plans", "Book a flight to Kyoto in April"],
+                                      ["Weather", "kyoto weather: sunny"]]
     assert result["afterDelete"] == ["Weather"]
     assert result["hitsAfterDelete"] == 1
     assert result["afterUndo"] == ["Travel plans", "Weather"]
@@ -322,7 +326,9 @@ def test_two_tabs_appending_to_one_conversation_lose_and_reorder_nothing(browser
 # ------------------------------------------------------------ quota (T-S3)
 
 
-def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_exportable(browser: Browser, store_site: str):
+def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_exportable(
+    browser: Browser, store_site: str
+):
     context = browser.new_context()
     page = open_page(context, store_site)
     problems: list[str] = []  # an unhandled rejection would mean a failure nobody reported
@@ -357,7 +363,8 @@ def test_a_full_quota_is_reported_and_the_conversation_stays_in_memory_and_expor
     assert "full" in result["errors"][kinds.index("quota")]["message"]
     assert result["onDisk"] is False
     assert False in result["acks"]
-    assert result["loaded"] == [["user", "complete", 15], ["user", "complete", 2_000_008], ["assistant", "complete", 2_000_000]]
+    assert result["loaded"] == [["user", "complete", 15], ["user", "complete", 2_000_008],
+                                ["assistant", "complete", 2_000_000]]
     assert result["exported"] == [15, 2_000_008, 2_000_000]
     assert problems == []
     cdp.send("Storage.overrideQuotaForOrigin", {"origin": origin})
@@ -372,8 +379,10 @@ def test_an_old_tab_lets_go_when_a_newer_schema_arrives(browser: Browser, store_
     old, new = open_page(context, store_site), open_page(context, store_site)
     js(old, """
         const errors = window.oldErrors = [];
-        window.oldDb = await s.openDatabase({name: "up", migrations: s.MIGRATIONS.slice(0, 1), onError: e => errors.push(e)});
-        await window.oldDb.put("conversations", {id: "c1", title: "from v1", created: 1, updated: 1, current_leaf: null});
+        window.oldDb = await s.openDatabase({name: "up", migrations: s.MIGRATIONS.slice(0, 1),
+                                             onError: e => errors.push(e)});
+        await window.oldDb.put("conversations",
+                               {id: "c1", title: "from v1", created: 1, updated: 1, current_leaf: null});
     """)
     open_store(new, "up")
     assert [e["kind"] for e in js(old, "return window.oldErrors;")] == ["versionchange"]
@@ -383,7 +392,9 @@ def test_an_old_tab_lets_go_when_a_newer_schema_arrives(browser: Browser, store_
     context.close()
 
 
-def test_an_upgrade_blocked_by_a_tab_that_does_not_let_go_is_reported_and_completes_later(browser: Browser, store_site: str):
+def test_an_upgrade_blocked_by_a_tab_that_does_not_let_go_is_reported_and_completes_later(
+    browser: Browser, store_site: str
+):
     context = browser.new_context()
     old, new = open_page(context, store_site), open_page(context, store_site)
     js(old, """
@@ -421,7 +432,9 @@ def test_keys_never_reach_storage_or_exports_and_a_wrong_passphrase_fails_closed
         const record = await s.encryptSecret("correct horse battery staple", arg);
         await store.profiles.save({id: "p1", name: "Work", vendor: "openai", model: "gpt-4o", key: record});
         let refused = null;
-        try { await store.profiles.save({name: "Bad", vendor: "openai", api_key: arg}); } catch (e) { refused = e.message; }
+        try {
+          await store.profiles.save({name: "Bad", vendor: "openai", api_key: arg});
+        } catch (e) { refused = e.message; }
         const c = await store.createConversation({title: "with a pasted key"});
         await store.addMessage(c.id, {role: "user", parts: [{type: "text", text: `my key is ${arg} ok?`}]});
         const json = await (await store.exportAll("json")).text();
@@ -430,11 +443,15 @@ def test_keys_never_reach_storage_or_exports_and_a_wrong_passphrase_fails_closed
         for (const name of store.db.objectStoreNames) dump[name] = await store.db.getAll(name);
         const back = await s.decryptSecret("correct horse battery staple", (await store.profiles.get("p1")).key);
         let wrong = null;
-        try { await s.decryptSecret("Correct horse battery staple", record); } catch (e) { wrong = [e.name, e.message]; }
+        try {
+          await s.decryptSecret("Correct horse battery staple", record);
+        } catch (e) { wrong = [e.name, e.message]; }
         let tampered = null;
-        try { await s.decryptSecret("correct horse battery staple", {...record, iterations: 200000}); } catch (e) { tampered = e.name; }
-        return {record, refused, json, md, profiles: JSON.stringify(dump.profiles), local: JSON.stringify({...localStorage}),
-                back, wrong, tampered};
+        try {
+          await s.decryptSecret("correct horse battery staple", {...record, iterations: 200000});
+        } catch (e) { tampered = e.name; }
+        return {record, refused, json, md, profiles: JSON.stringify(dump.profiles),
+                local: JSON.stringify({...localStorage}), back, wrong, tampered};
     """, key)
     assert result["record"]["iterations"] >= 600_000 and result["record"]["kdf"] == "PBKDF2-SHA256"
     assert key not in json.dumps(result["record"])
@@ -487,7 +504,8 @@ def test_export_then_import_elsewhere_gives_back_the_same_conversations(browser:
     assert first["format"] == "orizuru.conversations" and first["version"] == 1
     [conv] = first["conversations"]
     assert len(conv["messages"]) == 5 and conv["focus"] == {"facts": ["math"]}
-    assert conv["messages"][1]["parts"][0] == {"type": "tool_call", "id": "call_1", "name": "calc", "arguments": {"expr": "2+2"}}
+    assert conv["messages"][1]["parts"][0] == {"type": "tool_call", "id": "call_1", "name": "calc",
+                                               "arguments": {"expr": "2+2"}}
     open_store(page, "destination")
     result = js(page, "return await store.importJSON(arg);", json.dumps(first))
     assert result == {"imported": 1, "copied": 0, "skipped": 0, "conversation_ids": [conv["id"]]}
@@ -499,7 +517,8 @@ def test_export_then_import_elsewhere_gives_back_the_same_conversations(browser:
     assert again["skipped"] == 1 and again["imported"] == again["copied"] == 0
     # A diverged copy of an existing conversation comes in under fresh ids and overwrites nothing.
     diverged = json.loads(json.dumps(first))
-    diverged["conversations"][0]["messages"].append({**conv["messages"][-1], "id": "extra", "parts": [{"type": "text", "text": "new"}]})
+    diverged["conversations"][0]["messages"].append({**conv["messages"][-1], "id": "extra",
+                                                     "parts": [{"type": "text", "text": "new"}]})
     copied = js(page, "return await store.importJSON(arg);", json.dumps(diverged))
     assert copied["copied"] == 1 and copied["conversation_ids"][0] != conv["id"]
     third = export_all(page)
@@ -544,11 +563,12 @@ def test_a_bad_import_names_the_problem_and_changes_nothing(browser: Browser, st
         else:
             messages[0]["parts"][1]["mime_type"] = "text/html"
         bad = json.dumps(data)
-    before = js(page, "const d = {}; for (const n of store.db.objectStoreNames) d[n] = await store.db.getAll(n); return d;")
+    dump_all = "const d = {}; for (const n of store.db.objectStoreNames) d[n] = await store.db.getAll(n); return d;"
+    before = js(page, dump_all)
     error = js(page, "try { await store.importJSON(arg); return null; } catch (e) { return [e.name, e.message]; }", bad)
     assert error is not None and error[0] == "ImportError"
     assert expected in error[1] and "nothing was changed" in error[1]
-    after = js(page, "const d = {}; for (const n of store.db.objectStoreNames) d[n] = await store.db.getAll(n); return d;")
+    after = js(page, dump_all)
     assert after == before
     context.close()
 
@@ -573,7 +593,9 @@ def test_markdown_export_shows_the_branch_on_show(browser: Browser, store_site: 
     page.context.close()
 
 
-def test_a_reply_cut_inside_a_tool_call_keeps_its_text_and_the_partial_arguments(profile: BrowserContext, store_site: str):
+def test_a_reply_cut_inside_a_tool_call_keeps_its_text_and_the_partial_arguments(
+    profile: BrowserContext, store_site: str
+):
     page = open_page(profile, store_site)
     open_store(page)
     ids = js(page, """

@@ -95,7 +95,8 @@ def provider(vendor: str = "anthropic") -> dict:
 
 
 async def test_models_list_returns_ids():
-    with serving(Recording(b'{"data":[{"id":"gpt-4o","object":"model"},{"id":"o3","object":"model"}],"object":"list"}')):
+    listing = b'{"data":[{"id":"gpt-4o","object":"model"},{"id":"o3","object":"model"}],"object":"list"}'
+    with serving(Recording(listing)):
         result, events, _ = await call("models.list", {"provider": provider("openai")})
     assert result == {"models": [{"id": "gpt-4o"}, {"id": "o3"}]} and events == []
 
@@ -179,8 +180,9 @@ async def test_page_tools_are_run_by_the_page_and_python_tools_by_the_worker():
 
     def on_event(event: dict) -> None:
         if event["type"] == "page_tool":
+            text = f"clicked {event['arguments']['id']}"
             answers.append(asyncio.ensure_future(call("chat.page_tool_result", {
-                "call_id": event["call_id"], "content": [{"type": "text", "text": f"clicked {event['arguments']['id']}"}]})))
+                "call_id": event["call_id"], "content": [{"type": "text", "text": text}]})))
 
     calls = [ToolCallPart(id="p1", name="click", arguments={"id": "ok"}), ToolCallPart(id="q1", name="square",
                                                                                           arguments={"x": 7})]

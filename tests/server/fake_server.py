@@ -58,7 +58,7 @@ def spam_stderr(megabytes: int) -> str:
 @server.tool()
 def grandchild(ignore_term: bool = False) -> str:
     """Start a long-lived grandchild in this process group; return its pid."""
-    script = "import signal, time\nif %r: signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(300)" % ignore_term
+    script = f"import signal, time\nif {ignore_term!r}: signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(300)"
     proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
     return str(proc.pid)
 

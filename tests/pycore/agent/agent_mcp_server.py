@@ -45,7 +45,8 @@ def broken() -> str:
 @server.tool()
 def picture() -> list[TextContent | ImageContent]:
     """A caption and an image."""
-    return [TextContent(type="text", text="a red pixel"), ImageContent(type="image", data=PNG_1PX, mime_type="image/png")]
+    return [TextContent(type="text", text="a red pixel"),
+            ImageContent(type="image", data=PNG_1PX, mime_type="image/png")]
 
 
 @server.tool()

@@ -61,7 +61,8 @@ async def test_responses_api_two_tool_steps_then_an_error_event_keeps_everything
     assert run.messages()[2]["parts"][0]["type"] == "reasoning"  # the reasoning of step 2 is kept
 
 
-@pytest.mark.parametrize("file", ["openai/chat-stream-parallel-tools.sse", "ollama/chat-stream-parallel-tool-calls.ndjson"])
+@pytest.mark.parametrize("file", ["openai/chat-stream-parallel-tools.sse",
+                                  "ollama/chat-stream-parallel-tool-calls.ndjson"])
 async def test_parallel_calls_run_concurrently(file: str) -> None:
     """Each tool waits until the other has started: run one after the other, they would both time out."""
     first, second = [c["name"] for c in fixture(file).expected()["tool_calls"]]
@@ -205,7 +206,8 @@ async def test_stop_while_a_tool_runs_cancels_it_and_answers_every_call() -> Non
     assert len(run.transport.requests) == 1  # nothing more was sent
 
 
-@pytest.mark.parametrize("error_file", ["openai/error-401-invalid-api-key.json", "anthropic/error-401-authentication.json",
+@pytest.mark.parametrize("error_file", ["openai/error-401-invalid-api-key.json",
+                                        "anthropic/error-401-authentication.json",
                                         "gemini/error-429-resource-exhausted.json"])
 async def test_a_vendor_error_mid_loop_ends_the_run_and_keeps_the_earlier_steps(error_file: str) -> None:
     vendor = fixture(error_file).vendor

@@ -48,7 +48,8 @@ async def call(method: str, params: dict, on_event=None) -> tuple[dict, list[dic
 
 async def test_mcp_connect_describes_the_server_with_model_names_and_default_policies(mcp_url: str) -> None:
     try:
-        result, _ = await call("mcp.connect", {"id": "t", "url": mcp_url, "headers": {"Authorization": f"Bearer {KEY}"}})
+        result, _ = await call("mcp.connect",
+                               {"id": "t", "url": mcp_url, "headers": {"Authorization": f"Bearer {KEY}"}})
         assert result["server"] == {"name": "agent-test", "version": "2.0"}
         assert result["protocol_version"] == "2025-11-25" and result["status"] == "connected"
         tools = {tool["name"]: tool for tool in result["tools"]}
@@ -68,8 +69,8 @@ async def test_mcp_connect_describes_the_server_with_model_names_and_default_pol
         contents, _ = await call("mcp.read_resource", {"id": "t", "uri": "test://readme"})
         assert contents == {"contents": [{"uri": "test://readme", "mimeType": "text/plain", "text": "read me first"}]}
         prompt, _ = await call("mcp.get_prompt", {"id": "t", "name": "review", "arguments": {"language": "Rust"}})
-        assert prompt["messages"] == [{"role": "user", "parts": [{"type": "text", "text": "Please review this Rust code.",
-                                                                  "refusal": False}]}]
+        assert prompt["messages"] == [{"role": "user", "parts": [
+            {"type": "text", "text": "Please review this Rust code.", "refusal": False}]}]
     finally:
         await call("mcp.disconnect", {"id": "t"})
         await call("mcp.disconnect", {"id": "u"})

@@ -76,7 +76,8 @@ def turn(n: int, flight_id: str) -> Turn:
         answer = _answer(["CONSTRAINT_ADDITION"], "adds a limit", constraints=[constraint])
     elif n == REPEAT_TURN:
         user = "Remember, the budget is 6000 EUR total with flights."
-        answer = _answer(["CONSTRAINT_ADDITION"], "repeats the budget", constraints=["Total budget under 6000 EUR, flights included"])
+        answer = _answer(["CONSTRAINT_ADDITION"], "repeats the budget",
+                         constraints=["Total budget under 6000 EUR, flights included"])
     elif n == CONTRADICTION_TURN:
         user = "Actually, direct flights only, even if that means more than 12 hours."
         answer = _answer(["CONSTRAINT_ADDITION", "REFINEMENT"], "changes the flight rule", constraints=[DIRECT],

@@ -67,7 +67,8 @@ def answer_body(vendor: str, payload: Any, *, usage: tuple[int, int] = (300, 40)
     body = copy.deepcopy(TEMPLATES[vendor])
     prompt, completion = usage
     if vendor == "openai":
-        call = {"id": "call_ZR5UUuTt3pf61kjwAJIYdVMj", "type": "function", "function": {"name": TOOL, "arguments": text}}
+        call = {"id": "call_ZR5UUuTt3pf61kjwAJIYdVMj", "type": "function",
+                "function": {"name": TOOL, "arguments": text}}
         body["choices"][0]["message"] = {"role": "assistant", "content": None, "tool_calls": [call], "refusal": None,
                                          "annotations": []}
         body["choices"][0]["finish_reason"] = "tool_calls"

@@ -52,7 +52,8 @@ async def test_update_classifies_folds_and_returns_the_new_state_and_the_cost(ve
 
 
 async def test_synthesize_returns_the_system_prompt_and_messages_for_chat_run(vendor):
-    state = (await call("focus.update", {"message": {"id": "m1", "text": "photos CLI"}, "classifier": CLASSIFIER}))["state"]
+    updated = await call("focus.update", {"message": {"id": "m1", "text": "photos CLI"}, "classifier": CLASSIFIER})
+    state = updated["state"]
     result = await call("focus.synthesize", {"state": state, "text": "Add a --dry-run flag.", "system": "Be brief.",
                                              "budget": 500, "locale": "en"})
     assert set(result) == {"system", "messages", "tokens", "budget", "recent", "omitted", "over_budget", "warnings"}
@@ -98,7 +99,8 @@ async def test_bad_params_are_errors_that_name_the_param(name, params, message):
 
 
 async def test_templates_gives_the_editable_sources_and_checks_edits():
-    result = await call("focus.templates", {"locale": "ja", "templates": {"system.j2": "{% if %}", "current.j2": "{{ message }}"}})
+    result = await call("focus.templates",
+                        {"locale": "ja", "templates": {"system.j2": "{% if %}", "current.j2": "{{ message }}"}})
     assert result["locale"] == "ja" and result["locales"] == ["en", "ja"]
     assert "## 目的" in result["templates"]["system.j2"]
     assert list(result["errors"]) == ["system.j2"] and "line 1" in result["errors"]["system.j2"]

@@ -52,7 +52,8 @@ def test_japanese_templates():
 
 
 def test_an_edited_template_is_used_and_a_broken_one_falls_back_with_a_warning():
-    edited = synthesize(state(), "hi", overrides={"system.j2": "GOAL={{ mission }};{% for c in constraints %}{{ c.text }}|{% endfor %}"})
+    template = "GOAL={{ mission }};{% for c in constraints %}{{ c.text }}|{% endfor %}"
+    edited = synthesize(state(), "hi", overrides={"system.j2": template})
     assert edited.system == "GOAL=Build a budgeting app;No ads|Offline first|Use SQLite|" and not edited.warnings
     broken = synthesize(state(), "hi", overrides={"system.j2": "{% for c in constraints %}"})
     assert "## Mission" in broken.system
