@@ -49,7 +49,7 @@ class PartsManager:
     def __init__(self, vendor: str, *, runs: bool = False) -> None:
         self.vendor = vendor
         self.parts: list[Part] = []
-        self._index: dict[Hashable, int] = {}
+        self._index: dict[tuple[str, Hashable], int] = {}  # (part kind, the vendor's key) -> part index
         self._texts: dict[int, list[str]] = {}  # text / reasoning part index -> its fragments
         self._args: dict[int, list[str]] = {}  # open tool calls: index -> argument fragments
         self.usage: Usage | None = None
@@ -66,7 +66,7 @@ class PartsManager:
         self._run_fragments: list[str] = []
         self._run_start = 0
         # The last delta()'s part: (key, kind, index, fragments, event maker), while its fragments are open.
-        self._last_delta: tuple[Any, ...] = _NO_DELTA
+        self._last_delta: _LastDelta = _NO_DELTA
 
     @property
     def stopped(self) -> bool:
@@ -98,6 +98,7 @@ class PartsManager:
             self._texts[index] = []
         if details:
             part = self.parts[index]
+            assert isinstance(part, TextPart)
             part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
@@ -138,10 +139,11 @@ class PartsManager:
         if last[0] is key and last[1] == kind and delta:
             return self._append(last[2], last[3], delta, last[4], False)
         index = self._index.get((_PART_KEYS[kind], key))
-        fragments = None if index is None else (self._args if kind == "args" else self._texts).get(index)
-        if fragments is not None and delta:
-            self._last_delta = (key, kind, index, fragments, _DELTAS[kind])
-            return self._append(index, fragments, delta, _DELTAS[kind], False)  # type: ignore[arg-type]
+        if index is not None and delta:
+            fragments = (self._args if kind == "args" else self._texts).get(index)
+            if fragments is not None:
+                self._last_delta = (key, kind, index, fragments, _DELTAS[kind])
+                return self._append(index, fragments, delta, _DELTAS[kind], False)
         if kind == "text":
             return self.text(key, delta)
         if kind == "reasoning":
@@ -199,6 +201,7 @@ class PartsManager:
 
     def set_tool_call_details(self, key: Hashable, details: dict[str, Any]) -> None:
         part = self.parts[self._index[("tool", key)]]
+        assert isinstance(part, ToolCallPart)
         part.provider_details = {**(part.provider_details or {}), **details}
 
     # ---------------------------------------------------------------- end of response
@@ -274,23 +277,24 @@ class PartsManager:
         if self._run is not None:
             self.end_run()
         if self._runs:
-            self._run, self._run_index, self._run_fragments, self._run_start = event, index, fragments, len(fragments) - 1
+            self._run, self._run_index = event, index
+            self._run_fragments, self._run_start = fragments, len(fragments) - 1
         return [event]
 
     def _event(self, event: Event) -> list[Event]:
         self.end_run()
         return [event]
 
-    def _add(self, key: Hashable, part: Part) -> int:
+    def _add(self, key: tuple[str, Hashable], part: Part) -> int:
         self._last_delta = _NO_DELTA  # a key may now name another part
         self.parts.append(part)
         self._index[key] = len(self.parts) - 1
         return len(self.parts) - 1
 
     def _key_of(self, index: int) -> Hashable:
-        for key, value in self._index.items():
-            if value == index and isinstance(key, tuple) and key[0] == "tool":
-                return key[1]
+        for (kind, key), value in self._index.items():
+            if value == index and kind == "tool":
+                return key
         raise KeyError(index)
 
 
@@ -318,6 +322,14 @@ def _args_delta(index: int, delta: str, _: bool) -> ToolCallArgsDelta:
     return event
 
 
-_NO_DELTA = (object(), "", -1, [], None)
-_PART_KEYS = {"text": "text", "reasoning": "reasoning", "args": "tool"}  # a delta kind -> its parts' key
-_DELTAS = {"text": _text_delta, "reasoning": _reasoning_delta, "args": _args_delta}
+# What PartsManager.delta() remembers of its last part: (key, kind, index, fragments, event maker).
+_LastDelta = tuple[Hashable, str, int, list[str], Callable[[int, str, bool], Delta]]
+# No part: a key that is no vendor's never matches, so the rest is never used.
+_NO_DELTA: _LastDelta = (object(), "", -1, [], _text_delta)
+# A delta kind -> the kind its parts are kept under in PartsManager._index.
+_PART_KEYS: dict[DeltaKind, str] = {"text": "text", "reasoning": "reasoning", "args": "tool"}
+_DELTAS: dict[DeltaKind, Callable[[int, str, bool], Delta]] = {
+    "text": _text_delta,
+    "reasoning": _reasoning_delta,
+    "args": _args_delta,
+}
