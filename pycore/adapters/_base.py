@@ -117,31 +117,23 @@ class StreamParser(ABC):
                 if not piece:  # an ignored event
                     continue
                 if other:
-                    if run:
-                        events += parts.delta(kind, key, _joined(run))
-                        run = []
-                    events += self._items(self._decoder.parse("".join(other)))
+                    events += self._run_events(kind, key, run)
+                    events += self._read_other(other)
                     other, last = [], None
                     if parts.error is not None or self.done:
                         return events
                 head = heads(unit)
                 if head != last:
-                    if run:
-                        events += parts.delta(kind, key, _joined(run))
-                        run = []
+                    events += self._run_events(kind, key, run)
                     part = self.usual_part(head)
-                    if part is None:  # the generic path reads the match's first event from its own text
+                    if part is None:  # declined: the generic path reads this match
                         last = None
                         spans = spans or [m.span() for m in scan.finditer(text)]
-                        start, end = spans[i]
-                        cut = text.index(self._boundary, start) + len(self._boundary)
-                        events += self._items(self._decoder.parse(text[start:cut]))
-                        if parts.error is not None or self.done:
+                        declined, stop = self._read_declined(text, spans[i], (kind, key))
+                        events += declined
+                        if stop:
                             return events
-                        if cut < end:  # the match's other events, asked again (that one may change the answer)
-                            self._head, self._part = None, (kind, key)
-                            events += self._read(text[cut:end], inner=True)
-                            last, (kind, key) = self._head, self._part
+                        last, (kind, key) = self._head, self._part
                         continue
                     last, (kind, key) = head, part
                 run += texts(unit)  # the match's pieces ("" for the events it did not reach)
@@ -150,14 +142,44 @@ class StreamParser(ABC):
                 events += parts.delta(kind, key, _joined(run) if "\\" in piece else piece)
                 run = []
             if other:
-                events += self._items(self._decoder.parse("".join(other)))
+                events += self._read_other(other)
             return events
         finally:  # also when a malformed event raised: the deltas before it are kept all the same
-            if run:
-                events += parts.delta(kind, key, _joined(run))
+            events += self._run_events(kind, key, run)
             self._head, self._part = (None, self._part) if other else (last, (kind, key))
             if not inner:
                 parts.end_run()
+
+    def _run_events(self, kind: DeltaKind, key: Hashable, run: list[str]) -> list[Event]:
+        """The parts manager's events for the pieces of part ``(kind, key)`` gathered in ``run``, which is
+        then emptied; none when it is empty."""
+        if not run:
+            return []
+        events = self.parts.delta(kind, key, _joined(run))
+        run.clear()
+        return events
+
+    def _read_other(self, other: list[str]) -> list[Event]:
+        """Events for the text of consecutive events that are not usual ones, the generic way."""
+        return self._items(self._decoder.parse("".join(other)))
+
+    def _read_declined(
+        self, text: str, span: tuple[int, int], part: tuple[DeltaKind, Hashable]
+    ) -> tuple[list[Event], bool]:
+        """Events for the match at ``span`` of ``text``, whose head :meth:`usual_part` declined: its first
+        event is read the generic way from its own text, then the match's other events are read again
+        (that event may change the answer). Returns the events and whether reading stops there (an error
+        or the end in that first event); leaves in :attr:`_head` and :attr:`_part` the head and part
+        that the run goes on with (``part``, headless, unless the events read again say otherwise)."""
+        start, end = span
+        self._head, self._part = None, part
+        cut = text.index(self._boundary, start) + len(self._boundary)
+        events = self._items(self._decoder.parse(text[start:cut]))
+        if self.parts.error is not None or self.done:
+            return events, True
+        if cut < end:
+            events += self._read(text[cut:end], inner=True)
+        return events, False
 
     def _items(self, items: Iterable[Any]) -> list[Event]:
         """The generic path: each item decoded once; the vendor's usual deltas (:meth:`usual_delta`)
@@ -167,7 +189,9 @@ class StreamParser(ABC):
         if self.done:
             return events
         parts, decode, usual, handle = self.parts, self.decode, self.usual_delta, self.handle
-        kind, key = "", None
+        # The part of the run being gathered (used only once a delta started the run).
+        kind: DeltaKind = "text"
+        key: Hashable = None
         run: list[str] = []
         try:
             for item in items:
