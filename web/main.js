@@ -136,7 +136,7 @@ async function main() {
     try {
       return (await core.call("focus.validate", { state })).state;
     } catch (err) {
-      throw new Error(err.message.replace(/^[\w.]+Error: /, "")); // "focus state: <field>: <problem>"
+      throw new Error(err.message.replace(/^[\w.]+Error: /, ""), { cause: err }); // "focus state: <field>: <problem>"
     }
   } });
   const composer = new Composer({

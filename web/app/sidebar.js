@@ -184,7 +184,7 @@ export class Sidebar {
       try {
         conversation.focus = await this.validateFocus(conversation.focus);
       } catch (err) {
-        throw new Error(`conversations[${i}] (${conversation.title ?? conversation.id}): ${err.message}`);
+        throw new Error(`conversations[${i}] (${conversation.title ?? conversation.id}): ${err.message}`, { cause: err });
       }
     }
     return JSON.stringify(data);

@@ -192,7 +192,7 @@ export class ToolsPanel {
       conn.needsSignIn = /auth/i.test(err.kind ?? "") || /\b401\b/.test(err.message);
       // "<url> requires authorization (401)" beside the Sign in button, without the Python class path.
       conn.error = conn.needsSignIn ? err.message.replace(/^[\w.]+Error: /, "") : err.message;
-      conn.advice = conn.needsSignIn ? null : await this.#doctor(url, conn.headers, err);
+      conn.advice = conn.needsSignIn ? null : await this.#doctor(url, conn.headers);
     }
     this.render();
     return conn;
@@ -209,7 +209,7 @@ export class ToolsPanel {
     }
   }
 
-  async #doctor(url, headers, err) {
+  async #doctor(url, headers) {
     if (!this.core.methods?.includes("mcp.doctor")) return null;
     try {
       return await this.core.call("mcp.doctor", { url, headers, origin: location.origin });

@@ -271,8 +271,8 @@ export async function importConversations(store, fileOrText) {
     }
     await done;
   } catch (err) {
-    const cause = tx.error ?? err;
-    throw new Error(`Import failed and nothing was changed: ${cause?.name ?? "Error"}: ${cause?.message ?? cause}`);
+    const reason = tx.error ?? err;
+    throw new Error(`Import failed and nothing was changed: ${reason?.name ?? "Error"}: ${reason?.message ?? reason}`, { cause: err });
   }
   store.channel.post({ type: "import", conversation_ids: result.conversation_ids });
   return result;

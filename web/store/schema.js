@@ -52,7 +52,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * as an older build would; the app always uses the default.
  */
 export async function openDatabase({ name = DB_NAME, onError = () => {}, migrations = MIGRATIONS } = {}) {
-  let db;
+  let db = null; // blocking() below reads it, and openDB is handed blocking() before db is assigned
   db = await openDB(name, migrations.length, {
     upgrade(database, oldVersion) {
       for (let v = oldVersion; v < migrations.length; v++) migrations[v](database);
