@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import quote
 
 from pycore._json import STRING_BODY
@@ -237,7 +237,7 @@ class GeminiAdapter(Adapter):
     def _headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.api_key} if self.api_key else {}
 
-    stream_fields: dict[str, Any] = {}  # streaming is a different URL, not a body field
+    stream_fields: ClassVar[dict[str, Any]] = {}  # streaming is a different URL, not a body field
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
         config = drop_none({"temperature": request.temperature, "maxOutputTokens": request.max_tokens})

@@ -62,6 +62,7 @@ class OllamaParser(StreamParser):
         message = payload.get("message")
         if not message or type(message) is not dict:
             return None
+        kind: DeltaKind
         if len(message) == 2:
             kind, key, text = "text", "content", message.get("content")
         elif len(message) == 3 and "role" in message and message.get("content") == "":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, cast
 
 from pycore._json import INT, PLAIN_BODY, STRING_BODY
 from pycore._parts import DeltaKind, PartsManager
@@ -81,7 +81,7 @@ class ResponsesParser(StreamParser):
 
     def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
         # A piece of output text, of a reasoning summary, or of a function call's arguments.
-        kind = _USUAL.get(payload.get("type")) if type(payload) is dict else None
+        kind = _USUAL.get(payload.get("type", "")) if type(payload) is dict else None  # "": no type, not usual
         if kind is None:
             return None
         text, key = payload.get("delta"), payload.get("item_id")
@@ -95,7 +95,8 @@ class ResponsesParser(StreamParser):
         return handler(self, event) if handler else []
 
     def _error(self, event: dict[str, Any]) -> list[Event]:
-        error = event.get("error") if isinstance(event.get("error"), dict) else event
+        nested = event.get("error")
+        error: dict[str, Any] = nested if isinstance(nested, dict) else event
         return self.parts.set_error(
             self.status, error.get("type") or error.get("code"), error.get("message") or "error"
         )
@@ -154,7 +155,9 @@ _HANDLERS = {
 def item_started(parts: PartsManager, item: dict[str, Any]) -> list[Event]:
     kind, key = item.get("type"), item.get("id")
     if kind == "function_call" and not parts.has_tool_call(key):
-        return parts.tool_call_start(key, item.get("call_id") or key, item.get("name", ""), details={"item_id": key})
+        # JSON, not yet checked: ToolCallPart, the first thing tool_call_start makes, rejects an id that is no string.
+        call_id = cast(str, item.get("call_id") or key)
+        return parts.tool_call_start(key, call_id, item.get("name", ""), details={"item_id": key})
     if kind == "reasoning":
         return parts.reasoning(key, details={"id": key})
     return []
