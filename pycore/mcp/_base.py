@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from urllib.parse import urlsplit
 
 from mcp_types.jsonrpc import JSONRPCMessage
@@ -44,9 +44,13 @@ class MCPTransport(ABC):
     @abstractmethod
     async def send(self, message: JSONRPCMessage) -> None: ...
 
+    # Abstract rather than no-op defaults: the two transports open their channels at different points,
+    # and each says what it does at both (possibly nothing), so neither forgets one silently.
+    @abstractmethod
     async def start(self) -> None:
         """Open what must be open before the first message (legacy: the SSE stream)."""
 
+    @abstractmethod
     async def listen(self) -> None:
         """After initialization: open the channel for unsolicited server messages, if any."""
 
@@ -66,7 +70,7 @@ class MCPTransport(ABC):
         task.add_done_callback(self._tasks.discard)
 
 
-async def sse_events(response: Response) -> AsyncIterator[SSEEvent]:
+async def sse_events(response: Response) -> AsyncGenerator[SSEEvent, None]:
     """The events of an SSE body; a dropped connection simply ends the iteration."""
     decoder = SSEDecoder()
     try:

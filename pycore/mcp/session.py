@@ -25,7 +25,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import mcp_types as t
-from mcp_types.jsonrpc import METHOD_NOT_FOUND, JSONRPCError, JSONRPCMessage, JSONRPCNotification, JSONRPCRequest
+from mcp_types.jsonrpc import (
+    METHOD_NOT_FOUND,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+)
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
 from pydantic import BaseModel, ValidationError
 
@@ -214,14 +221,15 @@ class ClientSession:
         else:
             self._resolve(message)
 
-    def _resolve(self, message: JSONRPCMessage) -> None:
-        future = self._pending.get(message.id)  # type: ignore[union-attr]
+    def _resolve(self, message: JSONRPCResponse | JSONRPCError) -> None:
+        # An error with no id answers no request we can name: nothing waits for it.
+        future = None if message.id is None else self._pending.get(message.id)
         if future is None or future.done():
             return  # a late answer to a request we gave up on, or a duplicate after a resume
         if isinstance(message, JSONRPCError):
             future.set_exception(MCPRPCError(message.error.code, message.error.message, message.error.data))
         else:
-            future.set_result(message.result)  # type: ignore[union-attr]
+            future.set_result(message.result)
 
     def _fail(self, request_id: int | str | None, error: MCPError) -> None:
         ids = list(self._pending) if request_id is None else [request_id]

@@ -7,7 +7,7 @@ have the SSE URL's origin: a server cannot send our messages (and custom headers
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from urllib.parse import urljoin
 
@@ -49,6 +49,9 @@ class LegacySSETransport(MCPTransport):
             raise
         self.spawn(self._read(events))
 
+    async def listen(self) -> None:
+        """Nothing more to open: the SSE stream that start opened carries every server message."""
+
     def _endpoint(self, event: SSEEvent | None) -> str:
         if event is None or event.event != "endpoint":
             raise MCPProtocolError(f"{self.url} is not an MCP server: its SSE stream did not start with 'endpoint'")
@@ -59,9 +62,9 @@ class LegacySSETransport(MCPTransport):
             )
         return endpoint
 
-    async def _read(self, events: AsyncIterator[SSEEvent]) -> None:
+    async def _read(self, events: AsyncGenerator[SSEEvent, None]) -> None:
         try:
-            async with aclosing(events) as stream:  # type: ignore[type-var]
+            async with aclosing(events) as stream:
                 async for event in stream:
                     if event.event == "message" and event.data.strip():
                         for message in jsonrpc.parse(event.data):

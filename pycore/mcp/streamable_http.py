@@ -35,6 +35,9 @@ MAX_RECONNECT_DELAY = 30.0
 
 
 class StreamableHTTPTransport(MCPTransport):
+    async def start(self) -> None:
+        """Nothing to open first: every message is a request of its own (the GET stream opens in listen)."""
+
     # -- sending -------------------------------------------------------------------------------
 
     async def send(self, message: JSONRPCMessage) -> None:
