@@ -43,7 +43,7 @@ class ApprovalPolicy:
         for name, choice in (choices or {}).items():
             if choice not in POLICIES:
                 raise ValueError(f"policy for tool {name!r} is {choice!r}; expected one of {', '.join(POLICIES)}")
-            self.choices[name] = choice  # type: ignore[assignment]
+            self.choices[name] = choice
 
     def for_tool(self, model_name: str, tool: AgentTool) -> Policy:
         for key in (model_name, tool.name):

@@ -165,25 +165,28 @@ class AgentLoop:
         except APIStatusError as e:
             await _close(events)
             self._stop("error", ErrorInfo(status=e.status, type=e.type, message=e.vendor_message, vendor=e.vendor))
-            return self._kept_after_error(step, stream.completion)
+            self._keep_after_error(step, stream.completion)
+            return None  # the run stops with that error
         except APIConnectionError as e:
             await _close(events)
             self._stop("error", ErrorInfo(type="connection_error", message=e.message, vendor=e.vendor))
-            return self._kept_after_error(step, stream.completion)
+            self._keep_after_error(step, stream.completion)
+            return None  # the run stops with that error
         except OrizuruError as e:
             await _close(events)
             self._stop("error", ErrorInfo(type=type(e).__name__, message=str(e), vendor=self.client.adapter.vendor))
-            return self._kept_after_error(step, stream.completion)
+            self._keep_after_error(step, stream.completion)
+            return None  # the run stops with that error
         completion = stream.completion
         assert completion is not None  # set by the stream when it ends
         self._keep(step, completion, incomplete=completion.incomplete)
         return completion
 
-    def _kept_after_error(self, step: int, completion: Completion | None) -> None:
+    def _keep_after_error(self, step: int, completion: Completion | None) -> None:
+        """What arrived before the error, kept as an incomplete message; its tool calls are not run."""
         if completion is not None and completion.message.parts:
             self._keep(step, completion, incomplete=True)
             self._not_run(step, completion.tool_calls(), "not run: the response ended with an error")
-        return None
 
     def _keep(self, step: int, completion: Completion, *, incomplete: bool) -> None:
         usage = completion.usage

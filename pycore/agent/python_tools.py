@@ -26,7 +26,7 @@ from typing import Any
 
 from pydantic import PydanticSchemaGenerationError, TypeAdapter, ValidationError
 
-from pycore.agent.tools import AgentTool, ToolContext, ToolResult
+from pycore.agent.tools import AgentTool, Handler, ToolContext, ToolResult
 
 
 class ToolSourceError(ValueError):
@@ -38,7 +38,9 @@ class ToolSourceError(ValueError):
 
 
 def python_tool(function: Callable[..., Any], *, source: str = "python", name: str | None = None) -> AgentTool:
-    adapter = TypeAdapter(function)
+    # Given a function, pydantic builds a call schema (the parameters as one object; validating calls
+    # the function). TypeAdapter's annotation admits only type forms (TypeForm), so mypy refuses this use.
+    adapter: TypeAdapter[Any] = TypeAdapter(function)  # type: ignore[arg-type]
     schema = adapter.json_schema()
     schema.pop("additionalProperties", None)  # not every vendor accepts it; extra keys are rejected anyway
 
@@ -107,7 +109,7 @@ def tools_from_source(set_id: str, source: str) -> list[AgentTool]:
     return tools
 
 
-def _naming_lines(handler: Any, filename: str, name: str) -> Any:
+def _naming_lines(handler: Handler, filename: str, name: str) -> Handler:
     async def run(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
         try:
             return await handler(arguments, context)
