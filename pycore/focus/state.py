@@ -12,12 +12,12 @@ names the field when something is wrong. Nothing here talks to a model.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 ItemKind = Literal["constraint", "decision"]
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 MAX_TEXT = 2000  # an item's text, after the user edits it
 MAX_REPEATS = 5  # source ids kept when the same constraint is stated again
 

@@ -27,6 +27,7 @@ from pycore.focus.classification import TOOL_NAME, json_schema
 from pycore.messages import ChatRequest, Message, NamedToolChoice, Tool
 
 Strategy = Literal["auto", "tool", "json"]
+STRATEGIES: tuple[Strategy, ...] = ("auto", "tool", "json")
 TEMPERATURE = 0.0  # the issue allows up to 0.1; 0 makes the labels as repeatable as the vendor allows
 MAX_OUTPUT_TOKENS = 400
 DEFAULT_STRATEGY: dict[str, Literal["tool", "json"]] = {
@@ -48,7 +49,8 @@ def resolve(vendor: str, strategy: Strategy = "auto") -> Literal["tool", "json"]
 def json_mode_options(vendor: str) -> dict[str, Any]:
     """The body fields that switch on the vendor's JSON mode with our schema."""
     if vendor == "gemini":
-        return {"generationConfig": {"responseMimeType": "application/json", "responseSchema": json_schema(closed=False)}}
+        config = {"responseMimeType": "application/json", "responseSchema": json_schema(closed=False)}
+        return {"generationConfig": config}
     if vendor == "ollama":
         return {"format": json_schema()}
     if vendor == "openai":
@@ -79,7 +81,8 @@ def classifier_request(
         stream=False,
     )
     if resolve(vendor, strategy) == "tool":
-        tool = Tool(name=TOOL_NAME, description="Record how the user's message is classified.", inputSchema=json_schema())
+        description = "Record how the user's message is classified."
+        tool = Tool(name=TOOL_NAME, description=description, inputSchema=json_schema())
         request.tools = [tool]
         request.tool_choice = NamedToolChoice(name=TOOL_NAME)
     else:

@@ -20,7 +20,10 @@ from collections.abc import Iterable
 from pycore.messages import Message, TextPart
 
 MESSAGE_OVERHEAD = 4
-_WIDE = re.compile("[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003ffff]")
+_WIDE = re.compile(
+    "[\u1100-\u11ff\u2e80-\u9fff\ua960-\ua97f\uac00-\ud7af"  # Hangul Jamo, CJK and kana, Hangul
+    "\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\U00020000-\U0003ffff]"  # compatibility, full width, CJK ext.
+)
 
 
 def estimate_tokens(text: str) -> int:

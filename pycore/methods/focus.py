@@ -53,11 +53,12 @@ def _state(params: dict[str, Any]) -> Any:
 
 def _classifier(spec: Any) -> Classifier:
     from pycore.focus import Classifier
+    from pycore.focus.strategy import STRATEGIES
 
     if not isinstance(spec, dict) or not spec.get("model"):
         raise ValueError("focus: classifier must be {provider: {vendor, api_key?, base_url?}, model, strategy?}")
     strategy = spec.get("strategy") or "auto"
-    if strategy not in ("auto", "tool", "json"):
+    if strategy not in STRATEGIES:
         raise ValueError(f"focus: classifier.strategy must be auto, tool or json, not {strategy!r}")
     return Classifier(make_client(spec.get("provider")), str(spec["model"]), strategy=strategy)
 
