@@ -48,7 +48,8 @@ def mcp_tool(server_id: str, session: ClientSession, tool: t.Tool) -> AgentTool:
 def tool_result(result: t.CallToolResult, output_schema: dict[str, Any] | None = None) -> ToolResult:
     mapped = map_result(result, output_schema)
     for_model: list[TextPart | ImagePart] = [
-        TextPart(text=part["text"]) if part["type"] == "text" else ImagePart(data=part["data"], mime_type=part["mime_type"])
+        TextPart(text=part["text"]) if part["type"] == "text"
+        else ImagePart(data=part["data"], mime_type=part["mime_type"])
         for part in mapped.content
     ]
     content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]

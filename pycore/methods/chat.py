@@ -154,5 +154,6 @@ async def chat_page_tool_result(params: dict[str, Any], emit: Emit) -> dict[str,
     content = params.get("content") or []
     if not isinstance(content, list) or not all(isinstance(item, dict) and item.get("type") for item in content):
         raise ValueError("content must be a list of content items like {type: 'text', text: '...'}")
-    page_results().resolve(str(params.get("call_id")), ToolResult(content=content, is_error=bool(params.get("is_error"))))
+    results = page_results()
+    results.resolve(str(params.get("call_id")), ToolResult(content=content, is_error=bool(params.get("is_error"))))
     return {}
