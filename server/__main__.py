@@ -9,8 +9,10 @@ import secrets
 import socket
 import sys
 from pathlib import Path
+from typing import Literal, TypedDict
 
 import uvicorn
+from starlette.applications import Starlette
 
 from server import config
 from server.app import create_app
@@ -25,7 +27,14 @@ Any local program, and any web page you allow with --allow-origin, can start the
 Use this only for clients that cannot send headers (such as the MCP conformance suite)."""
 
 
-def fast_paths() -> dict[str, str]:
+class FastPaths(TypedDict):
+    """The uvicorn.Config arguments that choose its event loop and HTTP parser."""
+
+    loop: Literal["asyncio"]
+    http: Literal["httptools", "h11"]
+
+
+def fast_paths() -> FastPaths:
     """uvicorn's HTTP parser: httptools (C) where installed, else h11; the event loop stays asyncio's.
 
     httptools is in the ``server`` extra; bench/relay measures what it saves per call. uvloop is left
@@ -60,7 +69,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Arg
     return parser.parse_args(argv), parser
 
 
-def build(args: argparse.Namespace, parser: argparse.ArgumentParser, port: int, token: str | None):
+def build(args: argparse.Namespace, parser: argparse.ArgumentParser, port: int, token: str | None) -> Starlette:
     try:
         servers = config.load(args.config) if args.config else config.bundled()
         origins = tuple(canonical_origin(o) for o in args.allow_origin)

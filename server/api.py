@@ -6,6 +6,8 @@ Each entry has a ``kind``: ``"stdio"`` (a configured command, at ``/mcp/{name}``
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
@@ -34,7 +36,7 @@ def describe(state: ServerState) -> dict[str, object]:
     }
 
 
-def servers_endpoint(relay: Relay, remote: RemoteBridge | None = None):
+def servers_endpoint(relay: Relay, remote: RemoteBridge | None = None) -> Callable[[Request], Awaitable[JSONResponse]]:
     async def servers(request: Request) -> JSONResponse:
         remotes = remote.describe() if remote is not None else []
         body = {"servers": [describe(s) for s in relay.servers.values()] + remotes,

@@ -18,9 +18,17 @@ from collections.abc import Callable
 from contextlib import suppress
 
 import anyio
-from mcp.client._transport import TransportStreams
+from mcp.client._transport import ReadStream, TransportStreams, WriteStream
 from mcp.shared.message import ServerMessageMetadata, SessionMessage
-from mcp_types import ErrorData, JSONRPCError, JSONRPCNotification, JSONRPCRequest, JSONRPCResponse, RequestId
+from mcp_types import (
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+)
 
 log = logging.getLogger("orizuru.relay")
 
@@ -73,7 +81,9 @@ def _error(request_id: RequestId, code: int, message: str) -> SessionMessage:
 CLOSED = (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream)
 
 
-async def client_to_child(browser: TransportStreams, child_write, inflight: Inflight) -> None:
+async def client_to_child(
+    browser: TransportStreams, child_write: WriteStream[SessionMessage], inflight: Inflight
+) -> None:
     """Until the browser side closes (DELETE, idle timeout, disconnect)."""
     browser_read, browser_write = browser
     with suppress(*CLOSED):
@@ -87,7 +97,8 @@ async def client_to_child(browser: TransportStreams, child_write, inflight: Infl
                 await anyio.sleep_forever()
 
 
-async def forward_to_child(message, browser_write, child_write, inflight: Inflight) -> None:
+async def forward_to_child(message: JSONRPCMessage, browser_write: WriteStream[SessionMessage],
+                           child_write: WriteStream[SessionMessage], inflight: Inflight) -> None:
     if isinstance(message, JSONRPCRequest):
         inflight.open(message)
     await child_write.send(SessionMessage(message))
@@ -99,7 +110,8 @@ async def forward_to_child(message, browser_write, child_write, inflight: Inflig
             await browser_write.send(_error(request_id, REQUEST_CANCELLED, "Request cancelled"))
 
 
-async def child_to_client(child_read, browser_write, inflight: Inflight, note: Note) -> bool:
+async def child_to_client(child_read: ReadStream[SessionMessage | Exception],
+                          browser_write: WriteStream[SessionMessage], inflight: Inflight, note: Note) -> bool:
     """Until the child's stdout ends (True) or the browser side is gone (False)."""
     try:
         await _child_to_client(child_read, browser_write, inflight, note)
@@ -108,7 +120,8 @@ async def child_to_client(child_read, browser_write, inflight: Inflight, note: N
     return True
 
 
-async def _child_to_client(child_read, browser_write, inflight: Inflight, note: Note) -> None:
+async def _child_to_client(child_read: ReadStream[SessionMessage | Exception],
+                           browser_write: WriteStream[SessionMessage], inflight: Inflight, note: Note) -> None:
     async for item in child_read:
         if isinstance(item, Exception):
             note(f"the server wrote a line to stdout that is not JSON-RPC: {str(item)[:300]}")

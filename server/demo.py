@@ -10,6 +10,7 @@ import ast
 import math
 import operator
 import re
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -18,20 +19,25 @@ from mcp.server.mcpserver import MCPServer
 server = MCPServer(name="orizuru-demo", version="0.1.0",
                    instructions="Small local utilities: time zones, arithmetic, text statistics.")
 
-_BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-_FUNCTIONS = {"sqrt": math.sqrt, "log": math.log, "log10": math.log10, "exp": math.exp, "sin": math.sin,
-              "cos": math.cos, "tan": math.tan, "abs": abs, "round": round, "floor": math.floor, "ceil": math.ceil}
+Number = float | int
+_BINARY: dict[type[ast.operator], Callable[[Number, Number], Number]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+}
+_UNARY: dict[type[ast.unaryop], Callable[[Number], Number]] = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_FUNCTIONS: dict[str, Callable[..., Number]] = {  # one argument, or two (log, round)
+    "sqrt": math.sqrt, "log": math.log, "log10": math.log10, "exp": math.exp, "sin": math.sin,
+    "cos": math.cos, "tan": math.tan, "abs": abs, "round": round, "floor": math.floor, "ceil": math.ceil,
+}
 _CONSTANTS = {"pi": math.pi, "e": math.e, "tau": math.tau}
 MAX_EXPRESSION = 500
 MAX_EXPONENT = 10_000
 
 
-def _eval(node: ast.AST) -> float | int:
+def _eval(node: ast.AST) -> Number:
     if isinstance(node, ast.Expression):
         return _eval(node.body)
-    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+    if isinstance(node, ast.Constant) and (type(node.value) is int or type(node.value) is float):  # not bool
         return node.value
     if isinstance(node, ast.Name) and node.id in _CONSTANTS:
         return _CONSTANTS[node.id]

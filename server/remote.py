@@ -114,8 +114,10 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
         self.resolver = resolver
         self.inner = httpcore.AnyIOBackend()
 
-    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
-                          socket_options: Iterable[tuple] | None = None) -> httpcore.AsyncNetworkStream:
+    async def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
         addresses = await self.resolver(host, port)
         if not addresses:
             raise httpcore.ConnectError(f"{host} resolves to no address")

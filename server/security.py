@@ -108,9 +108,9 @@ class Guard:
             return
         refusal = self.check(scope)
         origin = Headers(scope=scope).get("origin")
-        allowed = origin is not None and scope["path"].startswith(GUARDED_PREFIXES) and self.policy.origin_ok(origin)
-        if allowed and refusal is None or (allowed and refusal.status_code == 401):
-            send = _with_cors(send, origin)  # the page must be able to read a 401 to explain it
+        if origin is not None and scope["path"].startswith(GUARDED_PREFIXES) and self.policy.origin_ok(origin):
+            if refusal is None or refusal.status_code == 401:  # the page must be able to read a 401 to explain it
+                send = _with_cors(send, origin)
         if refusal is not None:
             await refusal(scope, receive, send)
         else:

@@ -19,7 +19,8 @@ from anyio.abc import TaskGroup, TaskStatus
 from mcp.client._transport import TransportStreams
 from mcp.server.sse import SseServerTransport
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
-from mcp_types import JSONRPCRequest
+from mcp.shared.message import SessionMessage
+from mcp_types import JSONRPCMessage, JSONRPCRequest
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
@@ -111,7 +112,7 @@ class Relay:
     async def run_bridge(self, name: str, browser: TransportStreams, session: str, origin: str | None) -> None:
         """Waits for the first message, starts the child, forwards until either side ends."""
         browser_read, _ = browser
-        first = None
+        first: JSONRPCMessage | None = None
         async for item in browser_read:
             if not isinstance(item, Exception):
                 first = item.message
@@ -135,7 +136,7 @@ class Relay:
             await bridge.fail_pending(browser, inflight, reason)
 
     async def _bridge_child(self, state: ServerState, browser: TransportStreams, session: str,
-                            origin: str | None, first, inflight: bridge.Inflight) -> str | None:
+                            origin: str | None, first: JSONRPCMessage, inflight: bridge.Inflight) -> str | None:
         """Returns why the child failed, or None if the browser side ended first."""
         spec, (_, browser_write) = state.spec, browser
         log.info("spawn server=%s session=%s origin=%s argv=%s", spec.name, session[:8], origin, spec.argv)
@@ -151,7 +152,7 @@ class Relay:
                     pids.update(reaper.child_pids() - before)
                     self._pids |= pids
                 log.info("spawned server=%s session=%s pid=%s", spec.name, session[:8], sorted(pids))
-                await child_write.send(bridge.SessionMessage(first))
+                await child_write.send(SessionMessage(first))
                 async with anyio.create_task_group() as tg:
 
                     async def from_browser() -> None:
