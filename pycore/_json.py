@@ -47,8 +47,10 @@ def string_value(body: str) -> str:
 def loads(text: str | bytes) -> Any:
     try:
         return from_json(text)
-    except ValueError:
-        return json.loads(text)  # the standard library's value, or its error, for what jiter refuses
+    except (ValueError, TypeError):
+        # jiter refuses some texts the standard library reads (and a str holding a lone surrogate with
+        # a TypeError, as it cannot be UTF-8): the standard library's value, or its error, decides.
+        return json.loads(text)
 
 
 class _End(Exception):

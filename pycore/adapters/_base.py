@@ -464,7 +464,7 @@ def _group_end(pattern: str, start: int) -> int:
 def sse_json(data: str) -> Any:
     try:
         return from_json(data)  # pycore._json.loads, inlined: this runs once per streamed event
-    except ValueError:
+    except (ValueError, TypeError):
         pass
     try:
         return loads(data)
