@@ -17,6 +17,9 @@ but an HTTP forwarder on the user's machine is an SSRF tool if it can reach anyt
   sent on as ``Authorization``. No cookies either way.
 - **Bounded, streamed.** Request bodies are limited by ``--max-body`` (413); responses stream through
   chunk by chunk (SSE included) and are cut at ``max_response_bytes``.
+- **Only MCP.** A response crosses only as ``application/json`` or ``text/event-stream`` (or with no
+  body), with ``nosniff`` and ``Content-Security-Policy: sandbox``. A success of any other type is a
+  502; an error of any other type keeps its status and auth headers but not its body.
 
 Only streamable HTTP is forwarded: the legacy HTTP+SSE transport names a second URL in its first
 event, which this fixed-URL design deliberately cannot follow.
@@ -52,6 +55,11 @@ REMOTE_AUTHORIZATION = "remote-authorization"
 # Response headers the page may see; no Set-Cookie (it would land on the relay's origin), no Location.
 FORWARD_RESPONSE_HEADERS = ("content-type", "content-length", "mcp-session-id", "mcp-protocol-version",
                             "www-authenticate", "retry-after", "cache-control")
+# What an MCP server answers with (streamable HTTP). Anything else (a page, a script, an image) would be
+# served under the relay's own origin, where it could act as the app: it never crosses.
+MCP_CONTENT_TYPES = ("application/json", "text/event-stream")
+# On every forwarded response: the browser must not guess another type, nor run it as a page if opened.
+SANDBOX_HEADERS = [(b"x-content-type-options", b"nosniff"), (b"content-security-policy", b"sandbox")]
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -207,7 +215,17 @@ class RemoteLimits:
 
 def _refuse(status: int, message: str) -> Response:
     body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
-    return JSONResponse(body, status_code=status)
+    response = JSONResponse(body, status_code=status)
+    response.raw_headers += SANDBOX_HEADERS
+    return response
+
+
+def _is_mcp_type(response: httpcore.Response) -> bool:
+    """An MCP content type, or no body at all (202 Accepted for a notification, 204, a DELETE)."""
+    media = _header(response.headers, b"content-type")
+    if media is None:
+        return response.status in (202, 204) or _header(response.headers, b"content-length") == "0"
+    return media.split(";")[0].strip().lower() in MCP_CONTENT_TYPES
 
 
 class RemoteBridge:
@@ -266,6 +284,9 @@ class RemoteBridge:
                 if refusal is not None:
                     await refusal(scope, receive, send)
                     return
+                if not _is_mcp_type(response):
+                    await self._bodiless(target, response)(scope, receive, send)
+                    return
                 await send({"type": "http.response.start", "status": response.status,
                             "headers": _response_headers(response.headers)})
                 async with anyio.create_task_group() as tg:
@@ -297,6 +318,20 @@ class RemoteBridge:
             log.info("remote=%s stream ended: %s", target.name, type(e).__name__)
         except OSError:
             pass  # the browser went away while we were sending
+
+    @staticmethod
+    def _bodiless(target: RemoteTarget, response: httpcore.Response) -> Response:
+        """A response of a type that is not MCP's: a success is refused; an error keeps its status and
+        headers (``WWW-Authenticate`` starts OAuth) with a JSON-RPC error in place of its body."""
+        media = _header(response.headers, b"content-type") or "?"
+        message = (f"{target.url} answered {media[:100]}, "
+                   "not an MCP content type (application/json or text/event-stream)")
+        if response.status < 400:
+            return _refuse(502, f"Bad Gateway: {message}")
+        refusal = _refuse(response.status, f"HTTP {response.status}: {message}")
+        refusal.raw_headers += [(k.lower(), v) for k, v in response.headers
+                                if k.lower() in (b"www-authenticate", b"retry-after")]
+        return refusal
 
     def _check_response(self, target: RemoteTarget, response: httpcore.Response) -> Response | None:
         if 300 <= response.status < 400:
@@ -336,4 +371,5 @@ def _header(headers: list[tuple[bytes, bytes]], name: bytes) -> str | None:
 
 
 def _response_headers(headers: list[tuple[bytes, bytes]]) -> list[tuple[bytes, bytes]]:
-    return [(k.lower(), v) for k, v in headers if k.lower().decode("latin-1") in FORWARD_RESPONSE_HEADERS]
+    kept = [(k.lower(), v) for k, v in headers if k.lower().decode("latin-1") in FORWARD_RESPONSE_HEADERS]
+    return kept + SANDBOX_HEADERS

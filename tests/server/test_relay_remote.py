@@ -98,6 +98,21 @@ class Edge:
                     self.stream_closed.set()
             return StreamingResponse(body(), media_type="text/event-stream")
 
+        async def typed(request: Request) -> Response:
+            # A remote answering with a page, a script or an image instead of MCP (T-R20).
+            kind = request.path_params["kind"]
+            body = {"html": "<script>parent.postMessage(localStorage, '*')</script>",
+                    "javascript": "fetch('/api/servers')", "svg": "<svg onload='alert(1)'/>"}
+            media = {"html": "text/html", "javascript": "text/javascript", "svg": "image/svg+xml"}
+            return Response(body[kind], media_type=media[kind])
+
+        async def accepted(request: Request) -> Response:
+            return Response(status_code=202)
+
+        async def login_page(request: Request) -> Response:
+            return Response("<form>sign in</form>", status_code=401, media_type="text/html",
+                            headers={"WWW-Authenticate": 'Bearer resource_metadata="https://a.example/prm"'})
+
         async def big(request: Request) -> Response:
             async def body():
                 for _ in range(64):
@@ -107,7 +122,8 @@ class Edge:
         return Starlette(routes=[
             Route("/mcp", echo, methods=["POST", "DELETE"]), Route("/redirect", redirect, methods=["POST"]),
             Route("/landing", landing, methods=["GET", "POST"]), Route("/events", events, methods=["GET"]),
-            Route("/big", big, methods=["POST"]),
+            Route("/big", big, methods=["POST"]), Route("/typed/{kind}", typed, methods=["POST", "GET"]),
+            Route("/accepted", accepted, methods=["POST"]), Route("/login", login_page, methods=["POST"]),
         ])
 
 
@@ -246,6 +262,44 @@ def test_only_mcp_headers_cross_and_the_relay_token_never_does(edge):
     assert r.headers["mcp-session-id"] == "remote-session"
     assert r.headers["access-control-allow-origin"] == base
     assert "set-cookie" not in r.headers and "x-internal" not in r.headers
+
+
+@pytest.mark.parametrize("kind", ["html", "javascript", "svg"])
+def test_a_remote_answering_a_page_or_script_is_refused_not_served_under_the_relays_origin(edge, kind):
+    """T-R20: only MCP's content types cross; anything else would run as the app's own origin."""
+    _, port = edge
+    with relay_app(edge_targets(port, t=f"/typed/{kind}"), CheckedBackend(address_ok=only(EDGE_IP))) as base:
+        post = httpx2.post(f"{base}/remote/t", json=INIT, headers=POST_HEADERS)
+        get = httpx2.get(f"{base}/remote/t", headers=AUTH | {"Accept": "text/event-stream"})
+    for r in (post, get):
+        assert r.status_code == 502
+        assert r.headers["content-type"] == "application/json"
+        assert "not an MCP content type" in r.json()["error"]["message"]
+        assert "<script" not in r.text and "onload" not in r.text
+
+
+def test_an_error_page_keeps_its_status_and_auth_challenge_but_not_its_body(edge):
+    """A 401 sent as HTML still starts OAuth in the page (WWW-Authenticate), but its HTML never crosses."""
+    _, port = edge
+    with relay_app(edge_targets(port, l="/login"), CheckedBackend(address_ok=only(EDGE_IP))) as base:
+        r = httpx2.post(f"{base}/remote/l", json=INIT, headers=POST_HEADERS)
+    assert r.status_code == 401
+    assert r.headers["www-authenticate"] == 'Bearer resource_metadata="https://a.example/prm"'
+    assert r.headers["content-type"] == "application/json" and "<form" not in r.text
+    assert "HTTP 401" in r.json()["error"]["message"]
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_forwarded_responses_are_sandboxed_and_never_sniffed(edge):
+    """T-R20: even an MCP response carries nosniff and a sandboxing CSP."""
+    _, port = edge
+    with relay_app(edge_targets(port, e="/mcp", a="/accepted"), CheckedBackend(address_ok=only(EDGE_IP))) as base:
+        json_reply = httpx2.post(f"{base}/remote/e", json=INIT, headers=POST_HEADERS)
+        empty_reply = httpx2.post(f"{base}/remote/a", json=INIT, headers=POST_HEADERS)
+    assert json_reply.status_code == 200 and empty_reply.status_code == 202
+    for r in (json_reply, empty_reply):
+        assert r.headers["x-content-type-options"] == "nosniff"
+        assert r.headers["content-security-policy"] == "sandbox"
 
 
 def test_front_door_token_origin_host_and_unlisted_names(edge):
