@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from html.parser import HTMLParser
 from pathlib import Path
 
 from mcp.server.transport_security import RequestBodyLimitMiddleware
@@ -21,30 +22,40 @@ from server.sessions import Relay, refuse
 # Content-hashed or version-pinned folders: safe to keep forever.
 IMMUTABLE_PREFIXES = ("/assets/", "/wheels/", "/pyodide/")
 
-# The page talks to vendors and MCP servers the user picks, so connect-src stays open to https
-# and loopback (CSP has no syntax for IPv6 literals: [::1] is refused by Chromium as an invalid
-# source, so IPv6 loopback is reached as localhost); everything that executes or renders comes from
-# this origin only.
-CONTENT_SECURITY_POLICY = "; ".join([
-    "default-src 'self'",
-    "script-src 'self' 'wasm-unsafe-eval'",
-    "worker-src 'self'",
-    "connect-src 'self' https: http://127.0.0.1:* http://localhost:*",
-    "img-src 'self' data: blob:",
-    "media-src 'self' blob:",  # tool results' audio, played from its own bytes
-    "style-src 'self'",
-    "object-src 'none'",
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-    "form-action 'none'",
-])
+# The site's Content-Security-Policy is written once, in the page's own <meta> (web/index.html), so a
+# plain static host enforces it too; the relay sends the same policy as a header, adding what a <meta>
+# policy cannot carry. A site without one (a test or benchmark page) gets a generic same-origin policy.
+FALLBACK_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'"
+HEADER_ONLY_DIRECTIVES = "frame-ancestors 'none'"
+
+
+class _MetaPolicy(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.policy: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "meta" and (values.get("http-equiv") or "").lower() == "content-security-policy":
+            self.policy = self.policy or values.get("content")
+
+
+def site_policy(dist: Path | None) -> str:
+    """The header for the site in ``dist``: its index.html's <meta> policy plus the header-only directives."""
+    index = dist / "index.html" if dist is not None else None
+    parser = _MetaPolicy()
+    if index is not None and index.is_file():
+        parser.feed(index.read_text("utf-8"))
+    policy = (parser.policy or FALLBACK_POLICY).strip().rstrip(";")
+    return f"{policy}; {HEADER_ONLY_DIRECTIVES}"
 
 
 class SiteHeaders:
     """Cache and security headers for the static site (the relay's own endpoints set theirs)."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, policy: str) -> None:
         self.app = app
+        self.policy = policy.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith(GUARDED_PREFIXES):
@@ -58,7 +69,7 @@ class SiteHeaders:
                 headers = message.setdefault("headers", [])
                 headers += [
                     (b"cache-control", cache.encode()),
-                    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+                    (b"content-security-policy", self.policy),
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"no-referrer"),
                     (b"cross-origin-opener-policy", b"same-origin"),
@@ -102,7 +113,7 @@ def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | N
     """The site from ``dist`` and, given a relay, its bridges (and ``remote``'s allowlisted URLs);
     ``policy`` is required with a relay."""
     routes: list[BaseRoute] = []
-    middleware = [Middleware(SiteHeaders)]
+    middleware = [Middleware(SiteHeaders, policy=site_policy(dist))]
     lifespan = None
     if relay is not None:
         if policy is None:

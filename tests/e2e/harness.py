@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import html
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -25,9 +26,11 @@ from conftest import ROOT, start_site
 
 ESBUILD = ROOT / "node_modules" / ".bin" / "esbuild"
 
+# The site's own policy (web/index.html's <meta>); the relay sends it as a header too.
+SITE_CSP = re.search(r'<meta http-equiv="Content-Security-Policy"[^>]*>', (ROOT / "web" / "index.html").read_text())[0]
 PAGE = """<!doctype html>
 <html lang="en">
-<head><meta charset="utf-8"><title>{title}</title>{styles}</head>
+<head><meta charset="utf-8">{csp}<title>{title}</title>{styles}</head>
 <body>{body}<script type="module" src="assets/{name}.js"></script></body>
 </html>
 """
@@ -52,12 +55,12 @@ class HarnessSite:
             (self.dist / "assets" / f"{name}.css").write_bytes(css.read_bytes())
             styles = f'<link rel="stylesheet" href="assets/{name}.css">'
         (self.dist / f"{name}.html").write_text(
-            PAGE.format(title=html.escape(name), styles=styles, body=body, name=name))
+            PAGE.format(csp=SITE_CSP, title=html.escape(name), styles=styles, body=body, name=name))
 
     def start(self, *args: str) -> str:
         """Serve the pages with the real relay (real CSP and headers); return the base URL."""
         if not (self.dist / "index.html").exists():
-            (self.dist / "index.html").write_text("<!doctype html><title>harness</title>")
+            (self.dist / "index.html").write_text(f"<!doctype html>{SITE_CSP}<title>harness</title>")
         self._proc, url = start_site(self.root / "server.log", self.dist, *args)
         self.url = url.split("#", 1)[0]
         return self.url

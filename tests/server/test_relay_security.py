@@ -6,6 +6,7 @@ Each test builds its own app; none of these requests may start a process (``star
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -188,3 +189,19 @@ def test_the_site_keeps_its_headers_and_the_token_can_be_omitted_only_explicitly
     assert client.get("/api/servers").status_code == 200
     site = TestClient(create_app(dist), base_url=BASE).get("/")
     assert site.status_code == 200 and "content-security-policy" in site.headers
+
+
+def test_the_relay_sends_the_sites_own_meta_policy_plus_frame_ancestors(tmp_path):
+    """T-X12: one policy, written in the page's <meta>; the header agrees and adds what a <meta> cannot."""
+    index = (ROOT / "web" / "index.html").read_text()
+    (tmp_path / "index.html").write_text(index)
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', index)
+    assert meta, "web/index.html must carry the site's Content-Security-Policy"
+    header = TestClient(create_app(tmp_path), base_url=BASE).get("/").headers["content-security-policy"]
+    assert header == f"{meta[1]}; frame-ancestors 'none'"
+    assert "script-src 'self' 'wasm-unsafe-eval'" in header and "object-src 'none'" in header
+
+
+def test_a_site_without_a_policy_still_gets_a_same_origin_one(dist):
+    header = TestClient(create_app(dist), base_url=BASE).get("/").headers["content-security-policy"]
+    assert header.startswith("default-src 'self'") and header.endswith("frame-ancestors 'none'")

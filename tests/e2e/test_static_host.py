@@ -1,0 +1,81 @@
+"""dist/ on a plain static file server, under a subpath, with no relay and no headers of ours: the page
+carries its own Content-Security-Policy (T-X12), boots, and chats with a vendor."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DIST
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core
+from playwright.sync_api import Browser, expect
+from vendor_replay import VendorReplay, expected
+
+pytestmark = pytest.mark.e2e
+
+SUBPATH = "/some/path/"
+
+
+class SubpathHandler(http.server.SimpleHTTPRequestHandler):
+    """A plain static host: files under ``SUBPATH``, content types by extension, no security headers."""
+
+    def translate_path(self, path: str) -> str:
+        if not path.startswith(SUBPATH):
+            return str(Path(self.directory) / "does-not-exist")
+        return super().translate_path("/" + path[len(SUBPATH):])
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def static_url() -> Iterator[str]:
+    if not (DIST / "index.html").is_file():
+        pytest.fail(f"{DIST} is not built: run `python3 build.py build`")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SubpathHandler, directory=str(DIST)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}{SUBPATH}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_static_site_enforces_its_own_policy_without_the_relay(browser: Browser, static_url: str):
+    """T-X12: no header sets a policy here; the page's <meta> blocks an injected inline script."""
+    page = open_app(browser, static_url)
+    response = page.request.get(static_url)
+    assert "content-security-policy" not in response.headers  # the host sends none: the <meta> must hold
+    violations = page.evaluate("""() => new Promise((resolve) => {
+        const seen = [];
+        document.addEventListener("securitypolicyviolation", (e) => seen.push(e.violatedDirective));
+        const script = document.createElement("script");
+        script.textContent = "window.pwned = 1";
+        document.body.append(script);
+        const img = document.createElement("img");
+        img.src = "http://127.0.0.1:9/tracker.png";
+        document.body.append(img);
+        setTimeout(() => resolve(seen), 300);
+    })""")
+    assert page.evaluate("() => window.pwned") is None
+    assert any(v.startswith("script-src") for v in violations), violations
+    assert any(v.startswith("img-src") for v in violations), violations
+    page.context.close()
+
+
+def test_set_a_key_and_chat_from_a_plain_static_host_under_a_subpath(browser: Browser, static_url: str,
+                                                                    vendor: VendorReplay):
+    recording = "anthropic/stream-text"
+    vendor.script(recording)
+    page = open_app(browser, static_url)
+    wait_core(page)  # Python boots from the subpath, under the <meta> policy ('wasm-unsafe-eval')
+    configure(page, vendor="anthropic", base=vendor.url, key="sk-ant-static-0000", model="claude-sonnet-4-5")
+    send(page, "Hello from a static host")
+    expect(last_reply(page).locator(".content")).to_have_text(expected(recording)["text"], timeout=REPLY_TIMEOUT_MS)
+    assert vendor.model_requests[0].headers["x-api-key"] == "sk-ant-static-0000"
+    page.context.close()
