@@ -25,6 +25,7 @@ import argparse
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -334,14 +335,36 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
             shutil.copy2(WEB / static, out / static)
     if (WEB / "icons").is_dir():
         shutil.copytree(WEB / "icons", out / "icons")
+    write_host_headers(out, html)
     write_service_worker(out)
+
+
+# Folders whose names change with their content (hashes, versions): any host may cache them forever.
+IMMUTABLE_DIRS = ("assets", "wheels", "pyodide")
+
+
+def write_host_headers(out: Path, html: str) -> None:
+    """dist/_headers, for static hosts that read one (Netlify, Cloudflare Pages): the page's own <meta>
+    policy as a header, plus frame-ancestors (which a <meta> cannot carry), and the cache rules the
+    relay applies. Hosts that read no such file still get the policy from the <meta>."""
+    match = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+    if match is None:
+        raise BuildError("web/index.html has no Content-Security-Policy <meta>: the site would run without one")
+    lines = ["/*", f"  Content-Security-Policy: {match[1]}; frame-ancestors 'none'",
+             "  X-Content-Type-Options: nosniff", "  Referrer-Policy: no-referrer",
+             "  Cross-Origin-Opener-Policy: same-origin"]
+    for path in ("/", "/index.html", "/sw.js", "/manifest.webmanifest"):
+        lines += [path, "  Cache-Control: no-cache"]
+    for folder in IMMUTABLE_DIRS:
+        lines += [f"/{folder}/*", "  Cache-Control: public, max-age=31536000, immutable"]
+    (out / "_headers").write_text("\n".join(lines) + "\n")
 
 
 def write_service_worker(out: Path) -> None:
     """dist/sw.js: web/sw.js after one line naming every file of the site to precache for offline use
     (source maps left out) and a version that changes whenever any of those files does."""
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
-                   if p.is_file() and p.suffix != ".map" and p.name not in ("sw.js", ".build-stamp"))
+                   if p.is_file() and p.suffix != ".map" and p.name not in ("sw.js", ".build-stamp", "_headers"))
     h = hashlib.sha256()
     for name in files:
         h.update(name.encode() + b"\0" + sha256_file(out / name).encode() + b"\0")

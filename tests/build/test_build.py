@@ -26,6 +26,9 @@ def fake_pip(served: bytes, calls: list):
     """Stands in for `pip download`: writes `served` under the requested name into the -d folder."""
 
     def run(cmd, **kw):
+        cmd = [str(c) for c in cmd]
+        if "-r" in cmd:  # what pip is asked for: the locked file's requirement line, hash included
+            cmd.append("pinned: " + Path(cmd[cmd.index("-r") + 1]).read_text().strip())
         calls.append(cmd)
         dest = Path(cmd[cmd.index("-d") + 1])
         (dest / "demo-1.0-py3-none-any.whl").write_bytes(served)
@@ -79,7 +82,8 @@ def test_wasm_wheels_are_asked_for_by_platform_tag(cache, monkeypatch):
     cmd = [str(c) for c in calls[0]]
     assert cmd[cmd.index("--platform") + 1] == "pyemscripten_2026_0_wasm32"
     assert cmd[cmd.index("--python-version") + 1] == "3.14"
-    assert "demo==1.0" in cmd
+    assert "--require-hashes" in cmd
+    assert f"pinned: demo==1.0 --hash=sha256:{entry['sha256']}" in cmd  # that exact file, by its hash
 
 
 def test_the_browser_lock_matches_the_python_lock():
@@ -116,3 +120,30 @@ def test_dist_asset_names_carry_their_content_hash():
         folder, name = wheel.split("/")[1:]
         assert hashlib.sha256((DIST / wheel).read_bytes()).hexdigest().startswith(folder), wheel
     assert re.fullmatch(r"assets/worker-[A-Z0-9]{8}\.js", boot["worker"])
+
+
+def test_dist_ships_header_rules_for_static_hosts_that_agree_with_the_page():
+    """_headers (Netlify, Cloudflare Pages): the page's own policy plus frame-ancestors, and caching that
+    matches the file names (hashed folders forever, the page and service worker revalidated)."""
+    policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', built_index())[1]
+    rules: dict[str, dict[str, str]] = {}
+    path = None
+    for line in (DIST / "_headers").read_text().splitlines():
+        if not line.startswith(" "):
+            path = line
+            rules[path] = {}
+        else:
+            name, value = line.strip().split(": ", 1)
+            rules[path][name] = value
+    assert rules["/*"]["Content-Security-Policy"] == f"{policy}; frame-ancestors 'none'"
+    assert rules["/*"]["X-Content-Type-Options"] == "nosniff"
+    for immutable in ("/assets/*", "/wheels/*", "/pyodide/*"):
+        assert "immutable" in rules[immutable]["Cache-Control"]
+        assert (DIST / immutable.strip("/*")).is_dir()
+    for revalidated in ("/", "/index.html", "/sw.js"):
+        assert rules[revalidated]["Cache-Control"] == "no-cache"
+
+
+def test_a_page_without_its_policy_stops_the_build(tmp_path):
+    with pytest.raises(build.BuildError, match="no Content-Security-Policy <meta>"):
+        build.write_host_headers(tmp_path, "<!doctype html><title>x</title>")
