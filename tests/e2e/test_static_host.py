@@ -79,3 +79,17 @@ def test_set_a_key_and_chat_from_a_plain_static_host_under_a_subpath(browser: Br
     expect(last_reply(page).locator(".content")).to_have_text(expected(recording)["text"], timeout=REPLY_TIMEOUT_MS)
     assert vendor.model_requests[0].headers["x-api-key"] == "sk-ant-static-0000"
     page.context.close()
+
+
+def test_the_service_worker_and_the_manifest_stay_inside_the_subpath(browser: Browser, static_url: str):
+    page = open_app(browser, static_url)
+    scope = page.evaluate("() => navigator.serviceWorker.ready.then((r) => r.scope)")
+    assert scope == static_url
+    manifest = page.evaluate("""async () => {
+        const link = document.querySelector('link[rel=manifest]');
+        const body = await (await fetch(link.href)).json();
+        return {href: link.href, start: new URL(body.start_url, link.href).href,
+                scope: new URL(body.scope, link.href).href};
+    }""")
+    assert manifest == {"href": static_url + "manifest.webmanifest", "start": static_url, "scope": static_url}
+    page.context.close()
