@@ -1,8 +1,9 @@
 """The relay's front door: Host, Origin, token and CORS checks for ``/mcp``, ``/sse``, ``/api`` and ``/remote``.
 
 Order matters and every refusal happens before any other work:
-Host (DNS rebinding, 421) -> Origin (exact match, 403) -> CORS preflight (answered on Origin alone)
--> bearer token (constant-time, 401). Responses to allowed origins carry that origin only, never ``*``.
+one of each judged header (400) -> Host (DNS rebinding, 421) -> Origin (exact match, 403)
+-> CORS preflight (answered on Origin alone) -> bearer token (constant-time, 401).
+Responses to allowed origins carry that origin only, never ``*``.
 See SECURITY.md section 3 (R2, R3, R4, R12).
 """
 
@@ -28,6 +29,12 @@ ALLOW_HEADERS = ", ".join([
 ])
 EXPOSE_HEADERS = "Mcp-Session-Id, WWW-Authenticate"
 DEFAULT_PORTS = {"http": 80, "https": 443}
+# Headers the relay decides on. Sent twice, a request is refused whole (400): judging it by the first copy
+# (what ``Headers.get`` returns) while a proxy, the SDK or a remote reads the last is how checks get split.
+SINGLE_HEADERS = frozenset({
+    b"host", b"origin", b"authorization", b"remote-authorization", b"mcp-session-id", b"mcp-protocol-version",
+    b"content-type", b"content-length", b"transfer-encoding",
+})
 
 
 def canonical_origin(value: str) -> str:
@@ -120,6 +127,10 @@ class Guard:
         """A refusal for this request, or None to let it through."""
         headers = Headers(scope=scope)
         path: str = scope["path"]
+        repeated = repeated_header(scope)
+        if repeated is not None:
+            log.warning("refused: %s header sent more than once (path %s)", repeated, path)
+            return _refuse(400, f"Bad Request: more than one {repeated} header")
         if not self.policy.host_ok(headers.get("host")):
             log.warning("refused: Host not allowed (path %s)", path)
             return _refuse(421, "Misdirected Request: Host not allowed")
@@ -135,6 +146,18 @@ class Guard:
             return _refuse(401, "Unauthorized: Authorization: Bearer <token> required",
                            headers={"WWW-Authenticate": 'Bearer realm="orizuru-relay"'})
         return None
+
+
+def repeated_header(scope: Scope) -> str | None:
+    """The first of SINGLE_HEADERS that this request carries more than once, or None."""
+    seen: set[bytes] = set()
+    name: bytes
+    for name, _ in scope["headers"]:
+        if name in SINGLE_HEADERS:
+            if name in seen:
+                return name.decode()
+            seen.add(name)
+    return None
 
 
 def _with_cors(send: Send, origin: str) -> Send:

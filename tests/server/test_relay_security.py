@@ -205,3 +205,17 @@ def test_the_relay_sends_the_sites_own_meta_policy_plus_frame_ancestors(tmp_path
 def test_a_site_without_a_policy_still_gets_a_same_origin_one(dist):
     header = TestClient(create_app(dist), base_url=BASE).get("/").headers["content-security-policy"]
     assert header.startswith("default-src 'self'") and header.endswith("frame-ancestors 'none'")
+
+
+@pytest.mark.parametrize("name", ["Host", "Origin", "Authorization", "Remote-Authorization", "Mcp-Session-Id",
+                                  "MCP-Protocol-Version", "Content-Type"])
+def test_t_r21_a_judged_header_sent_twice_refuses_the_request_whole(name):
+    client, relay = make()
+    same = {"Host": "127.0.0.1:8765", "Origin": "https://app.example", "Authorization": f"Bearer {TOKEN}",
+            "Remote-Authorization": "Bearer x", "Mcp-Session-Id": "a", "MCP-Protocol-Version": "2025-11-25",
+            "Content-Type": "application/json"}
+    headers = [(k, v) for k, v in (JSON_HEADERS | same).items() if k != name] + [(name, same[name])] * 2
+    r = client.post("/mcp/demo", content=json.dumps(INIT), headers=headers)
+    assert r.status_code == 400 and name.lower() in r.json()["error"]["message"]
+    assert "access-control-allow-origin" not in r.headers
+    assert relay.servers["demo"].started == 0
