@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, Awaitable, Callable
-from urllib.parse import urlsplit
 
 from mcp_types.jsonrpc import JSONRPCMessage
 
@@ -84,11 +83,3 @@ async def sse_events(response: Response) -> AsyncGenerator[SSEEvent, None]:
     finally:
         await response.aclose()
 
-
-def same_origin(a: str, b: str) -> bool:
-    pa, pb = urlsplit(a), urlsplit(b)
-    return (pa.scheme, pa.hostname, _port(pa.scheme, pa.port)) == (pb.scheme, pb.hostname, _port(pb.scheme, pb.port))
-
-
-def _port(scheme: str, port: int | None) -> int | None:
-    return port if port is not None else {"http": 80, "https": 443}.get(scheme)

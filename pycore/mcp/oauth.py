@@ -29,6 +29,7 @@ import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar
 from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
@@ -213,7 +214,10 @@ class MemoryOAuthStore(OAuthStore):
     def load(self, data: Mapping[str, Any]) -> None:
         for raw in data.get("tokens") or []:
             tokens = TokenSet.model_validate(raw)
-            self.tokens[canonical_resource(tokens.resource)] = tokens
+            try:
+                self.tokens[canonical_resource(tokens.resource)] = tokens
+            except OAuthError:
+                continue  # stored before such resources were refused: it would never be sent anyway
         for raw in data.get("clients") or []:
             client = ClientRegistration.model_validate(raw)
             self.clients[(client.issuer, client.redirect_uri or "")] = client
@@ -249,6 +253,7 @@ class OAuthClient:
 
     async def discover(self, server_url: str, www_authenticate: str | None = None) -> tuple[ResourceMetadata, str]:
         """The protected resource metadata and the ``resource`` to ask tokens for."""
+        canonical_resource(server_url)  # an MCP server URL the browser may read otherwise is refused here
         challenge = parse_www_authenticate(www_authenticate)
         if challenge.get("resource_metadata"):
             candidates = [check_url(challenge["resource_metadata"], "resource metadata", server_url=server_url)]
@@ -257,7 +262,10 @@ class OAuthClient:
         problems: list[str] = []
         async for url, metadata in self._documents(candidates, ResourceMetadata, "protected resource metadata",
                                                    problems):
-            resource = canonical_resource(metadata.resource)
+            try:
+                resource = canonical_resource(metadata.resource)
+            except OAuthError as e:
+                raise OAuthError(f"the metadata at {url} names an unusable resource: {e.message}", url=url) from None
             if not resource_covers(resource, server_url):
                 raise OAuthError(f"the metadata at {url} describes {metadata.resource!r}, not {server_url}; refused",
                                  url=url)
@@ -268,9 +276,9 @@ class OAuthClient:
             raise OAuthError(f"{server_url} wants authorization but its protected resource metadata cannot be read "
                              f"({'; '.join(problems)})", url=server_url)
         # MCP 2025-03-26 servers publish no resource metadata: their own origin is the authorization server.
-        parts = urlsplit(server_url)
-        origin = urlunsplit((parts.scheme, parts.netloc, "", "", ""))
-        return ResourceMetadata(resource=server_url, authorization_servers=[origin]), canonical_resource(server_url)
+        resource = canonical_resource(server_url)
+        origin = urlunsplit(urlsplit(resource)[:2] + ("", "", ""))
+        return ResourceMetadata(resource=server_url, authorization_servers=[origin]), resource
 
     async def server_metadata(self, issuer: str, server_url: str) -> ServerMetadata:
         """The authorization server's metadata: its ``issuer`` must be ``issuer``, its endpoints safe, PKCE S256."""
@@ -525,7 +533,11 @@ class OAuthClient:
         """The tokens that may be sent to ``url`` (refreshed first if they expired), or ``None``: looked up
         by the URL, then by each of its parent paths, so only a resource that covers ``url`` matches."""
         tokens = None
-        for resource in _resource_candidates(url):
+        try:
+            candidates = _resource_candidates(url)
+        except OAuthError:
+            return None  # a URL the browser may read otherwise gets no token
+        for resource in candidates:
             tokens = await self.store.get_tokens(resource)
             if tokens is not None:
                 break
@@ -599,7 +611,10 @@ class AuthorizedTransport(Transport):
         """Keep the challenge of a 401/403 so ``begin`` can use it when the page cannot read the header."""
         challenge = response.headers.get("www-authenticate")
         if response.status in (401, 403) and challenge:
-            self.oauth.challenges[canonical_resource(request.url)] = challenge
+            try:
+                self.oauth.challenges[canonical_resource(request.url)] = challenge
+            except OAuthError:
+                pass  # no token is ever sent to that URL: nothing to authorize
         return response
 
     async def aclose(self) -> None:
@@ -609,7 +624,7 @@ class AuthorizedTransport(Transport):
 def _with_token(request: Request, tokens: TokenSet) -> Request:
     headers = {k: v for k, v in request.headers.items() if k.lower() != "authorization"}
     headers["authorization"] = f"Bearer {tokens.access_token}"
-    return Request(request.method, request.url, headers, request.body, timeout=request.timeout)
+    return replace(request, headers=headers)
 
 
 # -- helpers ----------------------------------------------------------------------------------------

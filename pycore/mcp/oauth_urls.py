@@ -1,11 +1,18 @@
 """The pure parts of MCP authorization (2025-11-25 "Authorization"): which URLs we may talk to, where
 metadata lives, the canonical resource, the ``WWW-Authenticate`` challenge, PKCE. No I/O.
 
-URL policy (SECURITY.md C21/C26, T-A3/T-A8): every URL a server hands us (metadata, endpoints) must be
-``https:`` — or ``http:`` on a loopback host, and only when the MCP server itself is on loopback (a
-local dev setup); private, link-local and numeric-trick hosts are refused; no credentials in the URL,
-no characters a shell or an HTML attribute would treat specially. A refused URL is never fetched or
-opened.
+URL policy (SECURITY.md C21/C26, T-A3/T-A8, T-U2/T-U3): every URL a server hands us (metadata, endpoints)
+must be ``https:`` — or ``http:`` on a loopback host, and only when the MCP server itself is on loopback (a
+local dev setup); private, link-local and reserved addresses are refused, also inside IPv6 (IPv4-mapped,
+6to4, Teredo); no credentials in the URL, no characters a shell or an HTML attribute would treat
+specially. Hosts are read by :mod:`pycore.http.origin`, as the browser reads them: a form the browser could
+read otherwise (``127.0.0.1.``, ``localhost%2e``, ``0x7f000001``, ``017700000001``, ``2852039166``, a
+backslash, userinfo) is refused outright, so no encoding of a loopback or link-local host gets through. A
+refused URL is never fetched or opened.
+
+The resource a token is for, and whether a URL lies inside it (:func:`resource_covers`), are judged by the
+same reader: same origin as the browser sees it, and a path inside the resource's path without ``.`` or
+``..`` segments (which the browser removes before sending).
 """
 
 from __future__ import annotations
@@ -17,11 +24,12 @@ import re
 import secrets
 from urllib.parse import urlsplit, urlunsplit
 
+from pycore.http.origin import AmbiguousURLError, Origin, split
 from pycore.mcp.errors import OAuthError
 
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _UNSAFE_CHARS = re.compile(r"[\s\x00-\x1f\x7f\"'<>\\^`{|}$;]")
-_NUMBER_LABEL = re.compile(r"^(?:0x[0-9a-f]*|[0-9]+)$", re.IGNORECASE)  # WHATWG "ends in a number"
+_PATH = re.compile(r"[^?#]*")
 _AUTH_PARAM = re.compile(r'([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
 
 
@@ -41,62 +49,82 @@ def check_url(url: str, what: str, *, server_url: str) -> str:
     """``url`` if we may fetch or open it for the MCP server at ``server_url``; else :class:`OAuthError`."""
     if not isinstance(url, str) or not url or len(url) > 2048 or _UNSAFE_CHARS.search(url):
         raise OAuthError(f"the {what} URL {url!r:.120} contains characters a URL must not have; refused")
-    try:
-        parts = urlsplit(url)
-        _ = parts.port  # raises on a malformed port
-    except ValueError as e:
-        raise OAuthError(f"the {what} URL {url!r:.120} is not a valid URL; refused") from e
-    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
-    if scheme not in ("https", "http") or not host:
-        raise OAuthError(f"the {what} URL {url!r:.120} is not an https URL; refused")
-    if parts.username is not None or parts.password is not None:
-        raise OAuthError(f"the {what} URL {url!r:.120} carries credentials; refused")
-    local_server = is_loopback(urlsplit(server_url).hostname)
-    if is_loopback(host):
-        if not local_server:
+    origin = _strict(url, what)
+    if _is_loopback(origin):
+        if not _is_local(server_url):
             raise OAuthError(f"the {what} URL {url!r:.120} points at this machine, but the MCP server does not; "
                              "refused")
-        return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
-    if scheme != "https":
+        return url.partition("#")[0]
+    if origin.scheme != "https":
         raise OAuthError(f"the {what} URL {url!r:.120} uses plain http; only https is allowed (http only on "
                          "loopback); refused")
-    _check_public_host(host, url, what)
-    return urlunsplit((scheme, parts.netloc, parts.path, parts.query, ""))
+    if origin.ip is not None and not _public(origin.ip):
+        raise OAuthError(f"the {what} URL {url!r:.120} points at a private, link-local or reserved address; "
+                         "refused")
+    return url.partition("#")[0]
 
 
-def _check_public_host(host: str, url: str, what: str) -> None:
+def _strict(url: str, what: str) -> Origin:
     try:
-        address = ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        if _NUMBER_LABEL.match(host.rstrip(".").rsplit(".", 1)[-1]):
-            raise OAuthError(f"the {what} URL {url!r:.120} has a numeric host that is not an address; "
-                             "refused") from None
-        return
-    mapped = getattr(address, "ipv4_mapped", None) or address
-    if not mapped.is_global:
-        raise OAuthError(f"the {what} URL {url!r:.120} points at a private or link-local address; refused")
+        return split(url)[0]
+    except AmbiguousURLError as e:
+        raise OAuthError(f"the {what} URL {url!r:.120} is refused: {e.reason}") from None
+
+
+def _is_loopback(origin: Origin) -> bool:
+    """Loopback in canonical form only: ``localhost``, ``*.localhost``, 127.0.0.0/8, ``[::1]`` (every other
+    spelling is refused before this is asked; an IPv4-mapped ``[::ffff:127.0.0.1]`` is not "loopback" here,
+    so it meets the private-address check and is refused)."""
+    ip = origin.ip
+    if ip is not None:
+        return ip.is_loopback
+    return origin.host == "localhost" or origin.host.endswith(".localhost")
+
+
+def _is_local(server_url: str) -> bool:
+    try:
+        return _is_loopback(split(server_url)[0])
+    except AmbiguousURLError:
+        return False
+
+
+def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = [ip.ipv4_mapped, ip.sixtofour, ip.teredo[1] if ip.teredo else None]
+        if ip.is_reserved or any(inner is not None and not _public(inner) for inner in embedded):
+            return False
+    return ip.is_global and not ip.is_multicast
 
 
 def canonical_resource(url: str) -> str:
-    """The canonical MCP server URI (RFC 8707 / MCP "Canonical Server URI"): lower-case scheme and host,
-    no fragment, no query, no trailing slash."""
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    netloc = parts.netloc.lower() if "@" not in parts.netloc else parts.netloc.rsplit("@", 1)[1].lower()
-    return urlunsplit((parts.scheme.lower(), netloc, path, "", ""))
+    """The canonical MCP server URI (RFC 8707 / MCP "Canonical Server URI"): the origin as the browser writes
+    it (lower-case scheme and host, no default port), the path without a trailing slash; no query, no
+    fragment. A URL the browser may read otherwise is refused (:class:`OAuthError`)."""
+    origin = _strict(url, "resource")
+    return f"{origin}{_path(split(url)[1])}"
 
 
 def resource_covers(resource: str, url: str) -> bool:
-    """Whether a token issued for ``resource`` may be sent to ``url``: same origin, path within it."""
-    r, u = urlsplit(canonical_resource(resource)), urlsplit(canonical_resource(url))
-    if (r.scheme, r.hostname, _port(r)) != (u.scheme, u.hostname, _port(u)):
+    """Whether a token issued for ``resource`` may be sent to ``url``: the same origin as the browser reads
+    both, and a path inside the resource's (no ``.``/``..`` segments, which the browser would resolve)."""
+    try:
+        (r_origin, r_rest), (u_origin, u_rest) = split(resource), split(url)
+    except AmbiguousURLError:
         return False
-    return u.path == r.path or u.path.startswith(r.path.rstrip("/") + "/") or not r.path
+    r_path, u_path = _path(r_rest), _path(u_rest)
+    if r_origin != u_origin or _dot_segments(r_path) or _dot_segments(u_path):
+        return False
+    return not r_path or u_path == r_path or u_path.startswith(r_path + "/")
 
 
-def _port(parts: object) -> int | None:
-    port = parts.port  # type: ignore[attr-defined]
-    return port if port is not None else {"http": 80, "https": 443}.get(parts.scheme)  # type: ignore[attr-defined]
+def _path(rest: str) -> str:
+    """The path of what :func:`~pycore.http.origin.split` leaves after the host, without a trailing slash."""
+    match = _PATH.match(rest)
+    return (match[0] if match else "").rstrip("/")
+
+
+def _dot_segments(path: str) -> bool:
+    return any(segment.lower().replace("%2e", ".") in (".", "..") for segment in path.split("/"))
 
 
 def protected_resource_metadata_urls(server_url: str) -> list[str]:

@@ -2,22 +2,24 @@
 
 GET the SSE URL; its first event, ``endpoint``, names the URL to POST messages to. That URL must
 have the SSE URL's origin: a server cannot send our messages (and custom headers, such as an
-``Authorization`` token) to a third party. Server messages arrive as ``message`` events.
+``Authorization`` token) to a third party. It is resolved and compared by :mod:`pycore.http.origin`,
+as the browser reads it; a form the browser could read otherwise (``/\\evil.example``, ``///evil.example``,
+``http://evil.example\\@host/``) is refused. Server messages arrive as ``message`` events.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
-from urllib.parse import urljoin
 
 from mcp_types.jsonrpc import JSONRPCMessage
 
 from pycore.decoders import SSEEvent
 from pycore.exceptions import APIConnectionError
 from pycore.http import Request
+from pycore.http.origin import AmbiguousURLError, resolve, same_origin
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport, same_origin, sse_events
+from pycore.mcp._base import MCPTransport, sse_events
 from pycore.mcp.errors import (
     MCPAuthRequiredError,
     MCPConnectionError,
@@ -26,6 +28,8 @@ from pycore.mcp.errors import (
     MCPHTTPError,
     MCPProtocolError,
 )
+
+_C0_AND_SPACE = "".join(map(chr, range(0x21)))
 
 
 class LegacySSETransport(MCPTransport):
@@ -55,7 +59,12 @@ class LegacySSETransport(MCPTransport):
     def _endpoint(self, event: SSEEvent | None) -> str:
         if event is None or event.event != "endpoint":
             raise MCPProtocolError(f"{self.url} is not an MCP server: its SSE stream did not start with 'endpoint'")
-        endpoint = urljoin(self.url, event.data.strip())
+        named = event.data.strip(_C0_AND_SPACE)  # what the browser strips from both ends of a URL
+        try:
+            endpoint = resolve(self.url, named)
+        except AmbiguousURLError as e:
+            raise MCPProtocolError(f"{self.url} named {named!r:.160} as the URL to send messages to, which a browser "
+                                   f"may read otherwise ({e.reason}); refused", url=self.url) from None
         if not same_origin(endpoint, self.url):
             raise MCPProtocolError(
                 f"{self.url} asked us to send messages to another origin ({endpoint}); refused", url=self.url

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pycore.http.origin import same_origin
 from pycore.http.replay import Recording, ReplayTransport
 from pycore.mcp import ClientSession, MCPPaginationError, MCPProtocolError, jsonrpc, map_result
-from pycore.mcp._base import same_origin
 from pycore.mcp.pagination import CursorGuard
 from pycore.mcp.schema import check
 
