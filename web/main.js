@@ -10,6 +10,7 @@
 import { Chat } from "./app/chat.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
+import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
 import { focusT } from "./focus/strings.js";
 import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
@@ -121,6 +122,7 @@ async function main() {
     core, store, images, notify, focus,
     coreReady: readyOrFail,
     transcript: document.getElementById("transcript"),
+    follow: new ScrollFollower(document.getElementById("transcript"), document.getElementById("jump-latest")),
     provider: () => settings.target(),
     tools: () => tools.runParams(),
     onChange: (conversation) => {

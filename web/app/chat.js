@@ -1,7 +1,7 @@
 /**
  * The conversation on screen and the turns it runs.
  *
- *   const chat = new Chat({core, coreReady, store, transcript, images, provider, tools, onChange, notify})
+ *   const chat = new Chat({core, coreReady, store, transcript, images, provider, tools, follow, onChange, notify})
  *   await chat.open(conversationId) | chat.newChat()
  *   await chat.send(text, images, extraParts)   user message stored, THEN chat.run; every event to the store
  *                                        (extraParts: e.g. an attached MCP resource's parts)
@@ -12,6 +12,9 @@
  * throws an Error saying what is missing; `tools()` resolves to {tools, policy} for chat.run.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
+ *
+ * `follow` (web/app/follow.js) keeps the reader where they are: at the end while a reply streams
+ * (sending or opening a conversation goes there), or on the text they scrolled up to, across redraws.
  *
  * With `focus` (web/app/focus.js) switched on for the conversation, a turn sends focus.synthesize's
  * system prompt and messages (mission, constraints, the last exchanges, this message) instead of the
@@ -24,9 +27,9 @@ import { MessageView } from "./message_view.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 
 export class Chat {
-  constructor({ core, coreReady, store, transcript, images, provider, tools, focus = null, onChange = () => {},
+  constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, onChange = () => {},
                 onRunning = () => {}, notify = () => {} }) {
-    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, focus, onChange, onRunning,
+    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, onChange, onRunning,
                           notify });
     this.conversation = null;
     this.tree = new ConversationTree();
@@ -43,6 +46,7 @@ export class Chat {
     this.tree = new ConversationTree();
     this.focus?.show(null, null);
     this.render();
+    this.follow.toEnd();
     this.onChange(null);
   }
 
@@ -54,6 +58,7 @@ export class Chat {
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
     this.focus?.show(id, loaded.focus);
     this.render();
+    this.follow.toEnd();
     this.onChange(this.conversation);
   }
 
@@ -82,7 +87,9 @@ export class Chat {
     this.transcript.replaceChildren(h("li", { className: "empty" }, t("chat.empty")));
   }
 
+  /** Draw the shown path again; the reader stays at the end, or on what they were reading. */
   render() {
+    const place = this.follow.anchor();
     for (const view of this.views) view.destroy();
     this.views = [];
     const path = this.tree.path();
@@ -103,7 +110,7 @@ export class Chat {
       pendingMeta = {};
     }
     this.transcript.replaceChildren(...items);
-    items[items.length - 1]?.scrollIntoView({ block: "end" });
+    this.follow.restore(place);
   }
 
   #actionsFor(msg) {
@@ -205,6 +212,7 @@ export class Chat {
       }
       this.render();
       this.#truncateAfter(userMsg);
+      this.follow.toEnd(); // the message just sent is in view, and the reply is followed
       const userView = this.views.find((v) => v.msg.id === userMsg.id);
       if (!this.coreReadyNow?.()) {
         waitingView = userView;

@@ -1,0 +1,137 @@
+/**
+ * Keeps the end of the transcript in view while the reader is there, and lets go the moment they
+ * scroll up; a "Jump to latest" button, shown whenever the end is out of view, brings them back.
+ *
+ *   const follow = new ScrollFollower(transcript, jumpButton)
+ *   follow.toEnd()              show the end and follow again (a message sent, a conversation opened)
+ *   const at = follow.anchor()  before the transcript is drawn again: what the reader is looking at
+ *   follow.restore(at)          after it: the end again when following, else that same text in place
+ *   follow.following            the reader is at the end: what grows there stays in view
+ *
+ * The transcript grows without scroll events: streamed text, and markdown blocks that render only as
+ * they come near the viewport (content-visibility: auto, web/render/render.css: until then a block
+ * counts as one line). So a ResizeObserver watches every message and pins the end while following;
+ * one scroll to scrollHeight is not enough. For the same reason a redraw holds the reader's block in
+ * place as the blocks around it render, until the reader scrolls again.
+ */
+
+const AT_END = 8; // px from the end that still count as "at the end"
+const UP_KEYS = new Set(["ArrowUp", "PageUp", "Home"]);
+
+export class ScrollFollower {
+  #lastTop = 0;
+  #touchY = null;
+  #held = null; // {el, offset}: the block a redraw must keep where the reader saw it
+
+  constructor(scroller, button) {
+    this.scroller = scroller;
+    this.button = button;
+    this.following = true;
+    this.resizes = new ResizeObserver(() => this.#grew());
+    this.resizes.observe(scroller);
+    for (const child of scroller.children) this.resizes.observe(child);
+    new MutationObserver((records) => this.#childrenChanged(records)).observe(scroller, { childList: true });
+    scroller.addEventListener("scroll", () => this.#scrolled(), { passive: true });
+    // The reader's own gestures upward let go at once, before the scroll they start is reported.
+    scroller.addEventListener("wheel", (ev) => {
+      this.#held = null;
+      if (ev.deltaY < 0) this.#letGo();
+    }, { passive: true });
+    scroller.addEventListener("touchstart", (ev) => {
+      this.#held = null;
+      this.#touchY = ev.touches[0]?.clientY ?? null;
+    }, { passive: true });
+    scroller.addEventListener("touchmove", (ev) => {
+      const y = ev.touches[0]?.clientY;
+      if (this.#touchY !== null && y > this.#touchY) this.#letGo(); // the finger moves down: the view goes up
+    }, { passive: true });
+    scroller.addEventListener("keydown", (ev) => {
+      this.#held = null;
+      if (UP_KEYS.has(ev.key)) this.#letGo();
+    });
+    button.addEventListener("click", () => this.toEnd());
+    this.#showButton();
+  }
+
+  toEnd() {
+    this.following = true;
+    this.#held = null;
+    this.#pin();
+  }
+
+  anchor() {
+    if (this.following) return null;
+    const top = this.scroller.getBoundingClientRect().top;
+    const blocks = this.#blocks();
+    // The first block still in view; a message that reaches into view counts by its own first block there.
+    const inView = (el) => el.getBoundingClientRect().bottom > top;
+    let index = blocks.findIndex(inView);
+    if (index < 0) return null;
+    const inner = blocks.findIndex((el, i) => i > index && inView(el));
+    if (inner > 0 && blocks[index].contains(blocks[inner])) index = inner;
+    return { index, offset: blocks[index].getBoundingClientRect().top - top };
+  }
+
+  restore(anchor) {
+    if (this.following || !anchor) return this.#pin();
+    const el = this.#blocks()[anchor.index];
+    this.#held = el ? { el, offset: anchor.offset } : null;
+    this.#hold();
+  }
+
+  /** The messages and each message's top-level blocks, in order: where a redraw puts the reader back. */
+  #blocks() {
+    return [...this.scroller.querySelectorAll(":scope > li, :scope > li > .content > *")];
+  }
+
+  #atEnd() {
+    const s = this.scroller;
+    return s.scrollHeight - s.scrollTop - s.clientHeight <= AT_END;
+  }
+
+  #pin() {
+    this.scroller.scrollTop = this.scroller.scrollHeight;
+    this.#lastTop = this.scroller.scrollTop;
+    this.#showButton();
+  }
+
+  #letGo() {
+    this.following = false;
+    this.#showButton();
+  }
+
+  /** Scroll so the held block is where the reader saw it (the blocks above it may have grown). */
+  #hold() {
+    if (this.#held?.el.isConnected) {
+      const { el, offset } = this.#held;
+      this.scroller.scrollTop += el.getBoundingClientRect().top - this.scroller.getBoundingClientRect().top - offset;
+      this.#lastTop = this.scroller.scrollTop;
+    }
+    this.#showButton();
+  }
+
+  #grew() {
+    if (this.following) this.#pin();
+    else this.#hold();
+  }
+
+  #scrolled() {
+    const top = this.scroller.scrollTop;
+    if (Math.abs(top - this.#lastTop) > 1) this.#held = null; // not a scroll of ours: the reader moved
+    if (this.#atEnd()) this.following = true;
+    else if (top < this.#lastTop - 1) this.following = false; // moved up: a scrollbar drag, a key, a swipe
+    this.#lastTop = top;
+    this.#showButton();
+  }
+
+  #childrenChanged(records) {
+    for (const record of records) {
+      for (const node of record.addedNodes) if (node.nodeType === Node.ELEMENT_NODE) this.resizes.observe(node);
+      for (const node of record.removedNodes) if (node.nodeType === Node.ELEMENT_NODE) this.resizes.unobserve(node);
+    }
+  }
+
+  #showButton() {
+    this.button.hidden = this.#atEnd();
+  }
+}
