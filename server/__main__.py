@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import importlib.util
 import logging
 import secrets
@@ -42,6 +43,32 @@ def fast_paths() -> FastPaths:
     own descriptors, which changes what a stdio server is handed.
     """
     return {"loop": "asyncio", "http": "httptools" if importlib.util.find_spec("httptools") is not None else "h11"}
+
+
+class FrontDoor(TypedDict, total=False):
+    """The uvicorn.Config arguments for the HTTP parser, with the relay's caps on request heads."""
+
+    loop: Literal["asyncio"]
+    http: type[asyncio.Protocol] | Literal["h11"]
+    h11_max_incomplete_event_size: int
+
+
+def front_door(paths: FastPaths, limits: config.FrontLimits | None = None) -> FrontDoor:
+    """httptools with the relay's guard (server/front.py); without httptools, h11 with h11's head cap only.
+
+    Not ``limit_concurrency``: it counts half-sent connections and then answers 503 to every new request,
+    so a flood of them would keep the page out rather than the flood (see server/front.py).
+    """
+    limits = limits or config.FrontLimits()
+    if paths["http"] == "httptools":
+        from server.front import guarded_httptools
+
+        return {"loop": paths["loop"], "http": guarded_httptools(limits)}
+    logging.getLogger("orizuru.relay").warning(
+        "httptools is not installed: request heads are capped at %d bytes by h11, but half-sent requests get no "
+        "deadline and open connections no limit; install the relay's extra (pip install '.[server]')",
+        limits.max_head_bytes)
+    return {"loop": paths["loop"], "http": "h11", "h11_max_incomplete_event_size": limits.max_head_bytes}
 
 
 def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.ArgumentParser]:
@@ -111,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Orizuru is running at http://{host}:{port}/#token={token}", flush=True)
     # No access log: the relay logs what matters (spawns, stops, refusals) itself.
     server_config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=3,
-                                   **fast_paths())
+                                   **front_door(fast_paths()))
     uvicorn.Server(server_config).run(sockets=[sock])
     return 0
 

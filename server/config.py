@@ -49,6 +49,18 @@ class Limits:
     stderr_line_bytes: int = 2048
 
 
+@dataclass(frozen=True)
+class FrontLimits:
+    """The HTTP front's limits (server/front.py): per request head, and on open connections altogether.
+
+    A browser sends a few kilobytes of head at once and holds at most six connections to a host.
+    """
+
+    max_head_bytes: int = 64 * 1024
+    head_timeout: float = 10.0
+    max_connections: int = 256
+
+
 def bundled() -> dict[str, ServerSpec]:
     """The config used without ``--config``: our own demo server, run by this same interpreter."""
     demo = ServerSpec("demo", sys.executable, ("-m", "server.demo"), cwd=str(REPO_ROOT))
