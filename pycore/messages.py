@@ -225,6 +225,7 @@ class ErrorInfo(_Model):
     type: str | None = None
     message: str
     vendor: str | None = None
+    host: str | None = None  # a vendor that could not be reached at all (no response): its host[:port]
 
 
 @dataclass(slots=True, kw_only=True)

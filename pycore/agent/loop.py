@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from pycore.agent.approval import ApprovalPolicy
 from pycore.agent.pending import Pending
@@ -169,7 +170,10 @@ class AgentLoop:
             return None  # the run stops with that error
         except APIConnectionError as e:
             await _close(events)
-            self._stop("error", ErrorInfo(type="connection_error", message=e.message, vendor=e.vendor))
+            adapter = self.client.adapter
+            host = urlsplit(adapter.base_url).netloc  # the only address its requests may go to
+            self._stop("error", ErrorInfo(type="connection_error", message=e.message, vendor=e.vendor or adapter.vendor,
+                                          host=host))
             self._keep_after_error(step, stream.completion)
             return None  # the run stops with that error
         except OrizuruError as e:

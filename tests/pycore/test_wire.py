@@ -150,6 +150,26 @@ async def test_a_vendor_401_ends_the_run_with_a_clear_error_and_no_key():
     assert not any(KEY in line for line in raw)
 
 
+async def test_a_vendor_that_cannot_be_reached_is_named_by_its_host(monkeypatch):
+    """The page names the address it could not reach from the result's fields, not from the message (which
+    in a browser is only "TypeError: Failed to fetch"); a stream cut after the vendor answered names none."""
+    from pycore.http import retry
+
+    monkeypatch.setattr(retry, "backoff", lambda *_: 0)  # the retries still happen, without the waits
+    hi = [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]
+    with serving(Recording(b"", connect_error=True)) as transports:
+        result, _, _ = await call("chat.run", {"provider": {**provider("openai"), "base_url": "http://127.0.0.1:9/v1"},
+                                               "model": "m", "messages": hi})
+    assert len(transports[0].requests) == 3  # the first try and two retries
+    assert result["stop_reason"] == "error"
+    assert result["error"] == {"type": "connection_error", "host": "127.0.0.1:9", "vendor": "openai",
+                               "message": "connection refused (replay)"}
+
+    with serving(recording("openai/chat-stream-text-usage.sse", cut_after=200)):
+        result, _, _ = await call("chat.run", {"provider": provider("openai"), "model": "m", "messages": hi})
+    assert result["error"]["type"] == "connection_error" and "host" not in result["error"]
+
+
 async def test_bad_params_name_the_problem():
     with pytest.raises(ValueError, match="unknown vendor 'nope'"):
         await call("chat.run", {"provider": {"vendor": "nope"}, "model": "m", "messages": [{"role": "user"}]})
