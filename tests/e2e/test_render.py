@@ -494,3 +494,61 @@ def test_code_is_highlighted_and_the_copy_button_copies_it(browser: Browser, sit
     expect(plain.locator("code")).to_have_text("plain <i>text</i>\n")
     expect(plain.locator("code span")).to_have_count(0)
     s.context.close()
+
+
+# --- math and diagrams: shown as written until they are rendered ---------------------------------------
+
+MATH_SOURCES = {
+    "display brackets": r"\[ x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a} \]",
+    "display brackets on their own lines": "\\[\n\\int_0^1 x\\,dx = \\tfrac{1}{2}\n\\]",
+    "inline parentheses": r"\( a \neq 0 \)",
+    "inline dollars with subscripts and stars": r"$a_1 * b_2 + a_2 * b_1$",
+    "inline dollars with emphasis-like stars": r"$a*b*c = x_*y_*$",
+    "inline dollars with escapes": r"$\{x\} \\ \$y\$ \_z$",
+    "display dollars": "$$\n\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}\n$$",
+    "display dollars on one line": r"$$e^{i\pi} + 1 = 0$$",
+}
+
+
+@pytest.mark.parametrize("case", sorted(MATH_SOURCES))
+def test_math_comes_through_exactly_as_written(session: Session, case: str):
+    """Math is not rendered yet, so it must be shown as the model wrote it: markdown's escapes (`\\[`
+    becoming `[`) and emphasis (`a_1 * b_2`) must not touch it, in a paragraph, a list item and alone."""
+    source = MATH_SOURCES[case]
+    text = f"Before {source} after.\n\n- item {source}\n\n{source}\n"
+    session.call("oneShot", text, "math")
+    rendered = session.page.locator("#math")
+    content = rendered.text_content()
+    assert content.count(source) == 3, content
+    expect(rendered.locator("em, strong, del")).to_have_count(0)
+
+
+def test_markdown_around_math_still_works(session: Session):
+    """The other side: escapes outside math are still escapes, prices are not math, emphasis still works."""
+    session.call("oneShot", "It costs $5 or $10, \\$20 escaped, \\*not emphasis\\*, *emphasis* and $x$.", "around")
+    rendered = session.page.locator("#around")
+    expect(rendered).to_have_text("It costs $5 or $10, $20 escaped, *not emphasis*, emphasis and $x$.")
+    expect(rendered.locator("em")).to_have_text("emphasis")
+    # Emphasis around math ends outside it, never at a star inside the math.
+    session.call("oneShot", "*see $a*b$ here* and _also \\(x_1\\) this_", "wrapped")
+    expect(session.page.locator("#wrapped em")).to_have_text(["see $a*b$ here", "also \\(x_1\\) this"])
+
+
+def test_math_blocks_stream_like_their_one_shot_render(session: Session):
+    """A math block interrupts the paragraph above it only once it is certain: text after the closing
+    `$$` on the same line makes it part of that paragraph again (blocks.js keeps both open till then)."""
+    text = ("Intro line\n$$\nx = 1\n$$ and more text\n\nWhere:\n\\[\na^2 + b^2\n\\]\nand so on.\n\n"
+            "Unclosed $$ y and a blank line\n\n$$ z $$\n")
+    result = session.call("stream", list(text), {"compareEachStep": True})
+    assert result["problems"] == []
+    html = session.call("oneShot", text)
+    assert result["html"] == html
+    rendered = session.page.locator("#oneshot")
+    expect(rendered.locator("div.math-display")).to_have_text(["\\[\na^2 + b^2\n\\]", "$$ z $$"])
+    expect(rendered.locator("p").first).to_have_text("Intro line\n$$\nx = 1\n$$ and more text")
+
+
+def test_a_mermaid_block_is_shown_as_its_source(session: Session):
+    source = "graph TD\n  A[Start] --> B{Is it \\(x\\)?}\n  B -->|yes| C[$x$]"
+    session.call("oneShot", f"```mermaid\n{source}\n```\n", "mermaid")
+    expect(session.page.locator("#mermaid pre code")).to_have_text(source + "\n")

@@ -8,7 +8,8 @@
  *  1. The last non-blank block is open: more text can extend it (a paragraph, list, table, fence).
  *  2. If that block's first line is incomplete, the block before it is open too: the new block's
  *     type is still a guess ("* **" reads as a rule until "* **Bold" makes it an item of the list
- *     above).
+ *     above). The same holds for a math block (math.js) whose closing line is incomplete: "$$" then
+ *     more text on that line makes it part of the paragraph above again.
  *  3. Raw HTML that opens an element in one block and closes it in a later one (<details> ... a code
  *     fence ... </details>) is one piece of HTML to the browser: the blocks from the opening tag on
  *     stay open until the element is closed, unless that span grows past MAX_HTML_SPAN characters
@@ -50,7 +51,9 @@ function trackHtml(token, stack) {
 
 export function openBlockIndex(tokens) {
   let open = lastBlockBefore(tokens, tokens.length);
-  if (open > 0 && !tokens[open].raw.includes("\n")) open = lastBlockBefore(tokens, open);
+  const last = tokens[open];
+  const unsettled = last && (!last.raw.includes("\n") || (last.type === "mathBlock" && !last.raw.endsWith("\n")));
+  if (open > 0 && unsettled) open = lastBlockBefore(tokens, open);
   if (open <= 0) return 0;
   const stack = [];
   let balanced = 0;

@@ -38,7 +38,8 @@
  * images load only from hosts the user allowed (images.js); code is highlighted by highlight.js
  * (highlight.js) and gets a Copy button (code_blocks.js). Raw HTML in markdown is allowed through
  * the same allow-list (so <kbd>, <sub>, <details> work) and everything else in it is dropped.
- * Math (KaTeX) is not rendered: `$...$` stays text, escaped like all text.
+ * Math is not rendered yet (KaTeX comes later, in math.js's renderMath): `$…$`, `\(…\)`, `$$…$$` and
+ * `\[…\]` are shown exactly as written, untouched by markdown's escapes and emphasis (math.js).
  */
 import { addCodeToolbars, DEFAULT_CODE_LABELS } from "./code_blocks.js";
 import { DEFAULT_IMAGE_LABELS, ImagePolicy, placeImages } from "./images.js";

@@ -2,7 +2,8 @@
  * Markdown text -> HTML strings: lexing, parsing and highlighting, with no DOM (markdown.js turns
  * the HTML into sanitized DOM).
  *
- *   lex(text, knownLinks) -> tokens           marked's top-level tokens (tokens.links: definitions)
+ *   lex(text, knownLinks) -> tokens           marked's top-level tokens (tokens.links: definitions),
+ *                                             with math kept as written (math.js)
  *   tokensToHtml(tokens, {deferHighlighting}) -> string
  *                                             marked's HTML with code highlighted (NOT sanitized:
  *                                             it must go through sanitize.js before the DOM); with
@@ -12,10 +13,11 @@
  *   nextWindowEnd(text, from, limit, budget)  where an update that may take `budget` more characters stops
  *   finishedPrefix(tokens, links) -> i        tokens[0..i) may be frozen (blocks.js + definitions rule)
  */
-import { Lexer, Marked, Parser } from "marked";
+import { Marked, Parser } from "marked";
 
 import { openBlockIndex } from "./blocks.js";
 import { escapeHtml, highlightCode, isKnownLanguage } from "./highlight.js";
+import { MATH_EXTENSIONS, maskMathForEmphasis, MathAwareLexer } from "./math.js";
 
 const CLASS_SAFE_LANGUAGE = /^[\w+#.-]{1,40}$/;
 
@@ -24,6 +26,9 @@ let deferring = false; // set only for the duration of one tokensToHtml() call
 const markdown = new Marked({
   gfm: true,
   breaks: false,
+  // Math is kept as written (math.js): tokenized before escapes and emphasis can change it.
+  extensions: MATH_EXTENSIONS,
+  hooks: { emStrongMask: maskMathForEmphasis },
   renderer: {
     code({ text, lang }) {
       const requested = /^\S*/.exec(lang ?? "")[0];
@@ -41,7 +46,7 @@ const markdown = new Marked({
 const OPTIONS = markdown.defaults;
 
 export function lex(text, knownLinks) {
-  const lexer = new Lexer(OPTIONS);
+  const lexer = new MathAwareLexer(OPTIONS);
   Object.assign(lexer.tokens.links, knownLinks);
   return lexer.lex(text);
 }

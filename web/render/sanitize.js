@@ -16,7 +16,8 @@
  *  - `<img>`: the src is taken off while the markup is still in DOMPurify's inert document (an image
  *    adopted into the page with a src would start loading at once) and parked in IMAGE_SOURCE_ATTR;
  *    images.js decides later whether anything is ever loaded.
- *  - `class`: only `language-*` and highlight.js's own class names are kept.
+ *  - `class`: only `language-*`, highlight.js's own class names and math.js's `math`,
+ *    `math-inline`, `math-display` are kept.
  *  - `<input>`: always a disabled checkbox (markdown task lists); never a form field.
  */
 import DOMPurify from "dompurify";
@@ -35,7 +36,7 @@ const ALLOWED_ATTR = [
   "colspan", "rowspan", "open", "lang",
 ];
 const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
-const CLASS_TOKEN = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[a-z-]{1,40})?|[a-z]{1,20}_)$/;
+const CLASS_TOKEN = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[a-z-]{1,40})?|[a-z]{1,20}_|math(?:-inline|-display)?)$/;
 
 const purifier = DOMPurify(window);
 

@@ -1,10 +1,9 @@
 // Test page for web/render/: exposes window.harness for tests/e2e/test_render.py, which drives it
 // with page.evaluate (CDP; the page's CSP forbids string evaluation inside the page itself).
-import { Lexer } from "marked";
-
 import { openBlockIndex } from "../../../web/render/blocks.js";
 import { highlightNow } from "../../../web/render/lazy_highlight.js";
 import { ImagePolicy, renderMarkdown, StreamRenderer } from "../../../web/render/markdown.js";
+import { lex } from "../../../web/render/parse.js";
 import { renderToolContent } from "../../../web/render/tool_result.js";
 
 const policy = new ImagePolicy([], (hosts) => { window.savedHosts = hosts; });
@@ -23,7 +22,7 @@ const solidNodes = (element) => [...element.childNodes].filter((node) => !(node.
 
 /** How many top-level nodes the finished blocks of `text` render to (independently of StreamRenderer). */
 function finishedNodeCount(text, scratch) {
-  const tokens = new Lexer().lex(text);
+  const tokens = lex(text, {}); // the renderer's own lexer options (math.js's blocks are blocks)
   const open = openBlockIndex(tokens);
   if (open <= 0) return 0;
   const finishedText = tokens.slice(0, open).map((token) => token.raw).join("");
