@@ -18,7 +18,12 @@ Contract for implementations:
 - network failures raise :class:`~pycore.exceptions.APIConnectionError` (timeouts
   :class:`~pycore.exceptions.APITimeoutError`), from ``send`` and from the body iterator alike;
 - ``aclose`` is idempotent and aborts a body still streaming (that is what Stop does); cancelling
-  the task that iterates the body must abort the request too.
+  the task that iterates the body must abort the request too;
+- a redirect is never followed unless the request asks (``follow_redirects``): it comes back as the
+  response, a 3xx with its ``location`` (httpx; Node's fetch) or status 0, an "opaque redirect" whose
+  target the browser hides (fetch with ``redirect: "manual"``). :func:`is_redirect` tells both. A
+  followed redirect would re-send every header of the request (a key, a token, the user's own
+  headers) and its body to wherever it points (SECURITY.md V1, T-U1), so nothing in the core asks.
 
 Retries live beside the seam, not in it: :mod:`pycore.http.retry`.
 """
@@ -28,6 +33,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from urllib.parse import urljoin
 
 
 @dataclass
@@ -37,9 +43,10 @@ class Request:
     headers: dict[str, str] = field(default_factory=dict)
     body: bytes | None = None
     timeout: float | None = 600.0  # to the headers; then the longest wait for each next piece of the body
-    # False: a redirect is not followed but handed back as the response (status 3xx; in a browser,
-    # status 0, an "opaque redirect" whose target stays hidden). The httpx transport never follows.
-    follow_redirects: bool = True
+    # False (always, in the core): a redirect is not followed but handed back as the response (status 3xx;
+    # in a browser, status 0, an "opaque redirect" whose target stays hidden). True: every transport
+    # follows it the way fetch's redirect: "follow" does, headers and all.
+    follow_redirects: bool = False
 
 
 class Response(ABC):
@@ -67,6 +74,17 @@ class Transport(ABC):
         """Release pooled connections, if the transport keeps any."""
 
 
+def is_redirect(response: Response) -> bool:
+    """A redirect handed back instead of followed: a 3xx, or status 0 (the browser's opaque redirect)."""
+    return response.status == 0 or 300 <= response.status < 400
+
+
+def redirect_target(url: str, response: Response) -> str | None:
+    """Where a redirect answering a request to ``url`` pointed; ``None`` when the browser hides it."""
+    location = response.headers.get("location")
+    return urljoin(url, location) if location else None
+
+
 def page_origin() -> str | None:
     """The origin of the page the core runs in (``https://app.example``); None outside a browser."""
     import sys
@@ -91,4 +109,4 @@ def default_transport() -> Transport:
     return HttpxTransport()
 
 
-__all__ = ["Request", "Response", "Transport", "default_transport", "page_origin"]
+__all__ = ["Request", "Response", "Transport", "default_transport", "is_redirect", "page_origin", "redirect_target"]

@@ -3,9 +3,10 @@
 The body is read through a ReadableStream reader, so each chunk reaches the parser as soon as the
 browser has it (no buffering of the whole response). Every request owns an AbortController:
 ``aclose()`` (the user's Stop), cancelling the reading task, and a body that stalls for longer than
-the request's ``timeout`` all abort the fetch. A request with ``follow_redirects=False`` is sent
-with ``redirect: "manual"``: a redirect comes back as status 0 and is never followed, so headers
-carrying a key never travel to the redirect's target.
+the request's ``timeout`` all abort the fetch. A request is sent with ``redirect: "manual"`` unless it
+asks to follow redirects (nothing in the core does): a redirect comes back as status 0 (an "opaque
+redirect": the browser hides its target; Node's fetch gives the 3xx and its ``location``) and is never
+followed, so headers carrying a key, a token or the user's own values never travel to its target.
 """
 
 from __future__ import annotations

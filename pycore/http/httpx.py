@@ -1,4 +1,8 @@
-"""The CPython transport, on ``httpx.AsyncClient``. Never imported under Pyodide."""
+"""The CPython transport, on ``httpx.AsyncClient``. Never imported under Pyodide.
+
+Redirects as in the browser's fetch: handed back as the response unless the request asks to follow them
+(``follow_redirects``), so a test in CPython sees what the page would.
+"""
 
 from __future__ import annotations
 
@@ -42,7 +46,7 @@ class HttpxTransport(Transport):
             request.method, request.url, headers=request.headers, content=request.body, timeout=timeout
         )
         try:
-            response = await self._client.send(built, stream=True)
+            response = await self._client.send(built, stream=True, follow_redirects=request.follow_redirects)
         except httpx.TimeoutException as e:
             raise APITimeoutError() from e
         except httpx.TransportError as e:

@@ -17,9 +17,11 @@ from pycore.mcp.errors import (
     MCPInsufficientScopeError,
     MCPPaginationError,
     MCPProtocolError,
+    MCPRedirectError,
     MCPRPCError,
     MCPSessionExpiredError,
     MCPTimeoutError,
+    MCPTooLargeError,
     MCPUnsupportedVersionError,
     OAuthCallbackError,
     OAuthError,
@@ -29,6 +31,6 @@ from pycore.mcp.session import ClientSession
 __all__ = [
     "ClientSession", "ToolOutput", "map_result", "MCPAuthRequiredError", "MCPConnectionError",
     "MCPConnectionLostError", "MCPCORSError", "MCPError", "MCPHTTPError", "MCPInsufficientScopeError",
-    "MCPPaginationError", "MCPProtocolError", "MCPRPCError", "MCPSessionExpiredError", "MCPTimeoutError",
-    "MCPUnsupportedVersionError", "OAuthCallbackError", "OAuthError",
+    "MCPPaginationError", "MCPProtocolError", "MCPRedirectError", "MCPRPCError", "MCPSessionExpiredError",
+    "MCPTimeoutError", "MCPTooLargeError", "MCPUnsupportedVersionError", "OAuthCallbackError", "OAuthError",
 ]

@@ -1,4 +1,11 @@
-"""What the session needs from a transport (streamable HTTP or the legacy HTTP+SSE), and SSE helpers."""
+"""What the session needs from a transport (streamable HTTP or the legacy HTTP+SSE), and SSE helpers.
+
+Both transports refuse what a hostile server could use against the page (SECURITY.md T-U1):
+
+- a redirect is never followed (no request asks the seam to): it ends the request with
+  :class:`~pycore.mcp.errors.MCPRedirectError` naming where it pointed (:func:`redirect_error`), so the
+  user's headers, the session id, a token and the message never go to the redirect's target.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +17,9 @@ from mcp_types.jsonrpc import JSONRPCMessage
 
 from pycore.decoders import SSEDecoder, SSEEvent
 from pycore.exceptions import APIConnectionError
-from pycore.http import Response, Transport
-from pycore.mcp.errors import MCPError
+from pycore.http import Response, Transport, redirect_target
+from pycore.http.origin import same_origin
+from pycore.mcp.errors import MCPError, MCPRedirectError
 
 OnMessage = Callable[[JSONRPCMessage], Awaitable[None]]
 OnFailure = Callable[["int | str | None", MCPError], None]  # request id (None: every pending request)
@@ -83,3 +91,18 @@ async def sse_events(response: Response) -> AsyncGenerator[SSEEvent, None]:
     finally:
         await response.aclose()
 
+
+def redirect_error(url: str, response: Response) -> MCPRedirectError:
+    """The error for a redirect answering a request to ``url``: where it pointed, and what to do instead."""
+    target = redirect_target(url, response)
+    if target is None:
+        where, advice = "to another address (the browser does not show where)", "connect to its final address"
+    elif same_origin(target, url):
+        where, advice = f"to {target:.300}", f"if that is the server's address, connect to {target:.300} instead"
+    else:
+        where, advice = f"to {target:.300}", "if the server has moved there and you trust it, connect to that address"
+    status = f"HTTP {response.status}" if response.status else "a redirect"
+    return MCPRedirectError(
+        f"{url} redirected the request {where} ({status}); redirects are not followed, so your headers and tokens "
+        f"never go to another address: {advice}", status=response.status, url=url, headers=response.headers,
+        location=target)

@@ -17,7 +17,8 @@ Two ways to look, because a browser hides exactly what we want to see:
   outcomes, so the same logic runs on outcomes a real browser produced.
 
 Every finding has a ``code``, a ``message`` (what is wrong) and a ``fix``; :data:`relay_hint` is the
-fallback route when the server cannot be changed.
+fallback route when the server cannot be changed. Like every request of the core, the probes never
+follow a redirect: a server that redirects gets the ``redirect`` finding (the client refuses it too).
 """
 
 from __future__ import annotations
@@ -108,6 +109,8 @@ async def diagnose_direct(http: Transport, url: str, origin: str, headers: Mappi
         diagnosis.add("unreachable", f"{url} cannot be reached at all ({e}).",
                       "Check the URL and that the server is running; a local server must listen on this machine.")
         return diagnosis
+    if _redirected(diagnosis, preflight):
+        return diagnosis
     if preflight.status == 403 and await _is_ollama(http, url):
         diagnosis.add("ollama_origins", f"Ollama at {url} refuses the origin {origin} (403).", _ollama_fix(origin))
         return diagnosis
@@ -188,7 +191,21 @@ def _check_allowed(diagnosis: Diagnosis, seen: _Seen, origin: str, wanted: list[
                       _fix_cors(origin, "add POST, GET and DELETE to Access-Control-Allow-Methods"))
 
 
+def _redirected(diagnosis: Diagnosis, seen: _Seen | Outcome) -> bool:
+    if not (seen.status == 0 or 300 <= seen.status < 400):
+        return False
+    how = f"HTTP {seen.status}" if seen.status else "the browser hides where to"
+    where = f" to {seen.headers['location']}" if seen.headers.get("location") else ""
+    diagnosis.add("redirect", f"{diagnosis.url} redirects requests ({how}{where}); the app never follows a "
+                  "redirect, so your headers and tokens stay with the address you gave.",
+                  "Connect to the server's final address instead (often the same URL with or without a trailing "
+                  "slash).")
+    return True
+
+
 def _check_answer(diagnosis: Diagnosis, seen: _Seen, origin: str) -> None:
+    if _redirected(diagnosis, seen):
+        return
     allow_origin = seen.headers.get("access-control-allow-origin")
     if seen.status == 403:
         diagnosis.add("origin_rejected", f"{diagnosis.url} rejects requests from the origin {origin} (403).",
@@ -263,6 +280,8 @@ def interpret_browser(url: str, origin: str, outcomes: Mapping[str, Outcome], re
                       "Chrome may also be blocking this page from reaching local addresses (allow it when asked).")
         return diagnosis
     simple, json_post = outcomes.get("simple"), outcomes.get("json")
+    if simple is not None and simple.ok and _redirected(diagnosis, simple):
+        return diagnosis  # its preflighted probes fail for that reason alone: a preflight must not redirect
     if simple is not None and not simple.ok and (json_post is None or not json_post.ok):
         if looks_like_ollama(url):
             diagnosis.add("ollama_origins", f"Ollama at {url} does not allow the origin {origin}.",

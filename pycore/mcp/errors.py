@@ -11,9 +11,11 @@ The hierarchy::
         │   └── MCPInsufficientScopeError   403 insufficient_scope: the token lacks a scope (step-up)
         ├── MCPCORSError                the browser hid a header the server needs back (Mcp-Session-Id)
         ├── MCPHTTPError                any other unexpected HTTP status
+        │   └── MCPRedirectError        a redirect: never followed (``location``: where, if the browser shows it)
         ├── MCPProtocolError            a body that is not valid JSON-RPC / MCP
         │   ├── MCPUnsupportedVersionError  the server negotiated a protocol version we do not speak
-        │   └── MCPPaginationError          a list that never ends (repeated cursor, too many pages)
+        │   ├── MCPPaginationError          a list that never ends (repeated cursor, too many pages)
+        │   └── MCPTooLargeError            an answer or event past the message cap (``_base.MAX_MESSAGE_BYTES``)
         ├── MCPRPCError                 the server answered with a JSON-RPC error (code, message, data)
         └── OAuthError                  the OAuth flow cannot go on (unsafe metadata, bad callback, refused grant)
             └── OAuthCallbackError      a callback that is not ours (state, iss): discarded, never shown
@@ -57,6 +59,17 @@ class MCPHTTPError(MCPError):
         self.body = body
 
 
+class MCPRedirectError(MCPHTTPError):
+    """The server answered with a redirect. It is not followed: the request would go to the new address with
+    every header (the user's own, the session, a token) and its body. ``location`` is where it pointed, or
+    ``None`` in a browser, which hides it (status 0)."""
+
+    def __init__(self, message: str, *, status: int, url: str | None = None,
+                 headers: Mapping[str, str] | None = None, location: str | None = None) -> None:
+        super().__init__(message, status=status, url=url, headers=headers)
+        self.location = location
+
+
 class MCPAuthRequiredError(MCPHTTPError):
     """401. ``www_authenticate`` keeps the challenge (``resource_metadata``, ``scope``) for the OAuth flow."""
 
@@ -83,6 +96,11 @@ class MCPUnsupportedVersionError(MCPProtocolError):
 
 class MCPPaginationError(MCPProtocolError):
     pass
+
+
+class MCPTooLargeError(MCPProtocolError):
+    """An answer (a JSON body) or one SSE event larger than the client reads of one message: refused, and the
+    rest of it not read (SECURITY.md T-Z1)."""
 
 
 class MCPRPCError(MCPError):

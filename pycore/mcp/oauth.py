@@ -36,7 +36,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request, Response, Transport
+from pycore.http import Request, Response, Transport, is_redirect, redirect_target
 from pycore.mcp.errors import OAuthCallbackError, OAuthError
 from pycore.mcp.oauth_urls import (
     authorization_server_metadata_urls,
@@ -232,7 +232,8 @@ class OAuthClient:
     ``clients`` holds pre-registered credentials by issuer (``{"https://as.example": {"client_id": …}}``);
     ``client_metadata_url`` is our Client ID Metadata Document (an https URL with a path), used when an
     authorization server supports it. Requests for metadata and tokens carry no custom headers, so the
-    browser sends them without a CORS preflight.
+    browser sends them without a CORS preflight; none follows a redirect (a followed redirect would escape the
+    URL checks and carry the code and client credentials along).
     """
 
     def __init__(
@@ -324,6 +325,10 @@ class OAuthClient:
             problems.append(f"{url}: unreachable from here ({e}); in a browser this is often missing CORS")
             return None
         try:
+            if is_redirect(response):
+                where = redirect_target(url, response) or "another address (the browser does not show where)"
+                problems.append(f"{url}: redirected to {where:.300}; not followed")
+                return None
             if response.status != 200:
                 problems.append(f"{url}: HTTP {response.status}")
                 return None
@@ -511,6 +516,11 @@ class OAuthClient:
         except APIConnectionError as e:
             raise OAuthError(f"could not reach the {what} endpoint {url} ({e}); in a browser this is often missing "
                              "CORS on the authorization server: connect through the local relay", url=url) from e
+        if is_redirect(response):
+            await response.aclose()
+            where = redirect_target(url, response) or "another address (the browser does not show where)"
+            raise OAuthError(f"the {what} endpoint {url} redirected the request to {where:.300}; not followed, so "
+                             "the code and the client's credentials never go to another address", url=url)
         try:
             text = (await _read_limited(response)).decode("utf-8", "replace")
         finally:

@@ -4,7 +4,8 @@ GET the SSE URL; its first event, ``endpoint``, names the URL to POST messages t
 have the SSE URL's origin: a server cannot send our messages (and custom headers, such as an
 ``Authorization`` token) to a third party. It is resolved and compared by :mod:`pycore.http.origin`,
 as the browser reads it; a form the browser could read otherwise (``/\\evil.example``, ``///evil.example``,
-``http://evil.example\\@host/``) is refused. Server messages arrive as ``message`` events.
+``http://evil.example\\@host/``) is refused. Server messages arrive as ``message`` events. A redirect of
+the stream or of a message is an error and never followed (:mod:`pycore.mcp._base`).
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from mcp_types.jsonrpc import JSONRPCMessage
 
 from pycore.decoders import SSEEvent
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request
+from pycore.http import Request, is_redirect
 from pycore.http.origin import AmbiguousURLError, resolve, same_origin
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport, sse_events
+from pycore.mcp._base import MCPTransport, redirect_error, sse_events
 from pycore.mcp.errors import (
     MCPAuthRequiredError,
     MCPConnectionError,
@@ -41,6 +42,9 @@ class LegacySSETransport(MCPTransport):
             response = await self._http.send(request)
         except APIConnectionError as e:
             raise MCPConnectionError(f"could not reach the MCP server at {self.url}: {e}", url=self.url) from e
+        if is_redirect(response):  # never followed: it would take every header along
+            await response.aclose()
+            raise redirect_error(self.url, response)
         if response.status != 200:
             await response.aclose()
             _raise_status(self.url, response.status, response.headers)
@@ -92,6 +96,8 @@ class LegacySSETransport(MCPTransport):
             await response.aclose()
         except APIConnectionError as e:
             raise MCPConnectionError(f"could not reach the MCP server at {self.endpoint}: {e}", url=self.url) from e
+        if is_redirect(response):
+            raise redirect_error(self.endpoint, response)
         if response.status >= 300:
             _raise_status(self.endpoint, response.status, response.headers)
 

@@ -4,6 +4,7 @@ Every message is one POST; the answer is 202 (notifications, responses), a JSON 
 stream that carries the response and any server messages sent on its way. A stream that drops
 after an event id is resumed with GET + ``Last-Event-ID`` after the server's ``retry`` (bounded
 attempts). After initialization a GET stream carries unsolicited server messages (405: none).
+A redirect, on any of these requests, is an error and never followed (:mod:`pycore.mcp._base`).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from contextlib import aclosing
 from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
 
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request, Response
+from pycore.http import Request, Response, is_redirect
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport, sse_events
+from pycore.mcp._base import MCPTransport, redirect_error, sse_events
 from pycore.mcp.errors import (
     MCPAuthRequiredError,
     MCPConnectionError,
@@ -161,6 +162,9 @@ class StreamableHTTPTransport(MCPTransport):
             response = await self._http.send(Request(method, self.url, headers, body, timeout=timeout))
         except APIConnectionError as e:
             raise MCPConnectionError(f"could not reach the MCP server at {self.url}: {e}", url=self.url) from e
+        if is_redirect(response):  # never followed (the seam's default): it would take every header along
+            await response.aclose()
+            raise redirect_error(self.url, response)
         if method == "POST" and response.status >= 400:
             await self._raise_status(response, sent_session=bool(headers.get("mcp-session-id")), initialize=initialize)
         return response

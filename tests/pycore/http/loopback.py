@@ -7,7 +7,7 @@ Routes (the last path part is a fixture file, e.g. ``anthropic/stream-text.sse``
 - ``/cut/<bytes>/<file>``: sends that many body bytes, then drops the connection (no final chunk);
 - ``/slow/<file>``: 30 ms between chunks, so a client can Stop in the middle;
 - ``/stall/<bytes>/<file>``: sends that many body bytes, then nothing more for up to 3 s (a stalled stream);
-- ``/redirect/<port>/...``: a 307 to the same path on ``127.0.0.1:<port>`` (another server).
+- ``/redirect/<port>/<rest>``: a 307 to ``/<rest>`` on ``127.0.0.1:<port>`` (another server).
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.server.hits[self.path] += 1
         if route == "redirect":
             self.send_response(307)
-            self.send_header("location", f"http://127.0.0.1:{rest[0]}{self.path}")
+            self.send_header("location", f"http://127.0.0.1:{rest[0]}/{rest[1] if len(rest) > 1 else ''}")
             self.send_header("content-length", "0")
             self.end_headers()
             return None

@@ -132,3 +132,22 @@ async def test_a_redirect_is_not_followed_and_the_key_stays_home() -> None:
     assert caught.value.status == 307 and caught.value.type == "redirect"
     assert f"127.0.0.1:{port}" in str(caught.value) and "sk-test" not in str(caught.value)
     assert sum(home.hits.values()) == 1 and sum(elsewhere.hits.values()) == 0
+
+
+async def test_no_request_follows_a_redirect_unless_it_asks_and_then_like_fetch() -> None:
+    """T-U1: a Request follows no redirect by default, in every transport (fetch: ``redirect: "manual"``); one that
+    asks is followed by httpx as by fetch (``redirect: "follow"``), so the flag means the same in both."""
+    assert Request("GET", "http://x/").follow_redirects is False
+    name = FIXTURES[0].file
+    with LoopbackServer() as home, LoopbackServer() as elsewhere:
+        port = elsewhere.server_address[1]
+        transport = HttpxTransport()
+        kept = await transport.send(Request("GET", f"{home.url}/redirect/{port}/replay/{name}", {"x-api-key": "k"}))
+        await kept.aclose()
+        assert kept.status == 307 and kept.headers["location"].startswith(f"http://127.0.0.1:{port}/")
+        assert sum(elsewhere.hits.values()) == 0
+        followed = await transport.send(Request("GET", f"{home.url}/redirect/{port}/replay/{name}",
+                                                follow_redirects=True))
+        await followed.aclose()
+        await transport.aclose()
+    assert followed.status == FIXTURES[0].status and sum(elsewhere.hits.values()) == 1

@@ -40,12 +40,17 @@ class Script:
     tools: list[dict[str, Any]] | None = None  # tools/list answers these instead of echo + content
     refuse_initialize: list[Any] = field(default_factory=list)  # 400 bodies for the next initialize POSTs
     elicit_url: str = ""  # the URL a tools/call of "elicit" asks the client to open (URL-mode elicitation)
+    # JSON-RPC method ("*": any POSTed request, "GET": the SSE stream) -> a 307 to that URL
+    redirect: dict[str, str] = field(default_factory=dict)
+    endless_sent: int = 0  # bytes of the endless event sent so far (tools/call "endless")
 
 
 def create_app(script: Script) -> Starlette:
     async def mcp(request: Request) -> Response:
         body = json.loads(await request.body() or b"null")
         script.requests.append({"method": request.method, "headers": dict(request.headers), "body": body})
+        if request.method == "GET" and "GET" in script.redirect:
+            return Response(status_code=307, headers={"location": script.redirect["GET"]})
         if script.legacy:
             return await _legacy_get(script) if request.method == "GET" else Response(status_code=405)
         if request.method != "POST":
@@ -70,6 +75,9 @@ def create_app(script: Script) -> Starlette:
 
 
 async def _post(script: Script, request: Request, body: dict[str, Any]) -> Response:
+    where = script.redirect.get(body.get("method", ""), script.redirect.get("*"))
+    if where is not None:
+        return Response(status_code=307, headers={"location": where})
     if script.unauthorized:
         return Response(status_code=401, headers={"www-authenticate": 'Bearer resource_metadata="x"'})
     if "method" not in body or "id" not in body:
@@ -109,12 +117,22 @@ def _special(script: Script, body: dict[str, Any]) -> Response | None:
         return StreamingResponse(_die(), media_type="text/event-stream")
     if name == "elicit":
         return StreamingResponse(_elicit(script, body), media_type="text/event-stream")
+    if name == "endless":
+        return StreamingResponse(_endless(script), media_type="text/event-stream")
     return None
 
 
 async def _hang() -> AsyncIterator[bytes]:
     await asyncio.sleep(30)
     yield b"{}"
+
+
+async def _endless(script: Script) -> AsyncIterator[bytes]:
+    """One SSE event that never ends (up to 64 MiB, then the server gives up); ``endless_sent`` counts bytes."""
+    yield b"id: 0\ndata: \n\nevent: message\ndata: "
+    for _ in range(64):
+        script.endless_sent += 1024 * 1024
+        yield b"x" * (1024 * 1024)
 
 
 async def _die() -> AsyncIterator[bytes]:

@@ -18,13 +18,14 @@ import pytest
 
 from pycore.http import Request, Response, Transport
 from pycore.http.replay import Recording, ReplayResponse
-from pycore.mcp import MCPProtocolError, OAuthError
+from pycore.mcp import ClientSession, MCPError, MCPHTTPError, MCPProtocolError, OAuthError
 from pycore.mcp.oauth import AuthorizedTransport, ClientRegistration, MemoryOAuthStore, OAuthClient, TokenSet
 from pycore.mcp.oauth_urls import check_url, resource_covers
 from pycore.mcp.sse_legacy import LegacySSETransport
 
 pytestmark = pytest.mark.pyodide
 URL = "https://mcp.example.com/mcp"
+SECRET = {"x-api-key": "user-secret"}
 
 
 class Scripted(Transport):
@@ -36,8 +37,97 @@ class Scripted(Transport):
 
     async def send(self, request: Request) -> Response:
         self.requests.append(request)
-        body = json.loads(request.body) if request.body else None
+        try:
+            body = json.loads(request.body) if request.body else None
+        except ValueError:
+            body = None  # a form (OAuth)
         return ReplayResponse(self.answer(request, body))
+
+
+def mcp_server(tools_list: Callable[[dict], Recording] | None = None) -> Callable[[Request, dict | None], Recording]:
+    """A well-behaved streamable HTTP server; ``tools_list`` answers tools/list instead."""
+
+    def answer(request: Request, body: dict | None) -> Recording:
+        if request.method != "POST":
+            return Recording(b"", status=405)
+        if body is None or "id" not in body:
+            return Recording(b"", status=202)
+        if body["method"] == "tools/list" and tools_list is not None:
+            return tools_list(body)
+        result = {"tools": []}
+        if body["method"] == "initialize":
+            result = {"protocolVersion": body["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                      "serverInfo": {"name": "fake", "version": "1"}}
+        return Recording(json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": result}).encode(),
+                         headers={"mcp-session-id": "s1"})
+
+    return answer
+
+
+def redirect(location: str | None, status: int = 307) -> Callable[[Request, dict | None], Recording]:
+    headers = {"location": location} if location else {}
+    return lambda request, body: Recording(b"", status=status, headers=headers, content_type="text/plain")
+
+
+# -- T-U1: never follow a redirect --------------------------------------------------------------------------
+
+
+async def test_u1_no_mcp_request_asks_to_follow_redirects() -> None:
+    http = Scripted(mcp_server())
+    async with ClientSession(URL, http=http, headers=SECRET) as mcp:
+        await mcp.list_tools()
+    assert {r.method for r in http.requests} >= {"POST", "GET", "DELETE"}
+    assert [r for r in http.requests if r.follow_redirects] == []
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+async def test_u1_a_redirect_is_an_error_naming_its_target(status: int) -> None:
+    http = Scripted(redirect("https://evil.example/collect", status))
+    with pytest.raises(MCPError, match="https://evil.example/collect") as caught:
+        async with ClientSession(URL, http=http, headers=SECRET):
+            pass
+    assert type(caught.value).__name__ == "MCPRedirectError"
+    assert isinstance(caught.value, MCPHTTPError) and caught.value.status == status
+    assert "not followed" in str(caught.value) and URL in str(caught.value)
+    assert caught.value.location == "https://evil.example/collect"
+    assert len(http.requests) == 1  # the initialize, nothing after it
+    assert "user-secret" not in str(caught.value)
+
+
+async def test_u1_a_redirect_the_browser_hides_is_an_error_too() -> None:
+    """In a browser, ``redirect: "manual"`` gives status 0 ("opaqueredirect"), its target hidden."""
+    http = Scripted(redirect(None, status=0))
+    with pytest.raises(MCPError, match="the browser does not show where") as caught:
+        async with ClientSession(URL, http=http, headers=SECRET):
+            pass
+    assert caught.value.location is None and len(http.requests) == 1
+
+
+async def test_u1_a_same_origin_redirect_says_which_url_to_use() -> None:
+    http = Scripted(redirect("/mcp/"))
+    with pytest.raises(MCPError, match="connect to https://mcp.example.com/mcp/ instead"):
+        async with ClientSession(URL, http=http):
+            pass
+
+
+async def test_u1_legacy_sse_stream_redirected() -> None:
+    http = Scripted(redirect("https://evil.example/sse"))
+    transport = LegacySSETransport(URL, http, _ignore, _ignore_failure, headers=SECRET)
+    with pytest.raises(MCPError, match="https://evil.example/sse"):
+        await transport.start()
+    assert [r.follow_redirects for r in http.requests] == [False]
+
+
+async def test_u1_oauth_requests_never_follow_and_name_the_target() -> None:
+    http = Scripted(redirect("https://evil.example/token"))
+    oauth = OAuthClient(http)
+    with pytest.raises(OAuthError, match="https://evil.example/token"):
+        await oauth._post("https://as.example/token", b"code=c&client_secret=s", "application/x-www-form-urlencoded",
+                          "token")
+    problems: list[str] = []
+    assert await oauth._get_json("https://as.example/.well-known/oauth-authorization-server", problems) is None
+    assert "redirected to https://evil.example/token" in problems[0] and "not followed" in problems[0]
+    assert [r.follow_redirects for r in http.requests] == [False, False]
 
 
 # -- T-U2: origins read as the browser reads them ------------------------------------------------------------
@@ -165,3 +255,15 @@ async def _ignore(message: object) -> None:
 
 def _ignore_failure(request_id: object, error: object) -> None:
     return None
+
+
+async def test_u1_the_doctor_names_a_redirect_instead_of_blaming_cors() -> None:
+    from pycore.mcp.doctor import Outcome, diagnose_direct, interpret_browser
+
+    browser = interpret_browser(URL, "https://app.example", {"simple": Outcome(ok=True, status=0),
+                                                            "json": Outcome(ok=False)}, True)
+    assert browser.codes() == ["redirect"] and "browser hides" in browser.findings[0].message
+    http = Scripted(redirect("https://mcp.example.com/mcp/"))
+    direct = await diagnose_direct(http, URL, "https://app.example", SECRET)
+    assert direct.codes() == ["redirect"] and "to https://mcp.example.com/mcp/" in direct.findings[0].message
+    assert [r.follow_redirects for r in http.requests] == [False]
