@@ -10,6 +10,13 @@ every line ending in LF, so it can read the whole text at once (``re.findall``) 
 line. The unfinished last unit waits in a ``bytearray``: only new bytes are searched for a
 boundary, so a huge event fed in small pieces stays linear.
 
+That unfinished unit is capped (SECURITY.md T-Z3): an event or a line that never ends would otherwise
+grow memory without bound. Past :data:`MAX_UNIT_BYTES` (``max_event_bytes`` / ``max_line_bytes`` to
+choose another cap; the MCP client passes its message cap) the bytes held are dropped and the decoder
+raises :class:`UnitTooLargeError`, a :class:`~pycore.exceptions.StreamFormatError`, from then on. The
+complete units that arrived before it are given out first, so a stream parser keeps what it read, as
+it does when any other malformed event stops it.
+
 :class:`SSEDecoder` follows the WHATWG "event stream interpretation" rules
 (https://html.spec.whatwg.org/multipage/server-sent-events.html#event-stream-interpretation):
 
@@ -27,12 +34,29 @@ and ``id``/``retry`` persist across events as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from pydantic_core import from_json
 
 from pycore._json import loads
 from pycore.exceptions import StreamFormatError
+
+MAX_UNIT_BYTES: Final = 32 * 1024 * 1024
+"""The most one unfinished SSE event or NDJSON line may hold. Vendors stream small deltas, but one event
+may carry a whole answer: SECURITY.md T-Z2 wants a single 12 MB text delta stored and shown (escaped as
+JSON, CJK text takes up to twice its UTF-8 size), so the cap sits well above that, and low enough that
+the held bytes and their decoded text stay a small part of a tab's memory."""
+
+
+class UnitTooLargeError(StreamFormatError):
+    """An SSE event or NDJSON line that grew past the decoder's cap without ending: the stream is cut off there."""
+
+
+def _size(limit: int) -> str:
+    for unit, name in ((1024 * 1024, "MiB"), (1024, "KiB")):
+        if limit % unit == 0:
+            return f"{limit // unit} {name}"
+    return f"{limit} bytes"
 
 
 @dataclass(slots=True)
@@ -49,24 +73,31 @@ class UnitCutter:
     ``cr_is_newline`` (SSE): CRLF and a lone CR become LF before the boundary is looked for; a CR
     ending a chunk is held back until the next byte tells whether it is half of a CRLF. NDJSON:
     only LF ends a line (a CR before it stays, as JSON whitespace). ``bom`` (SSE): a U+FEFF that
-    starts the stream is dropped, there only.
+    starts the stream is dropped, there only. ``limit``: the most bytes the unfinished unit (``what``,
+    for the error) may hold; past it, :class:`UnitTooLargeError` (see the module's docstring).
     """
 
-    __slots__ = ("_buffer", "_boundary", "_size", "_crlf", "_held_cr", "_bom")
+    __slots__ = ("_buffer", "_boundary", "_size", "_crlf", "_held_cr", "_bom", "_limit", "_what", "_error")
 
-    def __init__(self, boundary: bytes, *, cr_is_newline: bool, bom: bool = False) -> None:
+    def __init__(self, boundary: bytes, *, cr_is_newline: bool, bom: bool = False, limit: int = MAX_UNIT_BYTES,
+                 what: str = "unit") -> None:
         self._buffer = bytearray()  # the unfinished last unit: no boundary inside
         self._boundary = boundary
         self._size = len(boundary)
         self._crlf = cr_is_newline
         self._held_cr = False
         self._bom = bom  # the start of the stream is still to come
+        self._limit = limit
+        self._what = what
+        self._error: UnitTooLargeError | None = None  # once past the cap, every later call raises it
 
     # Per chunk, so written for Pyodide: ``13 in chunk`` rather than ``b"\r" in chunk`` (bytes tries
     # the argument as an int first, and raising and clearing that TypeError costs more than the search),
     # no builtin calls, positional arguments.
     def feed(self, chunk: bytes) -> str:
         """The complete units that ``chunk`` finishes, as one string ("" when none)."""
+        if self._error is not None:
+            raise self._error
         if self._crlf and (self._held_cr or 13 in chunk):
             chunk = self._normalized(chunk)
         buffer, size = self._buffer, self._size
@@ -75,10 +106,14 @@ class UnitCutter:
         # The last boundary, searched from the end and only among new bytes (none before them).
         end = buffer.rfind(self._boundary, searched if searched > 0 else 0)
         if end < 0:
+            if len(buffer) > self._limit:
+                raise self._overflow()
             return ""
         end += size
         text = buffer[:end].decode("utf-8", "replace")
         del buffer[:end]
+        if len(buffer) > self._limit:
+            self._overflow()  # raised from the next call: the complete units before it go out first
         if self._bom:
             self._bom = False
             text = text.removeprefix("\ufeff")
@@ -93,8 +128,17 @@ class UnitCutter:
         chunk = chunk.replace(b"\r\n", b"\n")
         return chunk.replace(b"\r", b"\n") if 13 in chunk else chunk
 
+    def _overflow(self) -> UnitTooLargeError:
+        self._buffer.clear()  # memory stays bounded: the unit's bytes go now
+        self._error = UnitTooLargeError(
+            f"an {self._what} grew past {_size(self._limit)} without ending; the stream was cut off there "
+            "(what arrived before it is kept)")
+        return self._error
+
     def finish(self) -> str:
         """At the end of the body, everything left: a held CR was a line end after all."""
+        if self._error is not None:
+            raise self._error
         if self._held_cr:
             self._held_cr = False
             self._buffer += b"\n"
@@ -109,8 +153,8 @@ class UnitCutter:
 class SSEDecoder:
     __slots__ = ("_units", "feed_text", "_event", "_data", "_last_id", "_retry")
 
-    def __init__(self) -> None:
-        self._units = UnitCutter(b"\n\n", cr_is_newline=True, bom=True)
+    def __init__(self, *, max_event_bytes: int = MAX_UNIT_BYTES) -> None:
+        self._units = UnitCutter(b"\n\n", cr_is_newline=True, bom=True, limit=max_event_bytes, what="SSE event")
         self.feed_text = self._units.feed
         """``feed_text(chunk)``: the whole events ``chunk`` completes, as text: LF line ends, each event
         ending with a blank line ("" when none). The cutter's own method: it runs once per chunk."""
@@ -169,8 +213,8 @@ class NDJSONDecoder:
 
     __slots__ = ("_units", "feed_text")
 
-    def __init__(self) -> None:
-        self._units = UnitCutter(b"\n", cr_is_newline=False)
+    def __init__(self, *, max_line_bytes: int = MAX_UNIT_BYTES) -> None:
+        self._units = UnitCutter(b"\n", cr_is_newline=False, limit=max_line_bytes, what="NDJSON line")
         self.feed_text = self._units.feed
         """``feed_text(chunk)``: the whole lines ``chunk`` completes, as text ending with a LF ("" when none)."""
 

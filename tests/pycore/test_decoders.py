@@ -187,3 +187,77 @@ def test_any_stream_at_any_chunking_matches_the_spec_read_line_by_line(
     cuts = sorted(data.draw(st.sets(st.integers(1, max(len(raw) - 1, 1)), max_size=10))) if len(raw) > 1 else []
     chunks = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
     assert [(e.event, e.data, e.id, e.retry) for e in decode(*chunks)] == reference_events(raw)
+
+
+# -- T-Z3: an event or a line that never ends -----------------------------------------------------------------
+
+MIB = 1024 * 1024
+
+
+def endless(decoder: SSEDecoder | NDJSONDecoder, head: bytes, piece: bytes = b"x" * MIB) -> tuple[int, Exception]:
+    """Feed ``head`` then ``piece`` after ``piece`` with no boundary: how many bytes went in before the error."""
+    fed = len(head)
+    decoder.feed(head)
+    for _ in range(200):
+        try:
+            decoder.feed(piece)
+        except StreamFormatError as e:
+            return fed + len(piece), e
+        fed += len(piece)
+    raise AssertionError("200 MiB of one unfinished event, and no error")
+
+
+@pytest.mark.parametrize("make, head, what", [
+    (SSEDecoder, b"data: ", "SSE event"),
+    (SSEDecoder, b": keep-alive comment that goes on ", "SSE event"),
+    (NDJSONDecoder, b'{"text": "', "NDJSON line"),
+])
+def test_z3_an_unending_unit_is_cut_off_past_the_cap(make: type, head: bytes, what: str) -> None:
+    fed, error = endless(make(), head)
+    assert 32 * MIB < fed <= 33 * MIB  # the cap, plus at most the chunk that crossed it
+    assert f"{what} grew past 32 MiB" in str(error) and "cut off" in str(error)
+
+
+def test_z3_the_caps_are_named_and_adjustable() -> None:
+    from pycore import decoders
+
+    assert decoders.MAX_UNIT_BYTES == 32 * MIB
+    fed, error = endless(SSEDecoder(max_event_bytes=1000), b"data: ", b"y" * 300)
+    assert 1000 < fed <= 1300 and "1000 bytes" in str(error)
+    fed, error = endless(NDJSONDecoder(max_line_bytes=1000), b"", b"y" * 300)
+    assert 1000 < fed <= 1300
+
+
+def test_z3_what_arrived_before_the_endless_event_is_kept() -> None:
+    decoder = SSEDecoder(max_event_bytes=1000)
+    assert pairs(decoder.feed(b"data: a\n\ndata: b\n\n" + b"data: " + b"z" * 2000)) == [("message", "a"),
+                                                                                      ("message", "b")]
+    with pytest.raises(StreamFormatError, match="SSE event grew past 1000 bytes"):
+        decoder.feed(b"more")
+    with pytest.raises(StreamFormatError):
+        decoder.finish()  # still refused: the stream is cut off at the endless event
+    lines = NDJSONDecoder(max_line_bytes=1000)
+    assert lines.feed(b'{"a": 1}\n' + b"[" * 2000) == [{"a": 1}]
+    with pytest.raises(StreamFormatError, match="NDJSON line"):
+        lines.finish()
+
+
+def test_z3_events_up_to_the_cap_still_pass_in_any_pieces() -> None:
+    value = "v" * 5000
+    raw = f"data: {value}\n\n".encode()
+    decoder = SSEDecoder(max_event_bytes=len(raw))
+    got = [e for i in range(0, len(raw), 7) for e in decoder.feed(raw[i:i + 7])]
+    assert pairs(got + decoder.finish()) == [("message", value)]
+
+
+def test_z3_a_vendor_stream_keeps_its_text_when_an_endless_event_follows() -> None:
+    from pycore.adapters import get_adapter
+
+    parser = get_adapter("openai").stream_parser()
+    delta = {"id": "c", "object": "chat.completion.chunk", "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]}
+    parser.feed(f"data: {json.dumps(delta)}\n\n".encode())
+    with pytest.raises(StreamFormatError, match="SSE event grew past 32 MiB"):
+        for _ in range(40):
+            parser.feed(b"data: " + b"x" * MIB)
+    assert parser.completion(incomplete=True).text() == "Hello"
