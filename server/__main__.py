@@ -15,7 +15,7 @@ from typing import Literal, TypedDict
 import uvicorn
 from starlette.applications import Starlette
 
-from server import config
+from server import config, reaper
 from server.app import create_app
 from server.remote import RemoteBridge, RemoteConfigError, RemoteLimits, parse_targets
 from server.security import Policy, canonical_origin
@@ -112,7 +112,8 @@ def build(args: argparse.Namespace, parser: argparse.ArgumentParser, port: int, 
             print(f"WARNING: --allow-remote {target.url} is plain http: its traffic and credentials cross the "
                   "network unencrypted", file=sys.stderr, flush=True)
         logging.getLogger("orizuru.relay").info("remote %s -> %s", target.route, target.url)
-    return create_app(args.dist, Relay(servers, limits), policy, remote)
+    relay = Relay(servers, limits, adopts_orphans=reaper.become_subreaper())
+    return create_app(args.dist, relay, policy, remote)
 
 
 def main(argv: list[str] | None = None) -> int:

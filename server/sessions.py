@@ -7,11 +7,13 @@ lives as long as its GET stream; its child starts with the first POSTed message,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import secrets
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+import signal
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 
 import anyio
@@ -76,8 +78,10 @@ def _is_initialize(body: bytes) -> bool:
 class Relay:
     """All bridged servers and their live sessions."""
 
-    def __init__(self, servers: dict[str, ServerSpec], limits: Limits | None = None) -> None:
+    def __init__(self, servers: dict[str, ServerSpec], limits: Limits | None = None,
+                 adopts_orphans: bool = False) -> None:
         self.limits = limits or Limits()
+        self.adopts_orphans = adopts_orphans  # this process is a child subreaper (reaper.become_subreaper)
         self.servers = {
             name: ServerState(spec, ServerLog(self.limits.stderr_lines, self.limits.stderr_line_bytes))
             for name, spec in servers.items()
@@ -100,13 +104,50 @@ class Relay:
         try:
             async with anyio.create_task_group() as tg:
                 self._tg = tg
-                try:
-                    yield
-                finally:
-                    tg.cancel_scope.cancel()
+                with self._reaping_orphans(tg):
+                    try:
+                        yield
+                    finally:
+                        tg.cancel_scope.cancel()
         finally:
             self._tg = None
             reaper.kill(self._pids)
+            if self.adopts_orphans:
+                reaper.kill_strays(self._pids)
+
+    # ---- orphans (the relay is their subreaper) ------------------------------------------------
+    @contextmanager
+    def _reaping_orphans(self, tg: TaskGroup) -> Iterator[None]:
+        """While running, an adopted orphan that exits is reaped (SIGCHLD), not left a zombie of the relay."""
+        if not self.adopts_orphans:
+            yield
+            return
+        loop, exited = asyncio.get_running_loop(), asyncio.Event()
+        loop.add_signal_handler(signal.SIGCHLD, exited.set)
+        tg.start_soon(self._reap_orphans, exited)
+        try:
+            yield
+        finally:
+            loop.remove_signal_handler(signal.SIGCHLD)
+
+    async def _reap_orphans(self, exited: asyncio.Event) -> None:
+        while True:
+            await exited.wait()
+            exited.clear()
+            # Under the spawn lock: a server child between fork and being recorded in _pids is never taken
+            # for an orphan (its exit status is for the event loop's child watcher to collect).
+            async with self._spawn_lock:
+                reaper.reap(reaper.strays(self._pids))
+
+    async def _end_orphans(self, ending: set[int]) -> None:
+        """Ends the orphans the relay adopted, if no server but the ``ending`` ones is running."""
+        async with self._spawn_lock:
+            if self._pids - ending:
+                return  # they may be a running session's: they wait for the last session to end
+            orphans = reaper.strays(self._pids)
+        if orphans:
+            log.info("ending %d orphaned process(es) left by ended sessions: %s", len(orphans), sorted(orphans))
+            await reaper.end_tree(orphans, None)
 
     # ---- one bridged session -------------------------------------------------------------------
     async def run_bridge(self, name: str, browser: TransportStreams, session: str, origin: str | None) -> None:
@@ -141,16 +182,18 @@ class Relay:
         spec, (_, browser_write) = state.spec, browser
         log.info("spawn server=%s session=%s origin=%s argv=%s", spec.name, session[:8], origin, spec.argv)
         state.started += 1
-        child_gone, pids = False, set[int]()
+        child_gone, pids, tree = False, set[int](), reaper.Tree()
         try:
             async with AsyncExitStack() as stack:
                 stack.callback(lambda: self._pids.difference_update(pids))  # callbacks run last-in, first-out:
-                stack.push_async_callback(self._stop_groups, pids)  # after the SDK has stopped the child
+                stack.push_async_callback(self._end_processes, pids, tree)  # after the SDK has stopped the child
                 async with self._spawn_lock:  # so the new pid can be told apart from concurrent spawns
                     before = reaper.child_pids()
                     child_read, child_write = await stack.enter_async_context(spawn(spec, state.log, session[:8]))
                     pids.update(reaper.child_pids() - before)
                     self._pids |= pids
+                # before the SDK stops the child: its descendants, setsid() ones included, are still below it
+                stack.callback(self._record_tree, pids, tree)
                 log.info("spawned server=%s session=%s pid=%s", spec.name, session[:8], sorted(pids))
                 await child_write.send(SessionMessage(first))
                 async with anyio.create_task_group() as tg:
@@ -169,9 +212,17 @@ class Relay:
         log.info("stop server=%s session=%s reason=%s", spec.name, session[:8], "exited" if child_gone else "closed")
         return "the MCP server process exited" if child_gone else None
 
-    async def _stop_groups(self, pids: set[int]) -> None:
+    @staticmethod
+    def _record_tree(pids: set[int], tree: reaper.Tree) -> None:
         for pid in pids:
-            await reaper.stop_group(pid)
+            tree.update(reaper.session_tree(pid))
+
+    async def _end_processes(self, pids: set[int], tree: reaper.Tree) -> None:
+        """After the SDK's stop: whatever of the child's group and tree is left, then orphans if it was the last."""
+        for pid in pids:
+            await reaper.end_tree(tree, pid)
+        if self.adopts_orphans:
+            await self._end_orphans(pids)
 
     # ---- streamable HTTP ------------------------------------------------------------------------
     async def handle_mcp(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:

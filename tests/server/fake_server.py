@@ -56,11 +56,36 @@ def spam_stderr(megabytes: int) -> str:
 
 
 @server.tool()
-def grandchild(ignore_term: bool = False) -> str:
-    """Start a long-lived grandchild in this process group; return its pid."""
+def grandchild(ignore_term: bool = False, new_session: bool = False) -> str:
+    """Start a long-lived grandchild, in this process group or (``new_session``) after setsid(); return its pid."""
     script = f"import signal, time\nif {ignore_term!r}: signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(300)"
-    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            start_new_session=new_session)
     return str(proc.pid)
+
+
+DAEMON = """\
+import os, sys, time
+os.setsid()
+pid = os.fork()
+if pid:
+    print(pid, flush=True)
+    os._exit(0)
+devnull = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1, 2):
+    os.dup2(devnull, fd)
+time.sleep(300)
+"""
+
+
+@server.tool()
+def daemon() -> str:
+    """Daemonize the classic way (setsid, fork, the middle exits): the daemon is orphaned at once; return its pid."""
+    proc = subprocess.Popen([sys.executable, "-c", DAEMON], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
+    assert proc.stdout is not None
+    pid = proc.stdout.readline().strip().decode()
+    proc.wait()
+    return pid
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""Child processes behind the relay: argv/env (T-R10, T-R11), crash, shutdown, no leaks (T-R13, T-R14, T-R16)."""
+"""Child processes behind the relay: argv/env (T-R10, T-R11), crash, shutdown, no leaks (T-R13, T-R14, T-R16, T-R22)."""
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,8 @@ import httpx2
 import pytest
 from conftest import FAKE, FIXTURE, alive, mcp_client, python_server, relay, stop, text, wait_until
 from mcp.shared.exceptions import MCPError
+
+from server import reaper
 
 ALLOWLIST = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER", "LC_CTYPE"}  # LC_CTYPE: Python's own C-locale coercion
 HOSTILE_ARGS = ["; rm -rf ~", "$(id)", "&& calc", "`x`", "--upload-pack=evil", "a\nb"]
@@ -66,6 +69,80 @@ async def test_t_r13_child_and_stubborn_grandchild_are_gone_after_the_session_no
         assert wait_until(lambda: not r.children(), timeout=10)
         zombies = [p for p in pids if os.path.exists(f"/proc/{p}")]
         assert wait_until(lambda: not [p for p in zombies if os.path.exists(f"/proc/{p}")], timeout=5)
+
+
+def gone(pid: int) -> bool:
+    """Not alive and not a zombie either: nobody is left holding it."""
+    return not os.path.exists(f"/proc/{pid}")
+
+
+@pytest.fixture
+def escapees():
+    """Pids a test expects the relay to end; any left alive at the end are killed, so a failure leaks nothing."""
+    pids: list[int] = []
+    yield pids
+    for pid in pids:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+async def test_t_r22_a_grandchild_that_calls_setsid_ends_with_its_own_session_only(dist, tmp_path, escapees):
+    with relay(dist, tmp_path, {"fake": python_server(FAKE)}) as r:
+        async with mcp_client(r.url("fake"), r.token) as other:
+            # A second session stays open throughout: what ends the first one's grandchild is that
+            # session's own accounting, and the other session's processes are left alone.
+            kept = int(text(await other.call_tool("grandchild", {"new_session": True})))
+            escapees.append(kept)
+            async with mcp_client(r.url("fake"), r.token) as client:
+                server = json.loads(text(await client.call_tool("whoami", {})))["pid"]
+                escaped = int(text(await client.call_tool("grandchild", {"ignore_term": True, "new_session": True})))
+                escapees.append(escaped)
+                assert os.getsid(escaped) == escaped != os.getsid(server)  # out of the group and the session
+            # stdin close, 2 s, SIGTERM (ignored by the grandchild), 2 s, SIGKILL.
+            assert await _eventually(lambda: gone(escaped), timeout=20), escaped
+            assert alive(kept)
+            assert text(await other.call_tool("echo", {"message": "still here"})) == "still here"
+        assert await _eventually(lambda: gone(kept), timeout=20), kept
+        assert wait_until(lambda: not r.children(), timeout=10), r.children()
+
+
+async def test_t_r22_a_double_forked_daemon_ends_once_no_session_is_running(dist, tmp_path, escapees):
+    with relay(dist, tmp_path, {"fake": python_server(FAKE)}) as r:
+        async with mcp_client(r.url("fake"), r.token) as client:
+            daemon = int(text(await client.call_tool("daemon", {})))
+            escapees.append(daemon)
+            assert alive(daemon) and os.getsid(daemon) != os.getsid(json.loads(
+                text(await client.call_tool("whoami", {})))["pid"])
+        assert await _eventually(lambda: gone(daemon), timeout=20), daemon
+
+
+ESCAPING_SERVER = """\
+import subprocess, sys, time
+grandchild = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"], start_new_session=True)
+print(grandchild.pid, flush=True)
+time.sleep(300)
+"""
+
+
+async def test_t_r22_without_a_subreaper_the_relay_says_so_and_still_ends_a_setsid_grandchild(
+        escapees, caplog, monkeypatch):
+    monkeypatch.setattr(reaper, "PR_SET_CHILD_SUBREAPER", 0x7FFF)  # prctl refuses it, as a seccomp policy could
+    assert not reaper.become_subreaper()
+    assert "cannot become a child subreaper" in caplog.text and "setsid() is still ended" in caplog.text
+    # This test process is no subreaper either: the escaped grandchild goes to init when its parent dies.
+    server = subprocess.Popen([sys.executable, "-c", ESCAPING_SERVER], stdout=subprocess.PIPE,
+                              start_new_session=True)
+    assert server.stdout is not None
+    escaped = int(server.stdout.readline())
+    escapees.append(escaped)
+    server.stdout.close()
+    tree = reaper.session_tree(server.pid)  # what the relay records before the SDK stops the server
+    assert escaped in tree
+    server.kill()  # what the SDK's stop does to the server and its process group
+    server.wait()
+    assert alive(escaped)
+    await reaper.end_tree(tree, server.pid, grace=2)
+    assert await _eventually(lambda: not alive(escaped), timeout=10), escaped
 
 
 async def test_t_r14_bad_stdout_is_surfaced_and_a_flood_of_stderr_stays_bounded(dist, tmp_path):
