@@ -38,7 +38,7 @@ from pydantic import BaseModel, ValidationError
 
 from pycore.http import Transport, default_transport
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport
+from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.content import ToolOutput, map_result
 from pycore.mcp.errors import (
     MCPConnectionLostError,
@@ -66,10 +66,12 @@ class ClientSession:
         timeout: float = 60.0, legacy_fallback: bool = True,
         on_tools_changed: Callable[[list[t.Tool]], Any] | None = None,
         on_notification: Callable[[JSONRPCNotification], Any] | None = None,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self.url = url
         self.headers = dict(headers or {})
         self.timeout = timeout
+        self.max_message_bytes = max_message_bytes  # the most read of one message (T-Z1; pycore.mcp._base)
         self.legacy_fallback = legacy_fallback
         self.on_tools_changed = on_tools_changed
         self.on_notification = on_notification
@@ -116,7 +118,8 @@ class ClientSession:
             if not self.legacy_fallback or e.status not in (400, 404, 405):
                 raise
         await self._transport.aclose()
-        self._transport = LegacySSETransport(self.url, self._http, self._dispatch, self._fail, headers=self.headers)
+        self._transport = LegacySSETransport(self.url, self._http, self._dispatch, self._fail, headers=self.headers,
+                                             max_message_bytes=self.max_message_bytes)
         await self._transport.start()
         return await self._initialize()
 
@@ -156,7 +159,8 @@ class ClientSession:
             await self._http.aclose()
 
     def _streamable(self) -> StreamableHTTPTransport:
-        return StreamableHTTPTransport(self.url, self._http, self._dispatch, self._fail, headers=self.headers)
+        return StreamableHTTPTransport(self.url, self._http, self._dispatch, self._fail, headers=self.headers,
+                                       max_message_bytes=self.max_message_bytes)
 
     # -- requests ------------------------------------------------------------------------------
 

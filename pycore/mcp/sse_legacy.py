@@ -5,7 +5,8 @@ have the SSE URL's origin: a server cannot send our messages (and custom headers
 ``Authorization`` token) to a third party. It is resolved and compared by :mod:`pycore.http.origin`,
 as the browser reads it; a form the browser could read otherwise (``/\\evil.example``, ``///evil.example``,
 ``http://evil.example\\@host/``) is refused. Server messages arrive as ``message`` events. A redirect of
-the stream or of a message is an error and never followed (:mod:`pycore.mcp._base`).
+the stream or of a message is an error and never followed; an event past the message cap ends the
+stream (:mod:`pycore.mcp._base`).
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ class LegacySSETransport(MCPTransport):
         if response.status != 200:
             await response.aclose()
             _raise_status(self.url, response.status, response.headers)
-        events = sse_events(response)
+        events = sse_events(response, self.url, self._max_message)
         try:
             first = await anext(aiter(events), None)
             self.endpoint = self._endpoint(first)

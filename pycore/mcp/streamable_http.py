@@ -4,7 +4,8 @@ Every message is one POST; the answer is 202 (notifications, responses), a JSON 
 stream that carries the response and any server messages sent on its way. A stream that drops
 after an event id is resumed with GET + ``Last-Event-ID`` after the server's ``retry`` (bounded
 attempts). After initialization a GET stream carries unsolicited server messages (405: none).
-A redirect, on any of these requests, is an error and never followed (:mod:`pycore.mcp._base`).
+A redirect, on any of these requests, is an error and never followed; an answer or event past the
+message cap is refused (:mod:`pycore.mcp._base`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSON
 from pycore.exceptions import APIConnectionError
 from pycore.http import Request, Response, is_redirect
 from pycore.mcp import jsonrpc
-from pycore.mcp._base import MCPTransport, redirect_error, sse_events
+from pycore.mcp._base import MCPTransport, read_message, read_prefix, redirect_error, sse_events
 from pycore.mcp.errors import (
     MCPAuthRequiredError,
     MCPConnectionError,
@@ -57,11 +58,9 @@ class StreamableHTTPTransport(MCPTransport):
 
     async def _read_json(self, response: Response, request_id: int | str) -> None:
         try:
-            body = await response.aread()
+            body = await read_message(response, self.url, self._max_message)
         except APIConnectionError as e:
             raise MCPConnectionLostError(f"the connection to {self.url} dropped before the answer: {e}") from e
-        finally:
-            await response.aclose()
         for message in jsonrpc.parse(body):
             await self._on_message(message)
 
@@ -95,7 +94,7 @@ class StreamableHTTPTransport(MCPTransport):
     async def _pump(
         self, response: Response, request_id: int | str | None, last_id: str | None, retry_ms: int | None
     ) -> tuple[str | None, int | None, bool]:
-        async with aclosing(sse_events(response)) as events:
+        async with aclosing(sse_events(response, self.url, self._max_message)) as events:
             async for event in events:
                 last_id = event.id if event.id is not None else last_id
                 retry_ms = event.retry if event.retry is not None else retry_ms
@@ -172,11 +171,9 @@ class StreamableHTTPTransport(MCPTransport):
     async def _raise_status(self, response: Response, *, sent_session: bool, initialize: bool) -> None:
         status, headers = response.status, response.headers
         try:
-            text = (await response.aread()).decode("utf-8", "replace")[:500]
+            text = (await read_prefix(response)).decode("utf-8", "replace")[:500]
         except APIConnectionError:
             text = ""
-        finally:
-            await response.aclose()
         where = self.url
         if status == 401:
             raise MCPAuthRequiredError(f"{where} requires authorization (401)", status=401, url=where,

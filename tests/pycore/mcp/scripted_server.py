@@ -128,9 +128,11 @@ async def _hang() -> AsyncIterator[bytes]:
 
 
 async def _endless(script: Script) -> AsyncIterator[bytes]:
-    """One SSE event that never ends (up to 64 MiB, then the server gives up); ``endless_sent`` counts bytes."""
+    """One SSE event that never ends (up to 64 MiB, then the server gives up); ``endless_sent`` counts bytes.
+    Paced (20 ms a MiB) so that a client hanging up is noticed before the server has written it all."""
     yield b"id: 0\ndata: \n\nevent: message\ndata: "
     for _ in range(64):
+        await asyncio.sleep(0.02)
         script.endless_sent += 1024 * 1024
         yield b"x" * (1024 * 1024)
 

@@ -225,7 +225,8 @@ async def test_c14_only_small_raster_data_icons_survive() -> None:
     from pycore.mcp.icons import safe_icons
 
     svg = "data:image/svg+xml;base64," + base64.b64encode(b"<svg onload=alert(1)></svg>").decode()
-    big = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * (20 * 1024 * 1024)).decode()
+    # 4 MiB: far past an icon's 64 KiB, under the 8 MiB message cap (a 20 MB one refuses the whole list: T-Z1)
+    big = "data:image/png;base64," + base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * (4 * 1024 * 1024)).decode()
     icons = [{"src": s, "mimeType": "image/png"} for s in (
         "javascript:alert(1)", "TRACKER", "https://other.example/i.png", svg, big,
         "data:image/png;base64," + PNG, "data:image/gif;base64," + PNG)]

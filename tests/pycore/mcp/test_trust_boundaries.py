@@ -18,7 +18,7 @@ import pytest
 
 from pycore.http import Request, Response, Transport
 from pycore.http.replay import Recording, ReplayResponse
-from pycore.mcp import ClientSession, MCPError, MCPHTTPError, MCPProtocolError, OAuthError
+from pycore.mcp import ClientSession, MCPError, MCPHTTPError, MCPProtocolError, OAuthError, _base
 from pycore.mcp.oauth import AuthorizedTransport, ClientRegistration, MemoryOAuthStore, OAuthClient, TokenSet
 from pycore.mcp.oauth_urls import check_url, resource_covers
 from pycore.mcp.sse_legacy import LegacySSETransport
@@ -26,6 +26,7 @@ from pycore.mcp.sse_legacy import LegacySSETransport
 pytestmark = pytest.mark.pyodide
 URL = "https://mcp.example.com/mcp"
 SECRET = {"x-api-key": "user-secret"}
+CAP = 8 * 1024 * 1024  # pycore.mcp._base.MAX_MESSAGE_BYTES
 
 
 class Scripted(Transport):
@@ -247,6 +248,42 @@ def test_u3_loopback_in_canonical_form_only_for_a_loopback_server(url: str) -> N
 def test_u3_a_loopback_server_written_ambiguously_is_not_local() -> None:
     with pytest.raises(OAuthError, match="refused"):
         check_url("http://127.0.0.1:9000/token", "token endpoint", server_url="http://0x7f.1:8000/mcp")
+
+
+# -- T-Z1: hostile sizes -------------------------------------------------------------------------------------
+
+
+def huge_tools(body: dict, size: int = CAP + 100_000, *, sse: bool = False,
+               declared: bool = True) -> Recording:
+    """A tools/list answer of about ``size`` bytes."""
+    tool = {"name": "t0000", "description": "x" * 1000, "inputSchema": {"type": "object"}}
+    tools = [dict(tool, name=f"t{i:04}") for i in range(size // (len(json.dumps(tool)) + 2))]
+    message = json.dumps({"jsonrpc": "2.0", "id": body["id"], "result": {"tools": tools}})
+    if sse:
+        return Recording(f"event: message\ndata: {message}\n\n".encode(), content_type="text/event-stream",
+                         chunk_size=64 * 1024)
+    headers = {"content-length": str(len(message))} if declared else {}
+    return Recording(message.encode(), headers=headers, chunk_size=64 * 1024)
+
+
+@pytest.mark.parametrize("how", ["declared", "chunked", "sse"])
+async def test_z1_an_answer_past_the_cap_is_refused_naming_server_and_cap(how: str) -> None:
+    answer = mcp_server(lambda body: huge_tools(body, sse=how == "sse", declared=how == "declared"))
+    http = Scripted(answer)
+    async with ClientSession(URL, http=http) as mcp:
+        with pytest.raises(MCPError, match="8 MiB") as caught:
+            await mcp.list_tools()
+    assert URL in str(caught.value) and type(caught.value).__name__ == "MCPTooLargeError"
+
+
+async def test_z1_an_answer_just_under_the_cap_is_read() -> None:
+    http = Scripted(mcp_server(lambda body: huge_tools(body, CAP - 200_000)))
+    async with ClientSession(URL, http=http) as mcp:
+        assert len(await mcp.list_tools()) > 7000
+
+
+def test_z1_the_cap_is_a_named_constant() -> None:
+    assert _base.MAX_MESSAGE_BYTES == CAP
 
 
 async def _ignore(message: object) -> None:

@@ -8,6 +8,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from scripted_server import Script, serve
 
@@ -16,6 +18,7 @@ from pycore.mcp import ClientSession, MCPError
 from pycore.mcp.oauth import ClientRegistration, MemoryOAuthStore, OAuthClient, TokenSet
 
 SECRET = {"x-api-key": "user-secret"}
+MIB = 1024 * 1024
 
 
 def posted(script: Script, method: str) -> list[dict]:
@@ -66,3 +69,32 @@ async def test_u1_legacy_sse_stream_redirected_to_another_origin() -> None:
                 async with ClientSession(url, headers=SECRET):
                     pass
     assert elsewhere.requests == []
+
+
+def huge_tools(size: int) -> list[dict]:
+    tool = {"name": "t00000", "description": "x" * 1000, "inputSchema": {"type": "object"}}
+    return [dict(tool, name=f"t{i:05}") for i in range(size // 1060)]
+
+
+@pytest.mark.parametrize("answer", ["json", "sse"])
+async def test_z1_a_40_mb_tools_list_is_refused_past_the_cap(answer: str) -> None:
+    script = Script(answer=answer, tools=huge_tools(40 * MIB))
+    with serve(script) as url:
+        async with ClientSession(url) as mcp:
+            started = time.monotonic()
+            with pytest.raises(MCPError, match="8 MiB") as caught:
+                await mcp.list_tools()
+            took = time.monotonic() - started
+            assert (await mcp.call_tool("echo", {})).text() == "called echo"  # the session goes on
+    assert type(caught.value).__name__ == "MCPTooLargeError" and url in str(caught.value)
+    assert took < 10, took
+
+
+async def test_z1_an_sse_event_that_never_ends_is_cut_off() -> None:
+    script = Script()
+    with serve(script) as url:
+        async with ClientSession(url) as mcp:
+            with pytest.raises(MCPError, match="8 MiB") as caught:
+                await mcp.call_tool("endless", {}, timeout=30)
+    assert type(caught.value).__name__ == "MCPTooLargeError" and url in str(caught.value)
+    assert script.endless_sent < 40 * MIB  # the client hung up long before the server would have stopped
