@@ -30,6 +30,7 @@ from pycore.mcp.errors import OAuthError
 LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
 _UNSAFE_CHARS = re.compile(r"[\s\x00-\x1f\x7f\"'<>\\^`{|}$;]")
 _PATH = re.compile(r"[^?#]*")
+_IPV6_LOOPBACK = ipaddress.IPv6Address("::1")
 _AUTH_PARAM = re.compile(r'([A-Za-z0-9_\-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,"]+))')
 
 
@@ -74,8 +75,11 @@ def _strict(url: str, what: str) -> Origin:
 def _is_loopback(origin: Origin) -> bool:
     """Loopback in canonical form only: ``localhost``, ``*.localhost``, 127.0.0.0/8, ``[::1]`` (every other
     spelling is refused before this is asked; an IPv4-mapped ``[::ffff:127.0.0.1]`` is not "loopback" here,
-    so it meets the private-address check and is refused)."""
+    so it meets the private-address check and is refused). Spelled out, not ``is_loopback`` alone: from
+    Python 3.13 (Pyodide's) that is also true of IPv4-mapped addresses."""
     ip = origin.ip
+    if isinstance(ip, ipaddress.IPv6Address):
+        return ip == _IPV6_LOOPBACK
     if ip is not None:
         return ip.is_loopback
     return origin.host == "localhost" or origin.host.endswith(".localhost")
