@@ -25,7 +25,8 @@ Contract for implementations:
   followed redirect would re-send every header of the request (a key, a token, the user's own
   headers) and its body to wherever it points (SECURITY.md V1, T-U1), so nothing in the core asks.
 
-Retries live beside the seam, not in it: :mod:`pycore.http.retry`.
+Retries live beside the seam, not in it: :mod:`pycore.http.retry`; so does the one reading of where a
+URL points, as the browser reads it, for every origin check: :mod:`pycore.http.origin`.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ server requests for them get "method not found". Server ``ping`` is answered wit
 A server that refuses our version with ``-32022`` and lists its own (MCP 2026-07-28) is initialized
 again with the newest version we share, or refused with a clear error.
 
+A hostile server is held off in the transports (:mod:`pycore.mcp._base`): a redirect is an error and never
+followed, and at most ``max_message_bytes`` (8 MiB) of one message is read.
+
 Protected servers: pass ``http=oauth.transport_for(url)`` (:mod:`pycore.mcp.oauth`), or install an
 :class:`~pycore.mcp.oauth.OAuthClient` (``pycore.mcp.oauth.install``) and every session created without
 its own transport sends the server its token (only to it) and refreshes it.
