@@ -55,9 +55,10 @@ class Browser:
         return None if answer is None else (answer[0], answer[1])
 
     def close(self) -> None:
+        """Ends Node and closes both pipes (an unclosed one warns later, inside whichever test runs then)."""
         if self._node is not None:
-            self._node.stdin.close()  # type: ignore[union-attr]
-            self._node.wait(10)
+            self._node.communicate(timeout=10)
+            self._node = None
 
 
 @pytest.fixture(scope="module")
