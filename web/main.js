@@ -10,6 +10,7 @@
 import { Chat } from "./app/chat.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
+import { KeyPrompt } from "./app/key_prompt.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
 import { focusT } from "./focus/strings.js";
@@ -130,8 +131,11 @@ async function main() {
       sidebar.refresh().catch((err) => notify(err.message));
     },
     onRunning: (running) => composer.setRunning(running),
+    openSettings: () => settings.open(),
+    askKey: (profile) => keyPrompt.ask(profile),
   });
   chat.coreReadyNow = () => coreReady;
+  const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
 
   const sidebar = new Sidebar({ store, chat, notify, validateFocus: async (state) => {
     await readyOrFail;

@@ -2,7 +2,10 @@
 
 - the view follows a streaming reply while the reader is at the bottom, lets go the moment they
   scroll up, and a "Jump to latest" button brings them back; sending always shows the sent message,
-  and a finished reply leaves the view at the bottom.
+  and a finished reply leaves the view at the bottom;
+- errors say what to do: a 401 names its status and opens Settings, a vendor that cannot be reached
+  names its host and the likely causes and can be retried, and after a reload a key that was kept
+  in memory is asked for before anything is sent.
 
 Scroll positions are read from the transcript element (scrollTop, scrollHeight, clientHeight).
 """
@@ -10,6 +13,7 @@ Scroll positions are read from the transcript element (scrollTop, scrollHeight, 
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,7 @@ from journeys import (
     last_reply,
     open_app,
     send,
+    wait_core,
     wait_idle,
 )
 from playwright.sync_api import Browser, Page, expect
@@ -148,3 +153,126 @@ def test_each_finished_reply_leaves_the_view_at_the_bottom(browser: Browser, sit
         expect(last_reply(page).locator(".usage")).to_be_in_viewport()
         assert distance_to_bottom(page) <= 2
     page.context.close()
+
+
+# ---------------------------------------------------------------------------------------------- errors
+
+
+def test_a_401_names_its_status_and_opens_settings(browser: Browser, site_url: str, vendor: VendorReplay):
+    recording = "openai/error-401-invalid-api-key"
+    vendor.script(recording)
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    send(page, "Hello")
+    wait_stored(page)
+    notice = last_reply(page).locator(".notice")
+    expect(notice).to_contain_text("401")
+    expect(notice).to_contain_text("API key")
+    expect(notice).to_contain_text(expected(recording)["error"]["message"][:40])  # the vendor's own words too
+    notice.get_by_role("button", name="Open settings").click()
+    expect(page.get_by_role("dialog", name="Settings")).to_be_visible()
+    page.context.close()
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_an_unreachable_vendor_names_the_host_and_the_causes_then_retries(browser: Browser, site_url: str):
+    port = closed_port()
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=f"http://127.0.0.1:{port}", key=KEY, model="gpt-4o-mini")
+    send(page, "Hello")
+    wait_stored(page)
+    notice = last_reply(page).locator(".notice")
+    expect(notice).to_contain_text(f"127.0.0.1:{port}")
+    for cause in ("offline", "CORS", "Base URL"):
+        expect(notice).to_contain_text(cause)
+    assert "Failed to fetch" not in notice.inner_text()
+
+    # The vendor comes back: Retry sends the same question again and the answer arrives.
+    recording = "openai/chat-stream-text-usage"
+    vendor = VendorReplay(port=port)
+    try:
+        vendor.script(recording)
+        notice.get_by_role("button", name="Retry").click()
+        expect(last_reply(page).locator(".content")).to_have_text(expected(recording)["text"],
+                                                                  timeout=REPLY_TIMEOUT_MS)
+        assert vendor.model_requests[0].json["messages"][-1]["content"] in (
+            "Hello", [{"type": "text", "text": "Hello"}])
+    finally:
+        vendor.close()
+    page.context.close()
+
+
+def test_after_a_reload_a_key_kept_in_memory_is_asked_for_before_sending(browser: Browser, site_url: str,
+                                                                         vendor: VendorReplay):
+    """An OpenAI-compatible server may need no key, but this profile was given one: a reload that
+    forgot it must not send the next message without it."""
+    recording = "openai/chat-stream-text-usage"
+    vendor.script(recording, recording)
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai-compatible", base=vendor.url, key=KEY, model="local-model")
+    send(page, "What is the capital of the UK?")
+    wait_stored(page)
+    assert vendor.model_requests[0].headers["authorization"] == f"Bearer {KEY}"
+
+    page.reload()
+    wait_core(page)
+    page.get_by_role("button", name="What is the capital of the UK?", exact=True).click()
+    send(page, "again")
+    ask = page.get_by_role("dialog", name="API key needed")
+    expect(ask).to_be_visible()
+    assert len(vendor.model_requests) == 1  # nothing went out without the key
+    expect(page.get_by_role("textbox", name="Message", exact=True)).to_have_value("again")  # not lost
+
+    ask.get_by_label("API key", exact=True).fill(KEY)
+    ask.get_by_role("button", name="Send").click()
+    expect(ask).to_be_hidden()
+    wait_stored(page)
+    assert len(vendor.model_requests) == 2
+    assert vendor.model_requests[1].headers["authorization"] == f"Bearer {KEY}"
+    expect(page.locator(".transcript li.msg.user .content").last).to_have_text("again")
+    page.context.close()
+
+
+def test_after_a_reload_a_saved_key_asks_for_its_passphrase_before_sending(browser: Browser, site_url: str,
+                                                                           vendor: VendorReplay):
+    recording = "anthropic/stream-text"
+    vendor.script(recording)
+    page = open_app(browser, site_url)
+    dialog = page.get_by_role("dialog", name="Settings")
+    configure_with_saved_key(page, vendor, passphrase="correct horse")
+    expect(dialog).to_be_hidden(timeout=30_000)
+
+    page.reload()
+    wait_core(page)
+    send(page, "Hello")
+    ask = page.get_by_role("dialog", name="API key needed")
+    expect(ask).to_be_visible()
+    ask.get_by_label("Passphrase", exact=True).fill("wrong")
+    ask.get_by_role("button", name="Send").click()
+    expect(ask).to_contain_text("does not open the saved key", timeout=30_000)  # PBKDF2, 600k iterations
+    assert vendor.model_requests == []
+    ask.get_by_label("Passphrase", exact=True).fill("correct horse")
+    ask.get_by_role("button", name="Send").click()
+    expect(ask).to_be_hidden(timeout=30_000)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(recording)["text"], timeout=REPLY_TIMEOUT_MS)
+    assert vendor.model_requests[0].headers["x-api-key"] == KEY
+    page.context.close()
+
+
+def configure_with_saved_key(page: Page, vendor: VendorReplay, *, passphrase: str) -> None:
+    dialog = page.get_by_role("dialog", name="Settings")
+    expect(page.locator("html")).to_have_attribute("data-ui", "ready")
+    expect(dialog).to_be_visible()  # first run
+    dialog.get_by_label("Provider", exact=True).select_option("anthropic")
+    dialog.get_by_label("API key", exact=True).fill(KEY)
+    dialog.get_by_label("Base URL", exact=True).fill(vendor.url)
+    dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
+    dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
+    dialog.locator("#passphrase").fill(passphrase)
+    dialog.get_by_role("button", name="Save").click()

@@ -182,8 +182,9 @@ class _Server(ThreadingHTTPServer):
 
 
 class VendorReplay:
-    def __init__(self) -> None:
-        self._server = _Server(("127.0.0.1", 0), _Handler)
+    def __init__(self, port: int = 0) -> None:
+        """``port`` 0 picks a free one; a test may name one it left closed first (a vendor that comes back)."""
+        self._server = _Server(("127.0.0.1", port), _Handler)
         self._server.state = _State()
         self._thread = threading.Thread(target=self._server.serve_forever, name="vendor-replay", daemon=True)
         self._thread.start()

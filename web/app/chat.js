@@ -9,7 +9,10 @@
  *   chat.running                          a turn is in progress
  *
  * `provider()` returns {provider: {vendor, api_key?, base_url?}, model, vendor} for the next turn or
- * throws an Error saying what is missing; `tools()` resolves to {tools, policy} for chat.run.
+ * throws an Error saying what is missing; one with a `profile` (settings.js MissingKeyError) is a key
+ * this tab lacks, and `askKey(profile)` asks for it (true: the key is there now): a turn asks before
+ * it starts, and `await chat.ready()` lets the composer ask before it empties the box.
+ * `tools()` resolves to {tools, policy} for chat.run.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  *
@@ -28,9 +31,9 @@ import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, onChange = () => {},
-                onRunning = () => {}, notify = () => {} }) {
+                onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false }) {
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, onChange, onRunning,
-                          notify });
+                          notify, openSettings, askKey });
     this.conversation = null;
     this.tree = new ConversationTree();
     this.views = [];
@@ -116,7 +119,12 @@ export class Chat {
   #actionsFor(msg) {
     const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta) };
     if (msg.role === "user") actions.edit = (view) => this.#startEdit(view);
-    else actions.regenerate = (view) => this.regenerate(view.msg);
+    else {
+      actions.regenerate = (view) => this.regenerate(view.msg);
+      // A failed reply's way out (web/app/error_notice.js): a retry is another reply to the same prompt.
+      actions.retry = (view) => this.regenerate(view.msg);
+      actions.openSettings = () => this.openSettings();
+    }
     return actions;
   }
 
@@ -179,15 +187,26 @@ export class Chat {
     if (run.callId !== undefined) this.core.cancel(run.callId);
   }
 
+  async ready() {
+    return Boolean(await this.#target());
+  }
+
+  /** provider(), after asking for a key this tab lacks; null (and said why) when there is none. */
+  async #target() {
+    for (;;) {
+      try {
+        return this.provider();
+      } catch (err) {
+        if (!err.profile) this.notify(err.message, { settings: true });
+        if (!err.profile || !(await this.askKey(err.profile))) return null;
+      }
+    }
+  }
+
   async #run({ parentId = null, userParts: parts = null, replyTo = null }) {
     if (this.running) return;
-    let target;
-    try {
-      target = this.provider();
-    } catch (err) {
-      this.notify(err.message, { settings: true });
-      return;
-    }
+    const target = await this.#target();
+    if (!target || this.running) return;
     const run = { cancelled: false, callId: undefined };
     this.running = run;
     this.onRunning(true);
@@ -280,6 +299,7 @@ export class Chat {
     let writer = null;
     let view = null;
     let usage = null;
+    let stepError = null; // an error the vendor sent inside this step's stream: stored with its message
     let lastAssistantView = null;
     const toolMeta = {};
     const replyTexts = [];
@@ -291,6 +311,7 @@ export class Chat {
       this.transcript.append(view.el);
       this.views.push(view);
       usage = null;
+      stepError = null;
       queue(async () => {
         writer = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
       });
@@ -322,7 +343,7 @@ export class Chat {
           if (ev.message.role === "assistant") {
             replyTexts.push(textOf(ev.message));
             if (!view) beginStep();
-            finishStep(ev.message, Boolean(ev.incomplete));
+            finishStep(ev.message, Boolean(ev.incomplete), stepError);
           } else {
             const meta = { ...toolMeta };
             lastAssistantView?.attachResults(ev.message, meta);
@@ -350,6 +371,7 @@ export class Chat {
         default:
           if (!view) beginStep();
           if (ev.type === "usage") usage = ev.usage;
+          if (ev.type === "error") stepError = ev.error;
           view.onEvent(ev);
           if (["text_delta", "reasoning_delta", "tool_call_start", "tool_call_args_delta", "tool_call_end", "usage",
                "finish", "error"].includes(ev.type)) {
@@ -374,15 +396,15 @@ export class Chat {
     if (view) {
       // The call ended with a step that never got its message (an error before any byte, a crash).
       const error = failure ? { message: failure.message } : result?.error ?? null;
-      if (error) view.showError(error.message);
+      if (error) view.showError(error);
       finishStep(null, run.cancelled, error);
     } else if (failure || result?.error) {
-      const message = failure?.message ?? result.error.message;
-      (lastAssistantView ?? this.#errorView()).showError(message);
+      const error = failure ? { message: failure.message } : result.error;
+      (lastAssistantView ?? this.#errorView()).showError(error);
       if (!lastAssistantView || failure) {
         queue(async () => {
           const w = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
-          await w.finish({ parts: [], status: "error", error: { message } });
+          await w.finish({ parts: [], status: "error", error });
         });
       }
     }

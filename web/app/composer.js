@@ -65,15 +65,12 @@ export class Composer {
     });
   }
 
-  submit() {
+  async submit() {
+    const empty = () => !this.box.value.trim() && !this.images.length && !this.resources.length;
+    if (empty() || this.chat.running) return;
+    // No provider, or no key in this tab: said so, or the key asked for; what was typed stays meanwhile.
+    if (!(await this.chat.ready()) || empty() || this.chat.running) return;
     const text = this.box.value.trim();
-    if ((!text && !this.images.length && !this.resources.length) || this.chat.running) return;
-    try {
-      this.chat.provider(); // no provider or no key: say so, and keep what was typed
-    } catch (err) {
-      this.notify(err.message, { settings: true });
-      return;
-    }
     const images = this.images;
     const extra = this.resources.flatMap((r) => r.parts);
     this.box.value = "";

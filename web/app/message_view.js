@@ -1,6 +1,7 @@
 /**
  * One message on screen: a user bubble, or an assistant reply with its thinking, streamed markdown,
- * tool cards, usage, status and actions (copy, regenerate, edit, ‹ 1/2 › branches).
+ * tool cards, usage, status and actions (copy, regenerate, edit, ‹ 1/2 › branches; on a failed reply
+ * "Open settings" or "Retry": actions.openSettings(), actions.retry(view)).
  *
  *   const view = new MessageView(msg, {images, actions})   msg: StoredMessage (or a live stub)
  *   view.el                                               an <li>
@@ -15,6 +16,7 @@
 
 import { StreamRenderer } from "../render/markdown.js";
 import { h } from "./dom.js";
+import { errorNotice } from "./error_notice.js";
 import { t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
 import { textOf } from "./tree.js";
@@ -84,7 +86,7 @@ export class MessageView {
     this.renderer.finish();
     this.setUsage(msg.usage);
     if (msg.status === "interrupted") this.#showNotice(t("chat.interrupted"));
-    if (msg.error) this.#showNotice(t("chat.error", { message: msg.error.message ?? String(msg.error) }), true);
+    if (msg.error) this.showError(msg.error);
   }
 
   #addActions() {
@@ -144,8 +146,15 @@ export class MessageView {
     this.usageEl.textContent = t("chat.usage", { input: usage.input_tokens ?? "?", output: usage.output_tokens ?? "?" });
   }
 
-  showError(message) {
-    this.#showNotice(t("chat.error", { message }), true);
+  /** A failed reply: what went wrong and what to do (web/app/error_notice.js). `error`: pycore's ErrorInfo. */
+  showError(error) {
+    const info = typeof error === "string" ? { message: error } : error;
+    this.notice.hidden = false;
+    this.notice.classList.add("error");
+    this.notice.replaceChildren(errorNotice(info, {
+      openSettings: this.actions.openSettings,
+      retry: this.actions.retry ? () => this.actions.retry(this) : null,
+    }));
   }
 
   card(callId) {
@@ -180,7 +189,7 @@ export class MessageView {
         this.setUsage(ev.usage);
         break;
       case "error":
-        this.showError(ev.error?.message ?? "error");
+        this.showError(ev.error ?? { message: "error" });
         break;
       default:
         break;

@@ -5,7 +5,9 @@
  *   await settings.load()            saved profiles; the last one used becomes active
  *   settings.open({firstRun})        the dialog (no profile yet: opened at start)
  *   settings.target()                {provider: {vendor, api_key?, base_url?}, vendor, model} for the next
- *                                    turn, or throws an Error that says what is missing
+ *                                    turn, or throws an Error that says what is missing (a MissingKeyError
+ *                                    when only this tab's copy of the key is: see provideKey)
+ *   await settings.provideKey(profile, {key} | {passphrase})   that key, typed again or unlocked, for this tab
  *   settings.switchTo(id) / settings.setModel(name)   the top bar's quick switches (mid-conversation)
  *   settings.active                  the active profile (no key inside)
  *   settings.classifierFor(target)   {provider, model} for focus memory's classifier: the profile and
@@ -13,13 +15,25 @@
  *
  * Keys live in `this.keys` (memory, this tab) by default. Only when the user ticks "save" is the key
  * written, and then only as an encrypted record (web/store/keys.js, passphrase + WebCrypto). A plain
- * key is never put in a profile, localStorage, IndexedDB, a transcript or a message.
+ * key is never put in a profile, localStorage, IndexedDB, a transcript or a message. A profile that
+ * was given a key says so (`uses_key`), so after a reload it is asked for again even for a vendor
+ * that could be sent a request without one.
  */
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
 export const VENDORS = ["openai", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible"];
+
+/** The profile needs a key this tab does not hold: `sealed` when a saved (encrypted) one can be unlocked. */
+export class MissingKeyError extends Error {
+  constructor(profile) {
+    super(t(profile.key ? "chat.needKey" : "chat.noKey"));
+    this.name = "MissingKeyError";
+    this.profile = profile;
+    this.sealed = Boolean(profile.key);
+  }
+}
 const ACTIVE_KEY = "orizuru.profile";
 const KEYLESS = ["ollama", "openai-compatible"]; // local servers often need no key
 // The profile store keeps only its own fields, so a profile's Python tools (source code, not a
@@ -193,6 +207,7 @@ export class Settings {
       vendor: provider.vendor,
       base_url: provider.base_url ?? "",
       model,
+      uses_key: Boolean(provider.api_key) || Boolean(this.editing?.key),
     };
     if (remember) profile.key = await this.keysApi.encryptSecret(f.passphrase.value, provider.api_key);
     if (provider.api_key) this.keys.set(id, provider.api_key);
@@ -279,10 +294,17 @@ export class Settings {
     return this.#targetOf(profile);
   }
 
+  async provideKey(profile, { key = null, passphrase = null }) {
+    const plain = passphrase !== null ? await this.keysApi.decryptSecret(passphrase, profile.key) : key?.trim();
+    if (!plain) throw new Error(t("chat.noKey"));
+    this.keys.set(profile.id, plain);
+  }
+
   #targetOf(profile) {
     const key = this.keys.get(profile.id);
-    if (!key && profile.key) throw new Error(t("chat.needKey"));
-    if (!key && !KEYLESS.includes(profile.vendor)) throw new Error(t("chat.noKey"));
+    if (!key && (profile.key || profile.uses_key || !KEYLESS.includes(profile.vendor))) {
+      throw new MissingKeyError(profile);
+    }
     const provider = { vendor: profile.vendor };
     if (key) provider.api_key = key;
     if (profile.base_url) provider.base_url = profile.base_url;

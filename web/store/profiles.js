@@ -5,10 +5,14 @@
  *   const profiles = new Profiles(db)            (a Store has one: store.profiles)
  *   profiles.list() -> [Profile]                 by name
  *   profiles.get(id) -> Profile | undefined
- *   profiles.save({id?, name, vendor, base_url?, model?, key?: KeyRecord | null}) -> Profile
+ *   profiles.save({id?, name, vendor, base_url?, model?, key?: KeyRecord | null, uses_key?}) -> Profile
  *   profiles.delete(id)
  *
- *   Profile = {id, name, vendor, base_url: string | null, model: string | null, key: KeyRecord | null, updated}
+ *   Profile = {id, name, vendor, base_url: string | null, model: string | null, key: KeyRecord | null,
+ *              uses_key: boolean, updated}
+ *   uses_key: the profile was given an API key (kept in memory, or saved as `key`). Not the key: only
+ *   that one is needed, so a vendor that can work without one (Ollama, OpenAI-compatible) is not sent
+ *   a request without it after a reload forgot it.
  *   vendor: "openai" | "openai-compatible" | "openai-responses" | "anthropic" | "gemini" | "ollama"
  */
 
@@ -30,7 +34,8 @@ export class Profiles {
     return this.db.get("profiles", id);
   }
 
-  async save({ id = crypto.randomUUID(), name, vendor, base_url = null, model = null, key = null, ...extra }) {
+  async save({ id = crypto.randomUUID(), name, vendor, base_url = null, model = null, key = null, uses_key = false,
+               ...extra }) {
     if ("api_key" in extra || "apiKey" in extra) {
       throw new Error("a profile never stores a plain API key: encrypt it with encryptSecret() and pass it as `key`");
     }
@@ -39,7 +44,8 @@ export class Profiles {
     }
     if (typeof name !== "string" || !name.trim()) throw new Error("a profile needs a name");
     if (!VENDORS.includes(vendor)) throw new Error(`unknown vendor ${JSON.stringify(vendor)}; expected one of ${VENDORS.join(", ")}`);
-    const profile = { id, name: name.trim(), vendor, base_url: base_url || null, model: model || null, key, updated: Date.now() };
+    const profile = { id, name: name.trim(), vendor, base_url: base_url || null, model: model || null, key,
+                      uses_key: Boolean(uses_key || key), updated: Date.now() };
     await this.db.put("profiles", profile);
     return profile;
   }
