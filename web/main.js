@@ -25,6 +25,8 @@ import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 
+const FOCUS_PANEL_KEY = "orizuru.focusPanel"; // "open" | "closed": a UI preference, nothing secret
+
 // A sign-in popup coming back from an MCP server's authorization server is handed to the page that
 // opened it (web/app/oauth.js) and closes: it never boots a second app.
 if (!handleOAuthRedirect()) await main();
@@ -183,18 +185,19 @@ async function main() {
   modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
   settingsButton.addEventListener("click", () => settings.open());
   document.getElementById("open-tools").addEventListener("click", () => tools.open());
+  // The Focus panel is closed until the user opens it; open or closed, the choice is remembered here.
   const focusToggle = document.getElementById("toggle-focus");
-  const narrow = window.matchMedia("(max-width: 720px)");
-  const focusShown = () => (narrow.matches ? document.body.classList.contains("focus-open")
-    : !document.body.classList.contains("focus-hidden"));
-  const syncFocusToggle = () => focusToggle.setAttribute("aria-expanded", String(focusShown()));
+  const showFocus = (open) => {
+    document.body.classList.toggle("focus-open", open);
+    focusToggle.setAttribute("aria-expanded", String(open));
+  };
+  showFocus(localStorage.getItem(FOCUS_PANEL_KEY) === "open");
   focusToggle.addEventListener("click", (ev) => {
     ev.stopPropagation();
-    document.body.classList.toggle(narrow.matches ? "focus-open" : "focus-hidden");
-    syncFocusToggle();
+    const open = !document.body.classList.contains("focus-open");
+    showFocus(open);
+    localStorage.setItem(FOCUS_PANEL_KEY, open ? "open" : "closed");
   });
-  narrow.addEventListener("change", syncFocusToggle);
-  syncFocusToggle();
   document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
     ev.stopPropagation();
     document.body.classList.toggle("sidebar-open");

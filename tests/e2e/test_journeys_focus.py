@@ -39,6 +39,13 @@ def panel(page: Page):
     return page.get_by_role("region", name="Focus memory")
 
 
+def open_panel(page: Page) -> None:
+    """The panel is closed until the user opens it with the top bar's Focus button (then remembered)."""
+    expect(panel(page)).to_be_hidden()
+    page.get_by_role("button", name="Focus", exact=True).click()
+    expect(panel(page)).to_be_visible()
+
+
 def item(page: Page, text: str):
     return panel(page).locator("li.focus-item", has_text=text)
 
@@ -61,6 +68,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
         browser: Browser, site_url: str, vendor: VendorReplay, tmp_path: Path):
     page = open_app(browser, site_url)
     configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    open_panel(page)
     # Off by default: the whole conversation goes each turn.
     switch = panel(page).get_by_role("switch", name="Focus memory")
     expect(switch).not_to_be_checked()
@@ -134,7 +142,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     dump = browser_storage_dump(page)
     assert BUDGET in dump and KEY not in dump
 
-    # A reload finds the focus state with the conversation.
+    # A reload finds the focus state with the conversation (and the panel still open).
     page.reload()
     wait_core(page)
     page.get_by_role("complementary").get_by_role("button", name=FIRST_MESSAGE, exact=True).click()
@@ -177,6 +185,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     choose_file(other, "Import", exported)
     expect(other.get_by_text("Imported 1 conversation(s).")).to_be_visible()
     other.get_by_role("complementary").get_by_role("button", name=FIRST_MESSAGE, exact=True).click()
+    open_panel(other)
     expect(panel(other).get_by_role("switch", name="Focus memory")).to_be_checked()
     expect(panel(other).locator(".focus-goal-text")).to_have_text(GOAL)
     expect(item(other, BUDGET)).to_have_class("focus-item pinned")
@@ -189,6 +198,7 @@ def test_the_classifier_answers_in_each_vendors_format(browser: Browser, site_ur
     page = open_app(browser, site_url)
     model = {"anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash"}[name]
     configure(page, vendor=name, base=vendor.url, key=KEY, model=model)
+    open_panel(page)
     panel(page).get_by_role("switch", name="Focus memory").check()
     turn(page, vendor, name, "Plan a week-long trip to Japan; budget under 2000 USD.",
          answer(name, labelled(["PROBLEM_DEFINITION", "CONSTRAINT_ADDITION"], "goal and budget", problem=GOAL,
