@@ -11,6 +11,7 @@ import { Chat } from "./app/chat.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
 import { KeyPrompt } from "./app/key_prompt.js";
+import { ModelSuggestions } from "./app/model_switch.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
 import { focusT } from "./focus/strings.js";
@@ -165,6 +166,12 @@ async function main() {
 
   const profileSwitch = document.getElementById("profile-switch");
   const modelSwitch = document.getElementById("model-switch");
+  const modelSuggestions = new ModelSuggestions({
+    list: document.getElementById("model-switch-list"), core, coreReadyNow: () => coreReady,
+    target: () => settings.target(),
+  });
+  ready.then(() => modelSuggestions.refresh(), () => {});
+  modelSwitch.addEventListener("focus", () => modelSuggestions.refresh());
   function showProfiles() {
     const active = settings.active;
     profileSwitch.replaceChildren(...settings.profiles.map((p) => {
@@ -179,6 +186,7 @@ async function main() {
       profileSwitch.value = active.id;
       modelSwitch.value = active.model;
     }
+    modelSuggestions.show(active);
     tools.profileChanged(active);
   }
   profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));

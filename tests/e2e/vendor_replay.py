@@ -11,7 +11,10 @@ content type are the recorded ones::
     vendor.close()
 
 Only model requests (POST) consume the script; anything else (a model list: GET) gets a 404, as
-there is no recording of one, so the app's "type the model name" path is what runs.
+there is no recording of one, so the app's "type the model name" path is what runs. A test that needs
+a model list says which models (``list_models``): ``GET …/models`` then answers in the shape OpenAI
+documents for it (``{"object": "list", "data": [{"id", "object": "model", "created", "owned_by"}]}``),
+which OpenAI-compatible servers copy; that body is built, not recorded.
 
 A test may also script a body it built itself from a recording (``script_body``: e.g. a classifier's
 forced tool call made from the recorded non-streamed reply's JSON, as a vendor sends it).
@@ -37,6 +40,27 @@ from typing import Any
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendors"
 MANIFEST = {f"{e['vendor']}/{e['name']}": e for e in json.loads((FIXTURES / "manifest.json").read_text())}
+
+
+def with_text(name: str, text: str) -> bytes:
+    """The OpenAI Chat stream recording ``name`` (a text reply) saying ``text`` instead: the vendor's own
+    events, framing, ids and usage, with ``text`` as the first content delta and the later ones empty."""
+    out = []
+    text_sent = False
+    for piece in Reply(name).pieces():
+        raw = piece.decode()
+        if not raw.startswith("data: {"):
+            out.append(piece)
+            continue
+        body = raw.rstrip("\r\n")
+        payload = json.loads(body[len("data: "):])
+        for choice in payload.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                delta["content"] = "" if text_sent else text
+                text_sent = True
+        out.append(("data: " + json.dumps(payload, separators=(",", ":")) + raw[len(body):]).encode())
+    return b"".join(out)
 
 
 def expected(name: str) -> dict[str, Any]:
@@ -93,6 +117,7 @@ class _State:
     requests: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
     closing: threading.Event = field(default_factory=threading.Event)
+    models: list[str] | None = None  # list_models(): what GET …/models answers
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -115,6 +140,11 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self._record(b"")
+        models = self.server.state.models
+        if models is not None and self.path.split("?")[0].rstrip("/").endswith("/models"):
+            self._send_json(200, {"object": "list", "data": [
+                {"id": model, "object": "model", "created": 1686935002, "owned_by": "system"} for model in models]})
+            return
         self._send_json(404, {"error": {"message": "vendor_replay has no recording of a model list",
                                         "type": "not_found"}})
 
@@ -203,6 +233,11 @@ class VendorReplay:
         """Queue a body the test built (``label`` names it in ``Received.answered_with``)."""
         with self._server.state.lock:
             self._server.state.script.append(Reply(label, raw=body, content_type=content_type, status=status))
+
+    def list_models(self, *models: str) -> None:
+        """Answer ``GET …/models`` with these model ids, in the shape OpenAI documents (see above)."""
+        with self._server.state.lock:
+            self._server.state.models = list(models)
 
     @property
     def requests(self) -> list[Received]:
