@@ -1,0 +1,285 @@
+"""Layout as a new user sees it (issue 16, defect 6), in real Chromium at 1280x800 and 390x844, light and
+dark, measured rather than looked at: colours and contrast from getComputedStyle, positions from
+getBoundingClientRect.
+
+- primary buttons (Send, New chat, Connect, Add server) stay readable, at rest and on hover, in both
+  colour schemes (WCAG contrast of text on background at least 4.5);
+- a reply with a long code line scrolls inside its code block: the chat column shrinks, the Focus
+  panel and the Send button stay on screen;
+- at phone width the top bar is one row, and the closed sidebar leaves nothing on screen;
+- the unlock row for a saved key lines up with the other fields, with a label;
+- the top bar's model field suggests the vendor's models (models.list) and the current one, and still
+  takes any name;
+- the Focus panel is closed on first load and stays open across a reload once opened.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from conftest import DIST, start_site
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
+from playwright.sync_api import Browser, Page, expect
+from vendor_replay import VendorReplay, with_text
+
+pytestmark = pytest.mark.e2e
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+KEY = "sk-test-layout-5e1c0a9d"
+SERVER = Path(__file__).with_name("journeys_mcp_server.py")
+TEXT_TURN = "openai/chat-stream-text-usage"
+LONG_LINE = ("result = some_function_with_a_rather_long_name(argument_one=1, argument_two=2, argument_three=3, "
+             "argument_four=4, argument_five=5, argument_six=6, argument_seven=7, argument_eight=8)")
+
+
+@pytest.fixture(scope="module")
+def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real relay serving the built site with one stdio server, so the Tools panel has a Connect button."""
+    root = tmp_path_factory.mktemp("relay")
+    config = root / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {"capitals": {"command": sys.executable, "args": [str(SERVER)]}}}))
+    proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def new_page(browser: Browser, url: str, viewport: dict[str, int], scheme: str = "light") -> Page:
+    return open_app(browser, url, context=browser.new_context(viewport=viewport, color_scheme=scheme))
+
+
+def close_first_run(page: Page) -> None:
+    expect(page.locator("html")).to_have_attribute("data-ui", "ready")
+    page.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+
+
+# --- contrast --------------------------------------------------------------------------------------------
+
+def luminance(rgb: tuple[float, float, float]) -> float:
+    def channel(c: float) -> float:
+        c /= 255
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(c) for c in rgb)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: tuple[float, float, float], b: tuple[float, float, float]) -> float:
+    high, low = sorted((luminance(a), luminance(b)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def parse_rgb(css: str) -> tuple[tuple[float, float, float], float]:
+    numbers = [float(n) for n in re.findall(r"[\d.]+", css)]
+    assert css.startswith("rgb") and len(numbers) in (3, 4), css
+    return (numbers[0], numbers[1], numbers[2]), (numbers[3] if len(numbers) == 4 else 1.0)
+
+
+def text_contrast(page: Page, locator) -> float:
+    """Contrast of the element's text on what is behind it: its own background, composited over the
+    nearest ancestor's opaque one where it is translucent."""
+    colours = locator.evaluate("""(el) => {
+      const layers = [];
+      for (let node = el; node; node = node.parentElement) layers.push(getComputedStyle(node).backgroundColor);
+      return {text: getComputedStyle(el).color, layers};
+    }""")
+    text, _ = parse_rgb(colours["text"])
+    background = (255.0, 255.0, 255.0)
+    for layer in reversed(colours["layers"]):  # from the root down to the element
+        rgb, alpha = parse_rgb(layer)
+        background = tuple(alpha * c + (1 - alpha) * under for c, under in zip(rgb, background, strict=True))
+    return contrast(text, background)
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_primary_buttons_stay_readable_at_rest_and_on_hover(browser: Browser, relay_url: str, scheme: str):
+    page = new_page(browser, relay_url, DESKTOP, scheme)
+    close_first_run(page)
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    buttons = {
+        "Add server": tools.get_by_role("button", name="Add server"),
+        "Connect": tools.get_by_role("button", name="Connect capitals"),
+    }
+    found = {}
+    for name, button in buttons.items():
+        expect(button).to_be_visible()
+        found[name] = [text_contrast(page, button)]
+        button.hover()
+        found[name].append(text_contrast(page, button))
+    tools.get_by_role("button", name="Close").click()
+    page.get_by_role("textbox", name="Message", exact=True).fill("hello")  # Send is enabled
+    for name, button in {"New chat": page.get_by_role("button", name="New chat"),
+                         "Send": page.get_by_role("button", name="Send", exact=True)}.items():
+        page.mouse.move(0, 0)
+        found[name] = [text_contrast(page, button)]
+        button.hover()
+        found[name].append(text_contrast(page, button))
+    low = {name: [round(c, 2) for c in pair] for name, pair in found.items() if min(pair) < 4.5}
+    assert low == {}, f"contrast below 4.5 (at rest, on hover) in {scheme}: {low}"
+    page.context.close()
+
+
+# --- a long code line ------------------------------------------------------------------------------------
+
+def reply_with(vendor: VendorReplay, text: str) -> None:
+    vendor.script_body("long-line", with_text(TEXT_TURN, text), content_type="text/event-stream; charset=utf-8")
+
+
+def open_focus_panel(page: Page) -> None:
+    toggle = page.get_by_role("button", name="Focus", exact=True)
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()
+    expect(page.get_by_role("region", name="Focus memory")).to_be_visible()
+
+
+def test_a_long_code_line_scrolls_inside_its_block_and_the_panels_stay_on_screen(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    page = new_page(browser, site_url, DESKTOP)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    open_focus_panel(page)
+    reply_with(vendor, f"Run this:\n\n```python\n{LONG_LINE}\n```\n\nDone.")
+    send(page, "One long line, please")
+    wait_idle(page)
+    code = last_reply(page).locator("pre code")
+    expect(code).to_have_text(LONG_LINE + "\n")
+    sizes = page.evaluate("""() => {
+      const box = (selector) => document.querySelector(selector).getBoundingClientRect();
+      const pre = [...document.querySelectorAll('.transcript pre')].pop();
+      return {
+        viewport: innerWidth, pageWidth: document.documentElement.scrollWidth,
+        focusRight: box('#focus-aside').right, sendRight: box('#send').right, chatRight: box('.chat').right,
+        preRight: pre.getBoundingClientRect().right, preScrolls: pre.scrollWidth > pre.clientWidth,
+      };
+    }""")
+    assert sizes["focusRight"] <= sizes["viewport"], sizes  # the Focus panel is not pushed off screen
+    assert sizes["sendRight"] <= sizes["viewport"], sizes
+    assert sizes["pageWidth"] <= sizes["viewport"], sizes  # nothing to scroll sideways
+    assert sizes["preRight"] <= sizes["chatRight"], sizes  # the code stays inside the chat column...
+    assert sizes["preScrolls"], sizes  # ...and scrolls inside its own block
+    page.context.close()
+
+
+# --- phone width -----------------------------------------------------------------------------------------
+
+def test_at_phone_width_the_top_bar_is_one_row_and_the_closed_sidebar_leaves_nothing(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    page = new_page(browser, site_url, PHONE)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    bar = page.evaluate("""() => {
+      const children = [...document.querySelector('.topbar').children]
+        .filter((el) => el.getClientRects().length && el.getBoundingClientRect().width > 1)
+        .map((el) => { const r = el.getBoundingClientRect();
+                       return {id: el.id || el.className, top: r.top, bottom: r.bottom, right: r.right}; });
+      return {height: document.querySelector('.topbar').getBoundingClientRect().height, children,
+              viewport: innerWidth};
+    }""")
+    lowest_top = max(child["top"] for child in bar["children"])
+    highest_bottom = min(child["bottom"] for child in bar["children"])
+    assert lowest_top < highest_bottom, f"the top bar's controls are on more than one row: {bar}"
+    assert all(child["right"] <= bar["viewport"] for child in bar["children"]), bar
+    # What the bar folds away stays reachable: the controls by their names, the status for screen readers.
+    for name in ("Show conversations", "Focus", "Tools", "Settings"):
+        expect(page.get_by_role("button", name=name, exact=True)).to_be_visible()
+    expect(page.get_by_role("combobox", name="Model for the next reply")).to_be_visible()
+    expect(page.get_by_role("status")).to_contain_text("Ready")
+
+    # The closed sidebar is off screen and casts no shadow onto it; opened, it is there; Escape closes it.
+    sidebar = page.locator("#sidebar")
+    expect(sidebar).to_be_hidden()
+    page.get_by_role("button", name="Show conversations", exact=True).click()
+    expect(sidebar).to_be_visible()
+    expect(page.get_by_role("button", name="New chat")).to_be_in_viewport()
+    page.keyboard.press("Escape")
+    expect(sidebar).to_be_hidden()
+    shadow = sidebar.evaluate("(el) => ({shadow: getComputedStyle(el).boxShadow, "
+                              "right: el.getBoundingClientRect().right})")
+    assert shadow["right"] <= 0 and shadow["shadow"] == "none", shadow
+    page.context.close()
+
+
+# --- the unlock row ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_unlock_row_lines_up_with_the_other_fields(browser: Browser, site_url: str, vendor: VendorReplay,
+                                                        viewport: dict[str, int]):
+    page = new_page(browser, site_url, viewport)
+    dialog = page.get_by_role("dialog", name="Settings")
+    dialog.get_by_label("Provider", exact=True).select_option("openai")
+    dialog.get_by_label("API key", exact=True).fill(KEY)
+    dialog.get_by_label("Base URL", exact=True).fill(vendor.url + "/v1")
+    dialog.get_by_label("Model", exact=True).fill("gpt-4o-mini")
+    dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
+    dialog.locator("#passphrase").fill("correct horse")
+    dialog.get_by_role("button", name="Save").click()
+    expect(dialog).to_be_hidden(timeout=30_000)
+    page.reload()
+    wait_core(page)
+    page.get_by_role("button", name="Settings", exact=True).click()
+    unlock = dialog.get_by_role("button", name="Unlock saved key")
+    expect(unlock).to_be_visible()
+    field = dialog.get_by_label("Passphrase of the saved key", exact=True)  # a visible label names it
+    expect(field).to_be_visible()
+    api_key = dialog.get_by_label("API key", exact=True).bounding_box()
+    box, button = field.bounding_box(), unlock.bounding_box()
+    assert abs(box["x"] - api_key["x"]) <= 1, (box, api_key)  # starts where the other fields start
+    assert abs(button["x"] + button["width"] - (api_key["x"] + api_key["width"])) <= 1, (button, api_key)
+    assert button["y"] < box["y"] + box["height"] and box["y"] < button["y"] + button["height"], (box, button)
+    page.context.close()
+
+
+# --- the model list ---------------------------------------------------------------------------------------
+
+def test_the_top_bar_suggests_the_vendors_models_and_still_takes_any_name(browser: Browser, site_url: str,
+                                                                         vendor: VendorReplay):
+    vendor.list_models("gpt-4o-mini", "gpt-4.1", "o3-mini")
+    page = new_page(browser, site_url, DESKTOP)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="ft:gpt-4o-mini:acme")
+    model = page.get_by_role("combobox", name="Model for the next reply")
+    expect(model).to_have_value("ft:gpt-4o-mini:acme")
+    options = page.locator("#model-switch-list option")
+    expect(options).to_have_count(4, timeout=REPLY_TIMEOUT_MS)
+    values = sorted(options.evaluate_all("(options) => options.map((o) => o.value)"))
+    assert values == ["ft:gpt-4o-mini:acme", "gpt-4.1", "gpt-4o-mini", "o3-mini"]  # the current one too
+    assert any(r.method == "GET" and r.path == "/v1/models" for r in vendor.requests)
+    assert all(r.headers.get("authorization") == f"Bearer {KEY}" for r in vendor.requests if r.method == "GET")
+
+    # Free text still goes: a name the vendor did not list is the next reply's model.
+    model.fill("my-own-model")
+    model.press("Enter")
+    expect(page.locator('#model-switch-list option[value="my-own-model"]')).to_have_count(1)  # now the current one
+    vendor.script(TEXT_TURN)
+    send(page, "Which model?")
+    wait_idle(page)
+    assert vendor.model_requests[-1].json["model"] == "my-own-model"
+    page.context.close()
+
+
+# --- the Focus panel --------------------------------------------------------------------------------------
+
+def test_the_focus_panel_is_closed_at_first_and_remembered_once_opened(browser: Browser, site_url: str):
+    page = new_page(browser, site_url, DESKTOP)
+    close_first_run(page)
+    toggle = page.get_by_role("button", name="Focus", exact=True)
+    region = page.get_by_role("region", name="Focus memory")
+    expect(region).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.click()
+    expect(region).to_be_visible()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    page.reload()
+    wait_core(page)
+    close_first_run(page)
+    expect(region).to_be_visible()
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    toggle.click()
+    expect(region).to_be_hidden()
+    page.reload()
+    wait_core(page)
+    expect(region).to_be_hidden()
+    page.context.close()
