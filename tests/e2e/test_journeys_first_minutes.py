@@ -28,6 +28,7 @@ from journeys import (
     wait_idle,
 )
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from vendor_replay import VendorReplay, expected
 
 pytestmark = pytest.mark.e2e
@@ -45,6 +46,14 @@ AT_BOTTOM = f"() => ({DISTANCE})() <= 2"
 
 def distance_to_bottom(page: Page) -> float:
     return page.evaluate(DISTANCE)
+
+
+def expect_at_bottom(page: Page) -> None:
+    """The transcript shows its end (waits for the blocks that render late to settle)."""
+    try:
+        page.wait_for_function(AT_BOTTOM, timeout=10_000)
+    except PlaywrightTimeoutError:
+        pytest.fail(f"the view stops {distance_to_bottom(page):.0f} px above the end of the transcript")
 
 
 def reading(page: Page) -> dict[str, object]:
@@ -96,7 +105,7 @@ def test_the_view_follows_a_streaming_reply_until_the_reader_scrolls_up(browser:
     page = open_app(browser, site_url, context=browser.new_context(viewport=PHONE))
     configure(page, vendor="gemini", base=vendor.url, key=KEY, model="gemini-2.5-pro")
     open_long_conversation(page, tmp_path)
-    page.wait_for_function(AT_BOTTOM)  # an opened conversation shows its end
+    expect_at_bottom(page)  # an opened conversation shows its end
     jump = page.get_by_role("button", name="Jump to latest")
     expect(jump).to_be_hidden()
 
@@ -109,13 +118,16 @@ def test_the_view_follows_a_streaming_reply_until_the_reader_scrolls_up(browser:
 
     # While the reader is at the bottom, the view keeps up with the reply as it grows past a screen.
     reply = last_reply(page)
-    page.wait_for_function(
-        """() => {
-          const t = document.getElementById('transcript');
-          const reply = [...t.querySelectorAll('li.msg.assistant')].pop();
-          return reply.dataset.state === 'streaming' && reply.getBoundingClientRect().height > t.clientHeight
-            && t.scrollHeight - t.scrollTop - t.clientHeight <= 2;
-        }""", timeout=REPLY_TIMEOUT_MS)
+    try:
+        page.wait_for_function(
+            """() => {
+              const t = document.getElementById('transcript');
+              const reply = [...t.querySelectorAll('li.msg.assistant')].pop();
+              return reply.dataset.state === 'streaming' && reply.getBoundingClientRect().height > t.clientHeight
+                && t.scrollHeight - t.scrollTop - t.clientHeight <= 2;
+            }""", timeout=REPLY_TIMEOUT_MS)
+    except PlaywrightTimeoutError:
+        pytest.fail(f"the streamed reply was not followed: the view is {distance_to_bottom(page):.0f} px above its end")
 
     # Scrolling up lets go at once: the text that keeps arriving does not pull the view down.
     box = page.locator("#transcript").bounding_box()
@@ -131,7 +143,7 @@ def test_the_view_follows_a_streaming_reply_until_the_reader_scrolls_up(browser:
 
     # "Jump to latest" goes to the end and hides itself.
     jump.click()
-    page.wait_for_function(AT_BOTTOM)
+    expect_at_bottom(page)
     expect(jump).to_be_hidden()
     expect(last_reply(page).locator(".usage")).to_be_in_viewport()
     page.context.close()
@@ -142,13 +154,13 @@ def test_each_finished_reply_leaves_the_view_at_the_bottom(browser: Browser, sit
     page = open_app(browser, site_url, context=browser.new_context(viewport=DESKTOP))
     configure(page, vendor="gemini", base=vendor.url, key=KEY, model="gemini-2.5-pro")
     open_long_conversation(page, tmp_path)
-    page.wait_for_function(AT_BOTTOM)
+    expect_at_bottom(page)
     for question in ("How do I cross the street safely?", "And at night?"):
         vendor.script(LONG)
         send(page, question)
         expect(last_reply(page).locator(".content")).to_contain_text("crosswalk", timeout=REPLY_TIMEOUT_MS)
         wait_stored(page)
-        page.wait_for_function(AT_BOTTOM)
+        expect_at_bottom(page)
         expect(page.locator(".transcript li.msg.user").last).to_contain_text(question)
         expect(last_reply(page).locator(".usage")).to_be_in_viewport()
         assert distance_to_bottom(page) <= 2
