@@ -148,7 +148,8 @@ export class MessageView {
 
   /** A failed reply: what went wrong and what to do (web/app/error_notice.js). `error`: pycore's ErrorInfo. */
   showError(error) {
-    const info = typeof error === "string" ? { message: error } : error;
+    const info = typeof error === "string" ? { message: error } : { ...error };
+    if (this.msg.vendor) info.vendor = this.msg.vendor; // the profile's ("OpenAI-compatible"), not the adapter's
     this.notice.hidden = false;
     this.notice.classList.add("error");
     this.notice.replaceChildren(errorNotice(info, {
