@@ -17,7 +17,8 @@ documents for it (``{"object": "list", "data": [{"id", "object": "model", "creat
 which OpenAI-compatible servers copy; that body is built, not recorded.
 
 A test may also script a body it built itself from a recording (``script_body``: e.g. a classifier's
-forced tool call made from the recorded non-streamed reply's JSON, as a vendor sends it).
+forced tool call made from the recorded non-streamed reply's JSON, as a vendor sends it; or
+``with_tool_call``: the recorded streamed tool call naming another tool, with other arguments).
 
 Slow mode (``script(..., delay=0.2)``) sends the body one event (SSE) or line (NDJSON) at a time;
 ``stall_after=n`` sends n events and then holds the connection open until the client goes away,
@@ -40,6 +41,33 @@ from typing import Any
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendors"
 MANIFEST = {f"{e['vendor']}/{e['name']}": e for e in json.loads((FIXTURES / "manifest.json").read_text())}
+
+
+def with_tool_call(name: str, tool: str, arguments: dict[str, Any], call_id: str | None = None) -> bytes:
+    """The OpenAI Chat stream recording ``name`` (one tool call) calling ``tool`` with ``arguments`` instead:
+    the vendor's own events, framing, ids and usage, with the call's name, its arguments (in the first
+    arguments delta; the later ones empty) and, when given, its id replaced."""
+    out = []
+    arguments_sent = False
+    for piece in Reply(name).pieces():
+        text = piece.decode()
+        if not text.startswith("data: {"):
+            out.append(piece)
+            continue
+        body = text.rstrip("\r\n")
+        payload = json.loads(body[len("data: "):])
+        for choice in payload.get("choices") or []:
+            for call in (choice.get("delta") or {}).get("tool_calls") or []:
+                function = call.get("function") or {}
+                if call_id and call.get("id"):
+                    call["id"] = call_id
+                if "name" in function:
+                    function["name"] = tool
+                elif "arguments" in function:
+                    function["arguments"] = "" if arguments_sent else json.dumps(arguments)
+                    arguments_sent = True
+        out.append(("data: " + json.dumps(payload, separators=(",", ":")) + text[len(body):]).encode())
+    return b"".join(out)
 
 
 def with_text(name: str, text: str) -> bytes:

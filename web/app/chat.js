@@ -29,6 +29,10 @@ import { hasText, t } from "./i18n.js";
 import { MessageView } from "./message_view.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 
+// The model's stream events (pycore.messages): each belongs to the reply's current step and is stored with it.
+const STREAM_EVENTS = new Set(["text_delta", "reasoning_delta", "tool_call_start", "tool_call_args_delta",
+                               "tool_call_end", "usage", "finish", "error"]);
+
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, onChange = () => {},
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false }) {
@@ -357,6 +361,9 @@ export class Chat {
         case "approval":
           (view ?? lastAssistantView)?.card(ev.call_id)?.askApproval();
           return;
+        case "tool_progress": // on the running tool's card; it is no step of the reply
+          (view ?? lastAssistantView)?.card(ev.call_id)?.setProgress(ev);
+          return;
         case "tool_start":
           (view ?? lastAssistantView)?.card(ev.call_id)?.setStatus("running");
           return;
@@ -369,14 +376,12 @@ export class Chat {
                                                     content: [{ type: "text", text: "this page has no such tool" }] });
           return;
         default:
+          if (!STREAM_EVENTS.has(ev.type)) return; // only the model's stream makes (or fills) a reply
           if (!view) beginStep();
           if (ev.type === "usage") usage = ev.usage;
           if (ev.type === "error") stepError = ev.error;
           view.onEvent(ev);
-          if (["text_delta", "reasoning_delta", "tool_call_start", "tool_call_args_delta", "tool_call_end", "usage",
-               "finish", "error"].includes(ev.type)) {
-            queue(() => writer?.append(ev));
-          }
+          queue(() => writer?.append(ev));
       }
     };
 

@@ -12,6 +12,7 @@
  *   transcripts.js  Store: conversations, messages, replies, search, delete/undo, focus, subscribe
  *   replies.js      ReplyWriter: one streamed reply, delta by delta
  *   replay.js       rebuild parts from stored stream events
+ *   repair.js       tree shapes older builds stored, repaired when a conversation is loaded
  *   tree.js         branches: branchPath, childrenOf, siblingsOf, deepestLeaf
  *   exchange.js     export JSON/Markdown, import JSON (validated first, never overwrites)
  *   keys.js         in-memory keys, passphrase encryption (PBKDF2 + AES-GCM), redaction

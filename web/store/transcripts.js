@@ -21,6 +21,7 @@
  *        messages in creation order. A "streaming" message whose writer is gone comes back
  *        "interrupted" with every stored delta (and is saved so); one still being written by another
  *        tab stays "streaming" and turns "interrupted" or "complete" through subscribe() later.
+ *        Shapes older builds stored are repaired (repair.js: empty progress steps), and saved so.
  *   addMessage(conversationId, {parent_id?, role, parts, status?, vendor?, model?, usage?, error?})
  *        -> StoredMessage. Await it BEFORE sending the request. parent_id omitted = append to the
  *        conversation's current leaf (decided inside the transaction, so two tabs appending at once
@@ -46,6 +47,7 @@
 import { ChangeChannel } from "./channel.js";
 import { holdWriterLock, isWriterAlive, whenWriterGone, withConversationLock } from "./locks.js";
 import { ReplyWriter } from "./replies.js";
+import { planRepair } from "./repair.js";
 import { replayEvents, textOfParts } from "./replay.js";
 import { exportConversations, importConversations } from "./exchange.js";
 import { Profiles } from "./profiles.js";
@@ -213,7 +215,40 @@ export class Store {
     for (const [mid, m] of mem?.messages ?? []) byId.set(mid, m);
     for (const [mid, m] of byId) if (m.status === "streaming") byId.set(mid, await this._streamingView(m));
     const messages = [...byId.values()].sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+    const repair = planRepair(conversation, messages);
+    if (repair) {
+      const repaired = await this._applyRepair(conversation, repair);
+      return { conversation: repaired, messages: repair.messages, focus: (mem?.focus ?? focus)?.state };
+    }
     return { conversation, messages, focus: (mem?.focus ?? focus)?.state };
+  }
+
+  /**
+   * Save a repair.js plan: moved messages get their new parent (only if their parent is still the one
+   * the plan moved them from), removed ones go, the conversation gets the plan's current leaf. The
+   * repaired conversation comes back even when the write fails (it is repaired again next time).
+   */
+  _applyRepair(conversation, { moved, removed, currentLeaf }) {
+    const id = conversation.id;
+    const gone = new Set(removed);
+    let updated = { ...conversation, current_leaf: currentLeaf };
+    return withConversationLock(this.name, id, async () => {
+      await this._write(id, ["conversations", "messages"], async (tx) => {
+        const messages = tx.objectStore("messages");
+        for (const msg of moved) {
+          const current = await messages.get(msg.id);
+          if (current && gone.has(current.parent_id)) messages.put({ ...current, parent_id: msg.parent_id }).catch(ignore);
+        }
+        for (const mid of removed) messages.delete(mid).catch(ignore);
+        const stored = await tx.objectStore("conversations").get(id);
+        if (stored) {
+          updated = { ...stored, current_leaf: currentLeaf };
+          tx.objectStore("conversations").put(updated).catch(ignore);
+        }
+      });
+      this._announce({ type: "conversation", conversation_id: id });
+      return updated;
+    });
   }
 
   /** The best current view of a message stored as "streaming". */

