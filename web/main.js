@@ -129,6 +129,7 @@ async function main() {
     follow: new ScrollFollower(document.getElementById("transcript"), document.getElementById("jump-latest")),
     provider: () => settings.target(),
     tools: () => tools.runParams(),
+    onAlwaysAllow: (ask) => tools.alwaysAllow(ask),
     onChange: (conversation) => {
       sidebar.markActive(conversation?.id ?? null);
       sidebar.refresh().catch((err) => notify(err.message));

@@ -1,5 +1,24 @@
 """Who may run a tool: ``allow`` (runs at once), ``ask`` (the user decides each call), ``deny``.
 
+The user's choices. A choice is for one tool of one source, never for a name:
+
+- ``source``: where the tool comes from, as :class:`~pycore.agent.tools.AgentTool` says: ``mcp:<server id>``
+  (the page's id for a server is ``url:<the URL the user added>`` or ``relay:<the relay's name for it>``,
+  never a name the server gives itself), ``python:<set id>`` or ``page``;
+- ``tool``: the tool's own name in that source, not the name the model sees (that one may carry a
+  prefix, and changes with what else is connected);
+- ``policy``: ``allow``, ``ask`` or ``deny``;
+- ``fingerprint``: required with ``allow``: :func:`fingerprint` of the definition the user allowed. When the
+  tool's definition changes (its name, description, input schema or annotations), the ``allow`` no
+  longer holds and the tool asks again. ``ask`` and ``deny`` hold whatever the definition.
+
+So "always allow" for one server's tool never lets another server's tool of the same name run, nor the
+same tool once it says something else about itself.
+
+During a run, the user's answer to an approval is ``allow`` (this call), ``deny`` (this call) or ``always``
+(this call, and :meth:`ApprovalPolicy.remember` allows this definition of this tool of this source for
+the rest of the run; the page keeps the choice for later runs).
+
 Defaults, when the user has not chosen:
 
 - MCP tools follow their annotations (``readOnlyHint``, ``destructiveHint``, ``openWorldHint``):
@@ -13,7 +32,10 @@ A ``deny`` tool is not offered to the model; a call to it anyway gets an ``is_er
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pycore.agent.tools import AgentTool
@@ -35,18 +57,59 @@ def policy_from_annotations(annotations: Mapping[str, Any] | None) -> Policy:
     return "allow" if read_only and not open_world else "ask"
 
 
+def fingerprint(tool: AgentTool) -> str:
+    """SHA-256 (hex) of the tool's definition: its own name, description, input schema and annotations
+    (as canonical JSON: keys sorted, so the order a server lists them in does not count)."""
+    definition = {"name": tool.name, "description": tool.description, "inputSchema": tool.input_schema,
+                  "annotations": tool.annotations or {}}
+    text = json.dumps(definition, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Choice:
+    source: str
+    tool: str
+    policy: Policy
+    fingerprint: str | None = None
+
+    @classmethod
+    def parse(cls, entry: Any) -> Choice:
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"a choice is {{source, tool, policy, fingerprint?}}, not {entry!r}")
+        source, tool, policy = entry.get("source"), entry.get("tool"), entry.get("policy")
+        if not isinstance(source, str) or not source or not isinstance(tool, str) or not tool:
+            raise ValueError(f"a choice names its tool's source and the tool's own name: {dict(entry)!r}")
+        if policy not in POLICIES:
+            raise ValueError(f"policy for tool {tool!r} of {source} is {policy!r}; expected one of "
+                             f"{', '.join(POLICIES)}")
+        given = entry.get("fingerprint")
+        if policy == "allow" and (not isinstance(given, str) or not given):
+            raise ValueError(f"allowing tool {tool!r} of {source} needs the fingerprint of the definition "
+                             "the user allowed")
+        return cls(source, tool, policy, given if isinstance(given, str) else None)
+
+
 class ApprovalPolicy:
-    """The user's choices (by the name the model sees, or the tool's own name) over the defaults."""
+    """The user's choices (per source and tool, see the module's docstring) over the defaults."""
 
-    def __init__(self, choices: Mapping[str, str] | None = None) -> None:
-        self.choices: dict[str, Policy] = {}
-        for name, choice in (choices or {}).items():
-            if choice not in POLICIES:
-                raise ValueError(f"policy for tool {name!r} is {choice!r}; expected one of {', '.join(POLICIES)}")
-            self.choices[name] = choice
+    def __init__(self, choices: Iterable[Mapping[str, Any] | Choice] | None = None) -> None:
+        if isinstance(choices, Mapping):
+            raise ValueError("choices are a list of {source, tool, policy, fingerprint?}; a choice by a bare "
+                             "tool name would cover every tool of that name, from any source")
+        self.choices: dict[tuple[str, str], Choice] = {}
+        for entry in choices or ():
+            choice = entry if isinstance(entry, Choice) else Choice.parse(entry)
+            self.choices[(choice.source, choice.tool)] = choice
 
-    def for_tool(self, model_name: str, tool: AgentTool) -> Policy:
-        for key in (model_name, tool.name):
-            if key in self.choices:
-                return self.choices[key]
-        return default_policy(tool)
+    def for_tool(self, tool: AgentTool) -> Policy:
+        choice = self.choices.get((tool.source, tool.name))
+        if choice is None:
+            return default_policy(tool)
+        if choice.policy == "allow" and choice.fingerprint != fingerprint(tool):
+            return "ask"  # allowed as it was; it has changed since
+        return choice.policy
+
+    def remember(self, tool: AgentTool, policy: Policy) -> None:
+        """The user's choice for this tool of this source, as it is defined now."""
+        self.choices[(tool.source, tool.name)] = Choice(tool.source, tool.name, policy, fingerprint(tool))

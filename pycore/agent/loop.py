@@ -28,14 +28,15 @@ returns ``stopped`` instead of raising.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from pycore.agent.approval import ApprovalPolicy
-from pycore.agent.pending import Pending
+from pycore.agent.approval import ApprovalPolicy, fingerprint
+from pycore.agent.pending import Pending, UnknownCallError
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
 from pycore.client import ChatClient
 from pycore.exceptions import APIConnectionError, APIStatusError, OrizuruError
@@ -102,11 +103,12 @@ class AgentLoop:
         self.approvals = approvals or Pending("approval")
         self.result = RunResult(stop_reason="end_turn")
         self._messages = list(request.messages)
+        self._asking: dict[str, AgentTool] = {}  # call id -> its tool, while the user is asked
 
     # -- the loop ------------------------------------------------------------------------------
 
     async def run(self) -> RunResult:
-        denied = [name for name, tool in self.registry.items() if self.policy.for_tool(name, tool) == "deny"]
+        denied = [name for name, tool in self.registry.items() if self.policy.for_tool(tool) == "deny"]
         tools = self.registry.definitions(exclude=denied)
         try:
             for step in range(1, self.limits.max_steps + 1):
@@ -247,7 +249,7 @@ class AgentLoop:
             result = ToolResult.text(f"unknown tool {call.name!r}; the tools are: {known}", is_error=True)
             self._emit_end(step, call, result, 0.0)
             return _result_part(call, result)
-        policy = self.policy.for_tool(call.name, tool)
+        policy = self.policy.for_tool(tool)
         if policy == "deny":
             result = ToolResult.text(f"{call.name} is denied by the user's policy; it was not run", is_error=True)
         elif policy == "ask" and not await self._approved(step, call, tool):
@@ -258,9 +260,22 @@ class AgentLoop:
         return _result_part(call, result)
 
     async def _approved(self, step: int, call: ToolCallPart, tool: AgentTool) -> bool:
+        """The user's answer: ``allow`` or ``deny`` this call, or ``always`` (this call, and this tool of
+        this source as it is defined now, for the rest of the run; other calls of it still waiting run)."""
         future = self.approvals.expect(call.id)
-        self._emit({"type": "approval", "step": step, **self._describe(call, tool)})
-        return bool(await future)
+        self._asking[call.id] = tool
+        self._emit({"type": "approval", "step": step, **self._describe(call, tool), "fingerprint": fingerprint(tool)})
+        try:
+            decision = await future
+        finally:
+            self._asking.pop(call.id, None)
+        if decision == "always":
+            self.policy.remember(tool, "allow")
+            for other_id, other in list(self._asking.items()):
+                if (other.source, other.name) == (tool.source, tool.name):
+                    with contextlib.suppress(UnknownCallError):
+                        self.approvals.resolve(other_id, "allow")
+        return decision is True or decision in ("allow", "always")
 
     async def _execute(self, step: int, call: ToolCallPart, tool: AgentTool) -> ToolResultPart:
         timeout = self.limits.tool_timeout

@@ -5,6 +5,11 @@ page's server id), Python tool sets made by ``tools.python`` (by their id), and 
 JavaScript tools (definitions; the page runs the handler when it gets a ``page_tool`` event and
 answers with ``chat.page_tool_result``). ``disabled`` tools and ``deny`` tools are not offered.
 
+``params.policy`` is the user's choices, each for one tool of one source
+(``[{source, tool, policy, fingerprint?}]``, :mod:`pycore.agent.approval`); ``tools.disabled`` names tools
+the same way (``[{source, tool}]``). ``chat.approve`` answers an ``approval`` event with ``allow``, ``deny``
+or ``always``.
+
 Stop is the page cancelling the call: the run still returns its result, with ``stop_reason``
 ``"stopped"``, after the partial message was emitted.
 """
@@ -54,8 +59,7 @@ async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
         raise ValueError("tools must be an object: {mcp?: [server id], page?: [definition], python?: [set id]}")
     registry = ToolRegistry(_mcp_tools(spec.get("mcp") or []) + _python_tools(spec.get("python") or [])
                             + _page_tools(spec.get("page") or [], emit))
-    choices = dict(params.get("policy") or {})
-    choices.update({name: "deny" for name in spec.get("disabled") or []})
+    choices = _choices(params.get("policy") or [], spec.get("disabled") or [])
     limits = params.get("limits") or {}
     client = make_client(params.get("provider"))
     loop = AgentLoop(
@@ -74,6 +78,15 @@ async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     finally:
         await client.transport.aclose()
     return result.to_json()
+
+
+def _choices(policy: Any, disabled: Any) -> list[dict[str, Any]]:
+    if not isinstance(policy, list) or not isinstance(disabled, list):
+        raise ValueError("policy is a list of {source, tool, policy, fingerprint?} and tools.disabled a list of "
+                         "{source, tool}: a choice by a bare tool name would cover that name from every source")
+    off = [{"source": d.get("source"), "tool": d.get("tool"), "policy": "deny"} if isinstance(d, dict) else d
+           for d in disabled]
+    return [*policy, *off]
 
 
 def _request(params: dict[str, Any]) -> Any:
@@ -141,9 +154,9 @@ def _page_tools(definitions: list[dict[str, Any]], emit: Emit) -> list[AgentTool
 @method("chat.approve")
 async def chat_approve(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     decision = params.get("decision")
-    if decision not in ("allow", "deny"):
-        raise ValueError(f"decision must be 'allow' or 'deny', not {decision!r}")
-    approvals().resolve(str(params.get("call_id")), decision == "allow")
+    if decision not in ("allow", "deny", "always"):
+        raise ValueError(f"decision must be 'allow', 'deny' or 'always', not {decision!r}")
+    approvals().resolve(str(params.get("call_id")), decision)
     return {}
 
 

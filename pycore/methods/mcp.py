@@ -2,7 +2,10 @@
 ``mcp.read_resource``, ``mcp.get_prompt``.
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
-their tools by that id. A server's ``notifications/tools/list_changed`` updates its tools for the
+their tools by that id. Each tool is described by the name the model sees (``name``), its own name
+(``original_name``: what the user's choices are kept under, with the server id), its default
+``policy`` and the ``fingerprint`` of its definition (an "allow" holds only for that definition;
+:mod:`pycore.agent.approval`). A server's ``notifications/tools/list_changed`` updates its tools for the
 next run. Errors are the MCP client's (:mod:`pycore.mcp.errors`): they name the problem (cannot
 reach, 401, not an MCP server, ...).
 """
@@ -91,7 +94,7 @@ class _closing_on_error:  # noqa: N801 - used as a context manager
 
 
 def describe(conn: Connection) -> dict[str, Any]:
-    from pycore.agent.approval import policy_from_annotations
+    from pycore.agent.approval import fingerprint, policy_from_annotations
     from pycore.agent.tools import ToolRegistry
 
     server = conn.session.server
@@ -105,7 +108,8 @@ def describe(conn: Connection) -> dict[str, Any]:
             continue
         entry: dict[str, Any] = {"name": name, "original_name": tool.name, "description": tool.description,
                                  "inputSchema": tool.input_schema,
-                                 "policy": policy_from_annotations(tool.annotations)}
+                                 "policy": policy_from_annotations(tool.annotations),
+                                 "fingerprint": fingerprint(tool)}
         if tool.annotations:
             entry["annotations"] = tool.annotations
         tools.append(entry)

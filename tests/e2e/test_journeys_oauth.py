@@ -96,7 +96,7 @@ def test_sign_in_to_a_protected_server_then_its_tool_runs_with_the_token(
     send(page, "What is the capital of the UK?")
     card = page.get_by_role("group", name="Tool get_capital")
     expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
-    card.get_by_role("button", name="Approve").click()
+    card.get_by_role("button", name="Allow once").click()
     expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
     expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
     wait_idle(page)  # the finished turn may be drawn again from the store: read the card after that

@@ -5,18 +5,24 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
 - A tool that reports progress shows it on its card (a <progress> bar with the server's message); the
   answer after the tool is on screen and on the conversation's path, and a conversation stored with the
   empty steps older builds left comes back whole when opened.
+- The approval card says which server asks and with what arguments (readable JSON, long values folded),
+  and offers Allow once, Always allow this tool, Deny.
+- Always allow holds for that server's tool only, and only while its definition stays the same.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, replies, send, wait_idle
-from journeys_tool_servers import EVERYTHING, NODE, PROGRESS_MESSAGE, serve_everything, serve_tools
+from journeys_tool_servers import EVERYTHING, NODE, PROGRESS_MESSAGE, free_port, serve_everything, serve_tools
 from playwright.sync_api import Browser, Locator, Page, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
+
+from pycore.agent.tools import AgentTool, ToolRegistry, ToolResult
 
 pytestmark = pytest.mark.e2e
 
@@ -63,6 +69,17 @@ def script_call(vendor: VendorReplay, tool: str, arguments: dict[str, Any], call
     """The next model turn calls ``tool`` with ``arguments``; the turn after it answers in text."""
     vendor.script_body(f"call {tool}", with_tool_call(TOOL_TURN, tool, arguments, call_id), content_type=SSE)
     vendor.script(TEXT_TURN)
+
+
+def model_names(*urls: str) -> dict[str, str]:
+    """The name the model sees for each URL-added server's ``get_capital`` when all of them are connected."""
+    async def never(arguments: dict[str, Any], context: Any) -> ToolResult:
+        raise AssertionError("not run")
+
+    tools = {url: AgentTool(name="get_capital", description="", input_schema={}, handler=never,
+                            source=f"mcp:url:{url}") for url in urls}
+    registry = ToolRegistry(tools.values())
+    return {url: registry.model_name(tool) for url, tool in tools.items()}
 
 
 def stored(page: Page) -> dict[str, Any]:
@@ -232,3 +249,137 @@ def test_a_conversation_stored_with_an_empty_progress_step_comes_back_whole(brow
         "m-user": None, "m-call": "m-user", "m-result": "m-call", "m-answer": "m-result"}
     assert data["conversations"][0]["current_leaf"] == "m-answer"
     page.context.close()
+
+
+# -- Defect 3: what the approval card shows ----------------------------------------------------------------
+
+LONG_TEXT = "\n".join(f"Line {i}: buy {n} of item number {i}" for i, n in enumerate(range(40, 80)))
+
+
+def test_the_approval_card_shows_the_server_and_the_arguments_and_offers_three_choices(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    with serve_tools(origin(site_url), "A") as server:
+        first = {"title": "Groceries", "text": LONG_TEXT}
+        script_call(vendor, "write_note", first, "call_note_1")
+        script_call(vendor, "write_note", {"title": "Second", "text": "short"}, "call_note_2")
+        page = start(browser, site_url, vendor)
+        add_server(page, server.url)
+        close_tools(page)
+        send(page, "Save my shopping list")
+
+        card = page.get_by_role("group", name="Tool write_note")
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        approval = card.get_by_role("region", name="Approval for write_note")
+        expect(approval.locator(".approval-server")).to_have_text(server.url)  # who asks: the URL the user added
+        expect(approval.locator(".approval-tool")).to_have_text("write_note")
+        args = approval.locator(".approval-args")
+        expect(args).to_contain_text('"title": "Groceries"')  # readable JSON
+        fold = args.locator("details")  # the long value, folded
+        expect(fold).to_have_count(1)
+        expect(fold.locator("summary")).to_contain_text("Line 0: buy 40")
+        expect(fold.locator("summary")).to_contain_text(f"{len(LONG_TEXT):,} characters")
+        expect(args.get_by_text("Line 39: buy 79 of item number 39")).to_be_hidden()
+        fold.locator("summary").click()
+        expect(args.get_by_text("Line 39: buy 79 of item number 39")).to_be_visible()
+        buttons = approval.get_by_role("button")
+        expect(buttons).to_have_text(["Allow once", "Always allow this tool", "Deny"])
+
+        approval.get_by_role("button", name="Allow once").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        expect(approval).to_be_hidden()
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("write_note", first)]
+
+        # Allow once was for that call: the next call of the same tool asks again, and Deny runs nothing.
+        send(page, "And another note")
+        card = page.get_by_role("group", name="Tool write_note").last
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        card.get_by_role("region", name="Approval for write_note").get_by_role("button", name="Deny").click()
+        expect(card).to_have_attribute("data-status", "denied")
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("write_note", first)]
+        page.context.close()
+
+
+# -- Trust boundaries 1: whose tool "Always allow" is for ----------------------------------------------------
+
+
+def test_always_allow_for_one_servers_tool_does_not_run_another_servers_tool_of_that_name(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    with serve_tools(origin(site_url), "A") as a, serve_tools(origin(site_url), "B") as b:
+        names = model_names(a.url, b.url)
+        script_call(vendor, names[b.url], {"country": "UK"}, "call_b")
+        script_call(vendor, names[a.url], {"country": "France"}, "call_a")
+        page = start(browser, site_url, vendor)
+        item_a = add_server(page, a.url)
+        item_a.get_by_role("combobox", name="Approval for get_capital").select_option("allow")
+        add_server(page, b.url)  # added later, offering a tool of the same name
+        close_tools(page)
+
+        send(page, QUESTION)  # the model calls B's get_capital
+        card = page.locator(".tool-card").last
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        assert b.calls == []
+        approval = card.get_by_role("region", name="Approval for get_capital")
+        expect(approval.locator(".approval-server")).to_have_text(b.url)
+        approval.get_by_role("button", name="Deny").click()
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert b.calls == [] and a.calls == []
+
+        send(page, "And of France?")  # the model calls A's get_capital: allowed, so it runs unasked
+        card = page.locator(".tool-card").last
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert a.calls == [("get_capital", {"country": "France"})] and b.calls == []
+        page.context.close()
+
+
+def test_always_allow_on_the_card_holds_until_the_tools_definition_changes(browser: Browser, site_url: str,
+                                                                           vendor: VendorReplay):
+    port = free_port()
+    with serve_tools(origin(site_url), "A", port=port) as server:
+        script_call(vendor, "get_capital", {"country": "UK"}, "call_1")
+        script_call(vendor, "get_capital", {"country": "Japan"}, "call_2")
+        page = start(browser, site_url, vendor)
+        add_server(page, server.url)
+        close_tools(page)
+
+        send(page, QUESTION)
+        card = page.get_by_role("group", name="Tool get_capital")
+        card.get_by_role("button", name="Always allow this tool").click(timeout=REPLY_TIMEOUT_MS)
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        expect(tools_dialog(page).locator("#mcp-servers li.server").get_by_role(
+            "combobox", name="Approval for get_capital")).to_have_value("allow")
+        close_tools(page)
+
+        send(page, "And of Japan?")  # remembered: runs without asking
+        card = page.get_by_role("group", name="Tool get_capital").last
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("get_capital", {"country": "UK"}), ("get_capital", {"country": "Japan"})]
+
+    # The same server comes back with get_capital's description changed: the choice no longer holds.
+    with serve_tools(origin(site_url), "A", port=port, description="The capital city; also sends your files.") \
+            as changed:
+        script_call(vendor, "get_capital", {"country": "France"}, "call_3")
+        item = tools_dialog(page).locator("#mcp-servers li.server").filter(has_text=changed.url)
+        item.get_by_role("button", name=re.compile("^Disconnect")).click()
+        item.get_by_role("button", name=re.compile("^Connect")).click()
+        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        expect(item.get_by_role("combobox", name="Approval for get_capital")).to_have_value("ask")
+        expect(item.get_by_text("Changed since you allowed it: it asks again")).to_be_visible()
+        close_tools(page)
+
+        send(page, "And of France?")
+        card = page.get_by_role("group", name="Tool get_capital").last
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        assert changed.calls == []
+        card.get_by_role("button", name="Allow once").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert changed.calls == [("get_capital", {"country": "France"})]
+        page.context.close()

@@ -1,5 +1,5 @@
 """Tool journeys: the page served by the relay lists the relay's own stdio MCP server, connects to it
-in one click, and the model's recorded tool call runs there, with Approve / Deny; the agent loop
+in one click, and the model's recorded tool call runs there, with Allow once / Deny; the agent loop
 sends the real result back and the replayed vendor answers."""
 
 from __future__ import annotations
@@ -75,7 +75,7 @@ def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: B
     page, card = ask_for_a_tool(browser, relay_url, vendor)
     expect(card).to_be_visible(timeout=REPLY_TIMEOUT_MS)
     expect(card).to_have_attribute("data-status", "waiting")
-    card.get_by_role("button", name="Approve").click()
+    card.get_by_role("button", name="Allow once").click()
     expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
     expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
     wait_idle(page)  # the card is drawn again when the turn ends: read it after that

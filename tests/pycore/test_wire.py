@@ -229,7 +229,7 @@ async def test_approve_and_page_results_for_unknown_calls_are_clear_errors():
 
     with pytest.raises(UnknownCallError, match="no tool call 'nope' is waiting for approval"):
         await call("chat.approve", {"call_id": "nope", "decision": "allow"})
-    with pytest.raises(ValueError, match="decision must be 'allow' or 'deny'"):
+    with pytest.raises(ValueError, match="decision must be 'allow', 'deny' or 'always'"):
         await call("chat.approve", {"call_id": "nope", "decision": "maybe"})
     with pytest.raises(UnknownCallError, match="no tool call 'x' is waiting for a page tool result"):
         await call("chat.page_tool_result", {"call_id": "x", "content": [{"type": "text", "text": "?"}]})

@@ -12,7 +12,8 @@
  * throws an Error saying what is missing; one with a `profile` (settings.js MissingKeyError) is a key
  * this tab lacks, and `askKey(profile)` asks for it (true: the key is there now): a turn asks before
  * it starts, and `await chat.ready()` lets the composer ask before it empties the box.
- * `tools()` resolves to {tools, policy} for chat.run.
+ * `tools()` resolves to {tools, policy} for chat.run; `onAlwaysAllow(approvalEvent)` is told when the user
+ * presses "Always allow this tool" on a card (the Tools panel keeps the choice for later turns).
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  *
@@ -35,9 +36,10 @@ const STREAM_EVENTS = new Set(["text_delta", "reasoning_delta", "tool_call_start
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, onChange = () => {},
-                onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false }) {
+                onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
+                onAlwaysAllow = () => {} }) {
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, onChange, onRunning,
-                          notify, openSettings, askKey });
+                          notify, openSettings, askKey, onAlwaysAllow });
     this.conversation = null;
     this.tree = new ConversationTree();
     this.views = [];
@@ -310,7 +312,7 @@ export class Chat {
 
     const beginStep = () => {
       view = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
-        { images: this.images, live: true, actions: { decide: (callId, decision) => this.#decide(callId, decision) } });
+        { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask) } });
       view.setState("streaming");
       this.transcript.append(view.el);
       this.views.push(view);
@@ -359,7 +361,7 @@ export class Chat {
           }
           return;
         case "approval":
-          (view ?? lastAssistantView)?.card(ev.call_id)?.askApproval();
+          (view ?? lastAssistantView)?.card(ev.call_id)?.askApproval(ev);
           return;
         case "tool_progress": // on the running tool's card; it is no step of the reply
           (view ?? lastAssistantView)?.card(ev.call_id)?.setProgress(ev);
@@ -428,7 +430,9 @@ export class Chat {
     return view;
   }
 
-  #decide(callId, decision) {
+  /** An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny". */
+  #decide(callId, decision, ask = {}) {
+    if (decision === "always") this.onAlwaysAllow(ask);
     this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(err.message));
   }
 }

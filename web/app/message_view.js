@@ -6,7 +6,8 @@
  *   const view = new MessageView(msg, {images, actions})   msg: StoredMessage (or a live stub)
  *   view.el                                               an <li>
  *   live replies: view.onEvent(streamEvent)               text/reasoning/tool-call deltas, usage, error
- *                 view.card(callId)                       its ToolCard (approval, progress, result)
+ *                 view.card(callId)                       its ToolCard (approval, progress, result);
+ *                 actions.decide(callId, "allow"|"always"|"deny", approvalEvent)   a button on a card
  *                 view.setState(state)                    waiting|streaming|done|interrupted|error
  *   stored replies: view.attachResults(toolResultsMsg)    fill the cards from the next message
  *
@@ -123,7 +124,7 @@ export class MessageView {
 
   #newCard(name, callId, index) {
     const card = new ToolCard({ name, callId, images: this.images,
-                                onDecision: (decision) => this.actions.decide?.(callId, decision) });
+                                onDecision: (decision, ask) => this.actions.decide?.(card.callId, decision, ask) });
     if (callId) this.cards.set(callId, card);
     if (index !== undefined) this.cardsByIndex.set(index, card);
     this.toolsEl.append(card.el);

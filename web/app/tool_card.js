@@ -1,23 +1,30 @@
 /**
  * A tool call as a collapsible card: name, status and duration in the summary; arguments and the
- * result inside; a progress bar while the tool reports progress; Approve / Deny beside the summary
- * while the policy asks.
+ * result inside; a progress bar while the tool reports progress; and, while the policy asks, the
+ * approval: which server asks, for which tool, with which arguments, and Allow once / Always allow
+ * this tool / Deny.
  *
- *   const card = new ToolCard({name, callId, images, onDecision: (decision) => ...})
+ *   const card = new ToolCard({name, callId, images, onDecision: (decision, ask) => ...})
  *   card.argsDelta(text); card.setArguments(obj)
  *   card.setStatus("preparing"|"waiting"|"running"|"done"|"error"|"denied"|"stopped")
- *   card.askApproval()            shows the two buttons until one is pressed
- *   card.setProgress({progress, total?, message?})   a tool_progress event (the message is set as text)
+ *   card.askApproval({source, original_name, arguments})   the approval event (coord/WIRE.md);
+ *                                 onDecision("allow" | "always" | "deny", that event) once a button is pressed
+ *   card.setProgress({progress, total?, message?})          a tool_progress event
  *   card.setResult(contentItems, {isError, durationMs})
  *   card.el                       the element
  *
- * Tool results are untrusted: they go through renderToolContent (web/render/tool_result.js), which
- * sanitizes them and loads nothing remote.
+ * Everything on the card that a server or the model chose (the tool's name, the arguments, the progress
+ * message, the server's URL) is set as text. Tool results are untrusted too: they go through
+ * renderToolContent (web/render/tool_result.js), which sanitizes them and loads nothing remote.
  */
 
 import { renderToolContent } from "../render/tool_result.js";
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
+
+const FOLD_CHARS = 120; // a value longer than this (as pretty JSON), or of more lines than FOLD_LINES, is folded
+const FOLD_LINES = 4;
+const PREVIEW_CHARS = 60;
 
 export class ToolCard {
   constructor({ name, callId, images, onDecision = () => {} }) {
@@ -33,7 +40,8 @@ export class ToolCard {
     this.bar = h("progress", { "aria-label": t("tool.progress", { name }) });
     this.progressText = h("span", { className: "tool-progress-text" });
     this.progressEl = h("div", { className: "tool-progress", hidden: true }, this.bar, this.progressText);
-    this.approvalEl = h("div", { className: "tool-approval", hidden: true });
+    this.approvalEl = h("section", { className: "tool-approval", "aria-label": t("tool.approval", { name }),
+                                     hidden: true });
     this.details = h("details", { className: "tool-details" },
       h("summary", {}, h("span", { className: "tool-name" }, name), " · ", this.statusEl, this.durationEl),
       h("div", { className: "tool-section" }, h("h4", {}, t("tool.arguments")), this.argsEl),
@@ -56,19 +64,28 @@ export class ToolCard {
     this.status = status;
     this.el.dataset.status = status;
     this.statusEl.textContent = t(`tool.status.${status}`);
+    if (status !== "waiting") this.cancelApproval(); // answered here, or decided elsewhere (Always allow)
   }
 
-  askApproval() {
+  askApproval(ask = {}) {
     this.setStatus("waiting");
     const decide = (decision) => {
-      this.approvalEl.hidden = true;
-      this.approvalEl.replaceChildren();
-      this.setStatus(decision === "allow" ? "running" : "denied");
-      this.onDecision(decision);
+      this.setStatus(decision === "deny" ? "denied" : "running");
+      this.onDecision(decision, ask);
     };
+    const tool = ask.original_name ?? this.name; // the tool's own name: the model's may carry a prefix
+    this.approvalEl.setAttribute("aria-label", t("tool.approval", { name: tool }));
     this.approvalEl.replaceChildren(
-      h("button", { type: "button", className: "approve", onclick: () => decide("allow") }, t("tool.approve")),
-      h("button", { type: "button", className: "deny", onclick: () => decide("deny") }, t("tool.deny")));
+      h("h4", {}, t("tool.askTitle")),
+      h("dl", { className: "approval-facts" },
+        h("dt", {}, t("tool.askServer")), h("dd", { className: "approval-server" }, sourceLabel(ask.source)),
+        h("dt", {}, t("tool.askTool")), h("dd", { className: "approval-tool" }, tool),
+        h("dt", { className: "approval-args-label" }, t("tool.arguments")),
+        h("dd", { className: "approval-args" }, argumentsView(ask.arguments))),
+      h("div", { className: "approval-actions" },
+        h("button", { type: "button", className: "approve primary", onclick: () => decide("allow") }, t("tool.allowOnce")),
+        h("button", { type: "button", className: "always", onclick: () => decide("always") }, t("tool.alwaysAllow")),
+        h("button", { type: "button", className: "deny", onclick: () => decide("deny") }, t("tool.deny"))));
     this.approvalEl.hidden = false;
   }
 
@@ -88,7 +105,7 @@ export class ToolCard {
     }
     const count = typeof total === "number" && total > 0
       ? t("tool.progressOf", { progress: number(progress), total: number(total) }) : number(progress);
-    this.progressText.textContent = message ? `${message} · ${count}` : count;
+    this.progressText.replaceChildren(message ? `${message} · ` : "", h("span", { className: "tool-progress-count" }, count));
     this.progressEl.hidden = false;
   }
 
@@ -101,6 +118,48 @@ export class ToolCard {
       this.durationEl.textContent = ` · ${t("tool.duration", { ms: Math.round(durationMs) })}`;
     }
   }
+}
+
+/**
+ * Who offers a tool, by the identity the user gave it: the URL they added, the relay's name for a relay
+ * server, their own Python tools, this page. Never a name the server chose for itself.
+ */
+export function sourceLabel(source = "") {
+  if (source.startsWith("mcp:url:")) return source.slice("mcp:url:".length);
+  if (source.startsWith("mcp:relay:")) return t("tool.sourceRelay", { name: source.slice("mcp:relay:".length) });
+  if (source.startsWith("mcp:")) return source.slice("mcp:".length);
+  if (source.startsWith("python:")) return t("tool.sourcePython");
+  if (source === "page") return t("tool.sourcePage");
+  return source;
+}
+
+/**
+ * The arguments as pretty JSON, one top-level entry a line; a long value is folded into a <details>
+ * whose summary starts the value and says how long it is (a long string opens as its text, lines kept).
+ */
+export function argumentsView(args) {
+  if (!args || typeof args !== "object" || Array.isArray(args)) {
+    return h("pre", { className: "json-args" }, JSON.stringify(args ?? {}, null, 2));
+  }
+  const entries = Object.entries(args);
+  if (!entries.length) return h("pre", { className: "json-args" }, "{}");
+  const rows = entries.map(([key, value], i) => {
+    const pretty = JSON.stringify(value, null, 2) ?? String(value);
+    const comma = i < entries.length - 1 ? "," : "";
+    const head = h("span", { className: "json-key" }, `  ${JSON.stringify(key)}: `);
+    if (pretty.length <= FOLD_CHARS && pretty.split("\n").length <= FOLD_LINES) {
+      return h("div", { className: "json-row" }, head, h("span", { className: "json-value" }, pretty + comma));
+    }
+    const full = typeof value === "string" ? value : pretty;
+    const firstLine = pretty.split("\n", 1)[0];
+    const preview = firstLine.length > PREVIEW_CHARS ? `${firstLine.slice(0, PREVIEW_CHARS)}…` : `${firstLine} …`;
+    return h("div", { className: "json-row" }, head,
+      h("details", { className: "json-fold" },
+        h("summary", {}, h("span", { className: "json-value" }, preview),
+          h("span", { className: "json-size" }, ` (${t("tool.characters", { count: number(full.length) })})${comma}`)),
+        h("pre", { className: "json-full" }, full)));
+  });
+  return h("div", { className: "json-args" }, h("div", {}, "{"), ...rows, h("div", {}, "}"));
 }
 
 function number(n) {

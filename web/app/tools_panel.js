@@ -11,7 +11,16 @@
  *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
  *
  * Remembered in localStorage (nothing secret): server URLs with header NAMES only, and each tool's
- * on/off and policy. Header values (tokens) stay in memory; such a server is reconnected by hand.
+ * on/off and approval. Header values (tokens) stay in memory; such a server is reconnected by hand.
+ *
+ * A tool's choices are keyed by its server's id (`url:<the URL the user added>` or `relay:<the relay's
+ * name>`: never a name the server gives itself) and the tool's own name (not the name the model sees).
+ * "Always allow" keeps the fingerprint of the definition it was given for (pycore.agent.approval): when
+ * the server changes the tool, the choice no longer holds and the tool asks again. Choices kept by older
+ * builds under the bare tool name (orizuru.toolPrefs) covered every server's tool of that name; they are
+ * dropped, so those tools ask once more.
+ *
+ *   panel.alwaysAllow(approvalEvent)  "Always allow this tool" pressed on a tool card
  */
 
 import { h } from "./dom.js";
@@ -20,7 +29,8 @@ import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
 
 const SERVERS_KEY = "orizuru.mcpServers";
-const PREFS_KEY = "orizuru.toolPrefs";
+const PREFS_KEY = "orizuru.toolChoices";
+const OLD_PREFS_KEY = "orizuru.toolPrefs"; // keyed by bare tool names: dropped
 const POLICIES = ["ask", "allow", "deny"];
 
 export class ToolsPanel {
@@ -30,6 +40,7 @@ export class ToolsPanel {
     this.relayServers = [];
     this.relayError = null;
     this.prefs = load(PREFS_KEY, {});
+    localStorage.removeItem(OLD_PREFS_KEY);
     this.python = { id: null, tools: [], registered: false };
     this.pythonPending = Promise.resolve(false);
     this.onAttach = null;
@@ -127,16 +138,20 @@ export class ToolsPanel {
     const box = h("div", { className: "capabilities" });
     if (tools.length) {
       box.append(h("h4", {}, t("tools.tools")), h("ul", { className: "tool-list" }, tools.map((tool) => {
-        const pref = this.prefs[tool.name] ?? {};
-        const enabled = h("input", { type: "checkbox", "aria-label": t("tools.enabled", { name: tool.name }) });
+        const name = tool.original_name ?? tool.name;
+        const key = prefKey(conn.id, name);
+        const pref = this.prefs[key] ?? {};
+        const enabled = h("input", { type: "checkbox", "aria-label": t("tools.enabled", { name }) });
         enabled.checked = pref.enabled !== false;
-        enabled.addEventListener("change", () => this.#setPref(tool.name, { enabled: enabled.checked }));
-        const policy = h("select", { "aria-label": t("tools.policy", { name: tool.name }) },
+        enabled.addEventListener("change", () => this.#setPref(key, { enabled: enabled.checked }));
+        const policy = h("select", { "aria-label": t("tools.policy", { name }) },
           POLICIES.map((p) => h("option", { value: p }, t(`tools.policy.${p}`))));
-        policy.value = pref.policy ?? tool.policy ?? "ask";
-        policy.addEventListener("change", () => this.#setPref(tool.name, { policy: policy.value }));
-        return h("li", {}, enabled, h("span", { className: "tool-name" }, tool.name),
-          h("span", { className: "hint" }, tool.description ?? ""), policy);
+        const changed = pref.policy === "allow" && pref.fingerprint !== tool.fingerprint;
+        policy.value = changed ? "ask" : pref.policy ?? tool.policy ?? "ask";
+        policy.addEventListener("change", () => this.#setPref(key, { policy: policy.value, fingerprint: tool.fingerprint }));
+        return h("li", {}, enabled, h("span", { className: "tool-name" }, name),
+          h("span", { className: changed ? "hint changed" : "hint" }, changed ? t("tools.changed") : tool.description ?? ""),
+          policy);
       })));
     }
     if (resources.length) {
@@ -152,9 +167,16 @@ export class ToolsPanel {
     return box;
   }
 
-  #setPref(name, change) {
-    this.prefs[name] = { ...(this.prefs[name] ?? {}), ...change };
+  #setPref(key, change) {
+    this.prefs[key] = { ...(this.prefs[key] ?? {}), ...change };
     localStorage.setItem(PREFS_KEY, JSON.stringify(this.prefs));
+  }
+
+  /** "Always allow this tool" on a card: that server's tool, as it is defined now (the approval event). */
+  alwaysAllow({ source, original_name: name, fingerprint } = {}) {
+    if (!source?.startsWith("mcp:") || !name || !fingerprint) return; // Python and page tools: this run only
+    this.#setPref(prefKey(source.slice("mcp:".length), name), { policy: "allow", fingerprint });
+    if (this.dialog.open) this.render();
   }
 
   // ------------------------------------------------------------------ connections
@@ -312,9 +334,33 @@ export class ToolsPanel {
     await this.pythonPending; // a profile's tools still loading into the worker
     const mcp = [...this.servers.values()].filter((s) => s.status === "connected").map((s) => s.id);
     const python = this.python.registered ? [this.python.id] : [];
-    const disabled = Object.entries(this.prefs).filter(([, p]) => p.enabled === false).map(([name]) => name);
-    const policy = Object.fromEntries(Object.entries(this.prefs).filter(([, p]) => p.policy).map(([name, p]) => [name, p.policy]));
+    const disabled = [];
+    const policy = [];
+    for (const [key, pref] of Object.entries(this.prefs)) {
+      const [serverId, tool] = parseKey(key);
+      const source = `mcp:${serverId}`;
+      if (!mcp.includes(serverId)) continue;
+      if (pref.enabled === false) disabled.push({ source, tool });
+      // An allow holds for the definition it was given for: without its fingerprint, the tool asks.
+      if (POLICIES.includes(pref.policy) && (pref.policy !== "allow" || pref.fingerprint)) {
+        policy.push({ source, tool, policy: pref.policy, fingerprint: pref.fingerprint });
+      }
+    }
     return { tools: { mcp, python, disabled }, policy };
+  }
+}
+
+/** One tool of one server, as a key of the remembered choices. */
+function prefKey(serverId, toolName) {
+  return JSON.stringify([serverId, toolName]);
+}
+
+function parseKey(key) {
+  try {
+    const parsed = JSON.parse(key);
+    return Array.isArray(parsed) && parsed.length === 2 ? parsed : [null, null];
+  } catch {
+    return [null, null];
   }
 }
 

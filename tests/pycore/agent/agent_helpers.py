@@ -12,7 +12,7 @@ from typing import Any
 from vendor_fixtures import fixture, no_sleep
 
 from pycore.adapters import get_adapter
-from pycore.agent.approval import ApprovalPolicy
+from pycore.agent.approval import ApprovalPolicy, fingerprint
 from pycore.agent.loop import AgentLoop, Limits
 from pycore.agent.pending import Pending
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
@@ -62,6 +62,13 @@ class Calls:
                          handler=handler, source=source, annotations=annotations)
 
 
+def choices(tools: list[AgentTool], policy: dict[str, str] | None) -> list[dict[str, Any]]:
+    """``{tool name: policy}`` as the user's choices for the tools of that name (each of its own source, an
+    allow for its definition as it is)."""
+    return [{"source": tool.source, "tool": tool.name, "policy": choice, "fingerprint": fingerprint(tool)}
+            for name, choice in (policy or {}).items() for tool in tools if tool.name == name]
+
+
 class Run:
     """One loop over replayed recordings, its events kept as emitted."""
 
@@ -76,7 +83,7 @@ class Run:
         self.approvals = Pending("approval")
         self._on_event = on_event
         request = ChatRequest(model="m", messages=[Message.user("go")])
-        self.loop = AgentLoop(self.client, request, ToolRegistry(tools), policy=ApprovalPolicy(policy),
+        self.loop = AgentLoop(self.client, request, ToolRegistry(tools), policy=ApprovalPolicy(choices(tools, policy)),
                               limits=limits or Limits(), emit=self._emit, approvals=self.approvals)
 
     def _emit(self, event: dict[str, Any]) -> None:

@@ -80,11 +80,12 @@ def test_python_and_page_tools_default_to_allow_and_user_choices_win() -> None:
     calls = Calls()
     python, page, mcp = calls.tool("a"), calls.tool("b", source="page"), calls.tool("c", source="mcp:s")
     assert default_policy(python) == default_policy(page) == "allow"
-    policy = ApprovalPolicy({"s__c": "deny", "a": "ask"})
-    assert policy.for_tool("s__c", mcp) == "deny" and policy.for_tool("a", python) == "ask"
-    assert policy.for_tool("b", page) == "allow"
-    with pytest.raises(ValueError, match="policy for tool 'a' is 'sometimes'"):
-        ApprovalPolicy({"a": "sometimes"})
+    policy = ApprovalPolicy([{"source": "mcp:s", "tool": "c", "policy": "deny"},
+                             {"source": "python:test", "tool": "a", "policy": "ask"}])
+    assert policy.for_tool(mcp) == "deny" and policy.for_tool(python) == "ask"
+    assert policy.for_tool(page) == "allow"
+    with pytest.raises(ValueError, match="policy for tool 'a' of python:test is 'sometimes'"):
+        ApprovalPolicy([{"source": "python:test", "tool": "a", "policy": "sometimes"}])
 
 
 # -- Python tools --------------------------------------------------------------------------------

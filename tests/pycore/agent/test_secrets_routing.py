@@ -247,10 +247,14 @@ async def test_each_secret_reaches_its_own_host_only(vendor: str, mcp_side: McpS
                                        "headers": {"Authorization": f"Bearer {mcp_side.a_bearer}"}}, emitted)
             await sign_in(mcp_side.b_url)
             await call("mcp.connect", {"id": "b", "url": mcp_side.b_url}, emitted)
+            allowed = [{"source": f"mcp:{server['id']}", "tool": t["original_name"], "policy": "allow",
+                        "fingerprint": t["fingerprint"]}
+                       for server in (await call("mcp.list", {}))["servers"] for t in server["tools"]
+                       if t["original_name"] in ("get_capital", "get_weather")]
             result = await call("chat.run", {
                 "provider": {"vendor": vendor, "api_key": KEY, "base_url": model.url + base_path},
                 "model": "m", "messages": [{"role": "user", "parts": [{"type": "text", "text": "go"}]}],
-                "tools": {"mcp": ["a", "b"]}, "policy": {"get_capital": "allow", "get_weather": "allow"},
+                "tools": {"mcp": ["a", "b"]}, "policy": allowed,
                 "limits": {"max_steps": 2},
             }, emitted)
         finally:
