@@ -1,10 +1,7 @@
-"""JSON helpers: a lean ``loads`` for stream events, regular-expression pieces for the stream
-parsers' exact event shapes, and partial parsing of streamed tool arguments.
+"""JSON helpers: ``loads`` for stream events, and partial parsing of streamed tool arguments.
 
-:func:`loads` is ``json.loads`` for a ``str`` minus its per-call overhead: the C scanner is called
-directly, and anything it does not take whole (surrounding whitespace, invalid JSON) goes through
-``json.loads`` itself, which gives the same value or the same error.
-
+:func:`loads` is pydantic-core's ``from_json`` (jiter), and ``json.loads`` for whatever jiter refuses:
+the standard library's value, or its error, decides.
 
 A tool call cut by ``max_tokens`` leaves arguments like ``{"a": "x", "b": ["p", "q`` behind.
 :func:`loads_partial` keeps every complete value (``{"a": "x", "b": ["p"]}``), drops an unfinished
@@ -20,28 +17,6 @@ from pydantic_core import from_json
 
 _DECODER = json.JSONDecoder()
 _WS = " \t\n\r"
-
-# Regular-expression pieces that accept exactly what the JSON grammar accepts (RFC 8259), for the
-# stream parsers' usual-event patterns (``StreamParser.usual_event``): what they match decodes to
-# the same value with any JSON parser.
-#
-# Written for sre's costs: entering a repeat of more than one character (``(?:...)*``, ``(?:...)?``)
-# allocates a repeat context, a branch does not, and a branch whose alternative starts with a
-# literal is skipped at once. So an optional piece is written ``(?:...|)``, and a string enters its
-# repeat only when it has a second escape.
-_CHAR = r'[^"\\\x00-\x1f]'
-_ESCAPE = r'\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})'
-STRING_BODY = rf"{_CHAR}*(?:{_ESCAPE}{_CHAR}*(?:{_ESCAPE}{_CHAR}*)*|)"
-"""The inside of a JSON string, escapes included; :func:`string_value` gives its value."""
-PLAIN_BODY = rf"{_CHAR}*"
-"""The inside of a JSON string without escapes: the text is the value."""
-INT = r"(?:0|[1-9][0-9]*)"
-"""A non-negative JSON integer (no leading zeros)."""
-
-
-def string_value(body: str) -> str:
-    """The value of a JSON string whose inside (:data:`STRING_BODY`) is ``body``."""
-    return body if "\\" not in body else loads(f'"{body}"')
 
 
 def loads(text: str | bytes) -> Any:

@@ -8,16 +8,16 @@ tool-call index); the manager maps it to the index of the part in the message. T
 is kept cannot drift apart. Non-streaming responses go through the same calls.
 
 Cost stays flat as a response grows: text arrives as fragments kept in lists and joined once, in
-:meth:`PartsManager.completion`. A manager made with ``runs=True`` (a stream parser's) joins
-consecutive deltas of the same part into one event until :meth:`end_run` (called once per fed
-chunk): what the UI consumes per chunk is the same text, in fewer events. An event is never
-changed after :meth:`end_run`.
+:meth:`PartsManager.completion`. A manager made with ``merge_deltas=True`` (a stream parser's) holds a delta
+back while more of the same part follows, and gives it out as one event, its fragments joined, when
+anything else happens or at :meth:`flush` (once per fed chunk): the UI gets the same text in fewer
+events. Events are new objects, never changed once given out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Any, Literal
+from collections.abc import Hashable
+from typing import Any, Literal, assert_never
 
 from pycore._json import loads_arguments
 from pycore.messages import (
@@ -46,7 +46,7 @@ DeltaKind = Literal["text", "reasoning", "args"]
 
 
 class PartsManager:
-    def __init__(self, vendor: str, *, runs: bool = False) -> None:
+    def __init__(self, vendor: str, *, merge_deltas: bool = False) -> None:
         self.vendor = vendor
         self.parts: list[Part] = []
         self._index: dict[tuple[str, Hashable], int] = {}  # (part kind, the vendor's key) -> part index
@@ -58,35 +58,25 @@ class PartsManager:
         self.model: str | None = None
         self.response_id: str | None = None
         self.closed = False
-        self._runs = runs
-        # The open run: the delta event that later deltas of the same part join until end_run(),
-        # that part's index, its fragment list and where the run started in it.
-        self._run: Delta | None = None
-        self._run_index = -1
-        self._run_fragments: list[str] = []
-        self._run_start = 0
-        # The last delta()'s part: (key, kind, index, fragments, event maker), while its fragments are open.
-        self._last_delta: _LastDelta = _NO_DELTA
+        self._merge = merge_deltas
+        # merge_deltas=True: the delta held back, as (part index, its fragments, where the delta starts there,
+        # kind, refusal); given out by flush().
+        self._held: tuple[int, list[str], int, DeltaKind, bool] | None = None
 
     @property
     def stopped(self) -> bool:
         """An error arrived: like the vendors' SDKs, nothing after it counts."""
         return self.error is not None
 
-    # ---------------------------------------------------------------- runs
-    def end_run(self) -> None:
-        """Close the open run (``runs=True``): the next delta is a new event, and the events given out
-        so far stay as they are."""
-        run = self._run
-        if run is not None:
-            if len(self._run_fragments) - self._run_start > 1:
-                joined = "".join(self._run_fragments[self._run_start :])
-                if isinstance(run, ToolCallArgsDelta):
-                    run.delta = joined
-                else:
-                    run.text = joined
-            self._run = None
-            self._run_index = -1
+    def flush(self) -> list[Event]:
+        """The delta held back (``merge_deltas=True``), as one event: the fragments of its part since it started."""
+        held = self._held
+        if held is None:
+            return []
+        self._held = None
+        index, fragments, start, kind, refusal = held
+        text = fragments[start] if start == len(fragments) - 1 else "".join(fragments[start:])
+        return [_delta_event(kind, index, text, refusal)]
 
     # ---------------------------------------------------------------- text and reasoning
     def text(
@@ -102,7 +92,7 @@ class PartsManager:
             part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        return self._append(index, self._texts[index], delta, _text_delta, refusal)
+        return self._append(index, self._texts[index], delta, "text", refusal)
 
     def reasoning(
         self,
@@ -129,26 +119,7 @@ class PartsManager:
                 part.provider_details = {**(part.provider_details or {}), **details}
         if not delta:
             return []
-        return self._append(index, self._texts[index], delta, _reasoning_delta, False)
-
-    def delta(self, kind: DeltaKind, key: Hashable, delta: str) -> list[Event]:
-        """A plain delta by kind: text, reasoning, or the arguments of a tool call already started."""
-        # Once per part and fed chunk from the stream parsers: the part of the last call, or one already
-        # there, takes the short way.
-        last = self._last_delta
-        if last[0] is key and last[1] == kind and delta:
-            return self._append(last[2], last[3], delta, last[4], False)
-        index = self._index.get((_PART_KEYS[kind], key))
-        if index is not None and delta:
-            fragments = (self._args if kind == "args" else self._texts).get(index)
-            if fragments is not None:
-                self._last_delta = (key, kind, index, fragments, _DELTAS[kind])
-                return self._append(index, fragments, delta, _DELTAS[kind], False)
-        if kind == "text":
-            return self.text(key, delta)
-        if kind == "reasoning":
-            return self.reasoning(key, delta)
-        return self.tool_call_args(key, delta)
+        return self._append(index, self._texts[index], delta, "reasoning")
 
     # ---------------------------------------------------------------- tool calls
     def tool_call_start(
@@ -172,7 +143,7 @@ class PartsManager:
         index = self._index[("tool", key)]
         if not delta or index not in self._args:
             return []
-        return self._append(index, self._args[index], delta, _args_delta, False)
+        return self._append(index, self._args[index], delta, "args")
 
     def tool_call_end(self, key: Hashable) -> list[Event]:
         index = self._index.get(("tool", key))
@@ -181,7 +152,6 @@ class PartsManager:
         part = self.parts[index]
         assert isinstance(part, ToolCallPart)
         part.arguments = loads_arguments("".join(self._args.pop(index)))
-        self._last_delta = _NO_DELTA  # its fragments are closed
         return self._event(ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments))
 
     def tool_call(
@@ -241,11 +211,9 @@ class PartsManager:
             events += self.tool_call_end(self._key_of(index))
         if self.finish is not None and self.error is None:
             events += self._event(FinishEvent(reason=self.finish[0], raw=self.finish[1]))
-        self.end_run()
-        return events
+        return events + self.flush()
 
     def completion(self, *, incomplete: bool = False) -> Completion:
-        self.end_run()
         finish = self.finish if self.error is None else None
         parts: list[Part] = []
         for index, part in enumerate(self.parts):
@@ -264,29 +232,29 @@ class PartsManager:
         )
 
     # ---------------------------------------------------------------- internals
-    def _append(
-        self, index: int, fragments: list[str], delta: str, make: Callable[[int, str, bool], Delta], flag: bool
-    ) -> list[Event]:
-        """Keep ``delta`` as a fragment of part ``index``. It joins the open run of that part, or starts
-        one with its own delta event (``make(index, delta, flag)``), which later fragments join until
-        :meth:`end_run` (with ``runs=True``; otherwise every delta is its own event)."""
+    def _append(self, index: int, fragments: list[str], delta: str, kind: DeltaKind, refusal: bool = False
+                ) -> list[Event]:
+        """Keep ``delta`` as a fragment of part ``index``: its own event, or (``merge_deltas=True``) held back
+        and joined by the deltas of the same part that follow it (:meth:`flush`)."""
         fragments.append(delta)
-        if index == self._run_index:
+        if not self._merge:
+            return [_delta_event(kind, index, delta, refusal)]
+        held = self._held
+        if held is not None and held[0] == index:
             return []
-        event = make(index, delta, flag)
-        if self._run is not None:
-            self.end_run()
-        if self._runs:
-            self._run, self._run_index = event, index
-            self._run_fragments, self._run_start = fragments, len(fragments) - 1
-        return [event]
+        events = self.flush() if held is not None else []
+        self._held = (index, fragments, len(fragments) - 1, kind, refusal)
+        return events
 
     def _event(self, event: Event) -> list[Event]:
-        self.end_run()
-        return [event]
+        """A new event; a delta held back comes before it."""
+        if self._held is None:
+            return [event]
+        events = self.flush()
+        events.append(event)
+        return events
 
     def _add(self, key: tuple[str, Hashable], part: Part) -> int:
-        self._last_delta = _NO_DELTA  # a key may now name another part
         self.parts.append(part)
         self._index[key] = len(self.parts) - 1
         return len(self.parts) - 1
@@ -298,38 +266,11 @@ class PartsManager:
         raise KeyError(index)
 
 
-# The delta events, built positionally: one is made per part per fed chunk, and in Pyodide a call
-# with keyword arguments (the events' own constructors take only those) costs about twice as much.
-# Each sets every field of its class (tests/pycore/test_parts.py compares them with the constructors).
-_new = object.__new__
-
-
-def _text_delta(index: int, text: str, refusal: bool) -> TextDelta:
-    event = _new(TextDelta)
-    event.type, event.index, event.text, event.refusal = "text_delta", index, text, refusal
-    return event
-
-
-def _reasoning_delta(index: int, text: str, _: bool) -> ReasoningDelta:
-    event = _new(ReasoningDelta)
-    event.type, event.index, event.text = "reasoning_delta", index, text
-    return event
-
-
-def _args_delta(index: int, delta: str, _: bool) -> ToolCallArgsDelta:
-    event = _new(ToolCallArgsDelta)
-    event.type, event.index, event.delta = "tool_call_args_delta", index, delta
-    return event
-
-
-# What PartsManager.delta() remembers of its last part: (key, kind, index, fragments, event maker).
-_LastDelta = tuple[Hashable, str, int, list[str], Callable[[int, str, bool], Delta]]
-# No part: a key that is no vendor's never matches, so the rest is never used.
-_NO_DELTA: _LastDelta = (object(), "", -1, [], _text_delta)
-# A delta kind -> the kind its parts are kept under in PartsManager._index.
-_PART_KEYS: dict[DeltaKind, str] = {"text": "text", "reasoning": "reasoning", "args": "tool"}
-_DELTAS: dict[DeltaKind, Callable[[int, str, bool], Delta]] = {
-    "text": _text_delta,
-    "reasoning": _reasoning_delta,
-    "args": _args_delta,
-}
+def _delta_event(kind: DeltaKind, index: int, text: str, refusal: bool) -> Delta:
+    if kind == "text":
+        return TextDelta(index=index, text=text, refusal=refusal)
+    if kind == "reasoning":
+        return ReasoningDelta(index=index, text=text)
+    if kind == "args":
+        return ToolCallArgsDelta(index=index, delta=text)
+    assert_never(kind)

@@ -4,11 +4,10 @@
 The same objects run under httpx (CPython) and the browser's fetch (Pyodide).
 
 Bytes are cut into *units* before they are decoded: whole events for SSE (text ending with a blank
-line), whole lines for NDJSON. A UTF-8 character split across two chunks is therefore safe, and a
-stream parser gets each fed chunk's complete units as one ``str`` (:meth:`SSEDecoder.feed_text`),
-every line ending in LF, so it can read the whole text at once (``re.findall``) instead of line by
-line. The unfinished last unit waits in a ``bytearray``: only new bytes are searched for a
-boundary, so a huge event fed in small pieces stays linear.
+line), whole lines for NDJSON. A UTF-8 character split across two chunks is therefore safe. The
+unfinished last unit waits in a ``bytearray``: only new bytes are searched for a boundary, so a huge
+event fed in small pieces stays linear. :class:`SSEDecoder` gives :class:`SSEEvent` values (event name
+and data); :class:`NDJSONDecoder` gives the lines, undecoded: a stream parser reads the JSON they carry.
 
 That unfinished unit is capped (SECURITY.md T-Z3): an event or a line that never ends would otherwise
 grow memory without bound. Past :data:`MAX_UNIT_BYTES` (``max_event_bytes`` / ``max_line_bytes`` to
@@ -34,11 +33,8 @@ and ``id``/``retry`` persist across events as before.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from pydantic_core import from_json
-
-from pycore._json import loads
 from pycore.exceptions import StreamFormatError
 
 MAX_UNIT_BYTES: Final = 32 * 1024 * 1024
@@ -151,31 +147,26 @@ class UnitCutter:
 
 
 class SSEDecoder:
-    __slots__ = ("_units", "feed_text", "_event", "_data", "_last_id", "_retry")
+    __slots__ = ("_units", "_event", "_data", "_last_id", "_retry")
 
     def __init__(self, *, max_event_bytes: int = MAX_UNIT_BYTES) -> None:
         self._units = UnitCutter(b"\n\n", cr_is_newline=True, bom=True, limit=max_event_bytes, what="SSE event")
-        self.feed_text = self._units.feed
-        """``feed_text(chunk)``: the whole events ``chunk`` completes, as text: LF line ends, each event
-        ending with a blank line ("" when none). The cutter's own method: it runs once per chunk."""
         self._event = ""
         self._data: list[str] = []
         self._last_id: str | None = None
         self._retry: int | None = None
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        return self.parse(self.feed_text(chunk))
+        """The events ``chunk`` completes."""
+        return self._parse(self._units.feed(chunk))
 
     def finish(self) -> list[SSEEvent]:
-        return self.parse(self.finish_text())
-
-    def finish_text(self) -> str:
-        """The whole events left at the end of the body; an unterminated last event is discarded."""
+        """The events left at the end of the body; an unterminated last event is discarded."""
         text = self._units.finish()
-        return text[: text.rfind("\n\n") + 2]
+        return self._parse(text[: text.rfind("\n\n") + 2])
 
-    def parse(self, text: str) -> list[SSEEvent]:
-        """The events of whole events' text (:meth:`feed_text`)."""
+    def _parse(self, text: str) -> list[SSEEvent]:
+        """The events of whole events' text: LF line ends, each event ending with a blank line."""
         if not text:
             return []
         events: list[SSEEvent] = []
@@ -209,44 +200,22 @@ class SSEDecoder:
 
 
 class NDJSONDecoder:
-    """One JSON value per ``\\n``-terminated line; blank lines skipped; a final unterminated line is parsed."""
+    """One line per ``\\n``-terminated line, its line end removed (a CR before it stays, as JSON
+    whitespace); blank lines skipped; a final unterminated line is given out by :meth:`finish`."""
 
-    __slots__ = ("_units", "feed_text")
+    __slots__ = ("_units",)
 
     def __init__(self, *, max_line_bytes: int = MAX_UNIT_BYTES) -> None:
         self._units = UnitCutter(b"\n", cr_is_newline=False, limit=max_line_bytes, what="NDJSON line")
-        self.feed_text = self._units.feed
-        """``feed_text(chunk)``: the whole lines ``chunk`` completes, as text ending with a LF ("" when none)."""
 
-    def feed(self, chunk: bytes) -> list[Any]:
-        return _values(self.feed_text(chunk))
+    def feed(self, chunk: bytes) -> list[str]:
+        """The lines ``chunk`` completes."""
+        return _lines(self._units.feed(chunk))
 
-    def finish(self) -> list[Any]:
-        return _values(self.finish_text())
-
-    def finish_text(self) -> str:
+    def finish(self) -> list[str]:
         """The last line, when the body does not end with a line end."""
-        text = self._units.finish()
-        return text + "\n" if text else ""
-
-    @staticmethod
-    def parse(text: str) -> list[str]:
-        """The lines of whole lines' text (:meth:`feed_text`)."""
-        return text.split("\n")[:-1] if text else []
+        return _lines(self._units.finish() + "\n")
 
 
-def _values(text: str) -> list[Any]:
-    return [value for line in NDJSONDecoder.parse(text) if (value := json_line(line)) is not None]
-
-
-def json_line(line: str) -> Any:
-    """The JSON value of one NDJSON line; ``None`` for a blank line."""
-    try:
-        return from_json(line)
-    except ValueError:  # blank, invalid, or JSON that only the standard library takes (NaN...)
-        if not line or line.isspace():
-            return None
-    try:
-        return loads(line)
-    except ValueError as e:
-        raise StreamFormatError(f"invalid JSON line in NDJSON stream: {line[:80]!r}") from e
+def _lines(text: str) -> list[str]:
+    return [line for line in text.split("\n")[:-1] if line and not line.isspace()]

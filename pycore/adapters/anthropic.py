@@ -16,8 +16,7 @@ import json
 import re
 from typing import Any
 
-from pycore._json import INT, STRING_BODY
-from pycore._parts import DeltaKind, PartsManager
+from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.decoders import SSEEvent
 from pycore.http import Request
@@ -52,44 +51,11 @@ FINISH: dict[str, FinishReason] = {
 
 
 class AnthropicParser(StreamParser):
-    # As the API writes it, padding spaces included; the head is the block index and the delta's type.
-    usual_event = (
-        r'(?:event: content_block_delta\n|)data: \{"type":"content_block_delta","index":(?P<head>'
-        + INT
-        + r',"delta":\{"type":"(?:text_delta","text|thinking_delta","thinking|input_json_delta","partial_json))'
-        + r'":"(?P<text>(?!")'
-        + STRING_BODY
-        + r')"\} *\} *\n\n'
-    )
-    ignored_event = r'(?:event: ping\n|)data: \{"type": ?"ping"\}\n\n'
-
-    def usual_payload(self, head: str) -> str:
-        return '{"type":"content_block_delta","index":' + head + '":"x"}}'
-
-    def decode(self, item: SSEEvent) -> Any:
-        event = sse_json(item.data)
+    def decode(self, unit: SSEEvent) -> Any:
+        event = sse_json(unit.data)
         if type(event) is dict and "type" not in event:
-            event["type"] = item.event
+            event["type"] = unit.event
         return event
-
-    def usual_delta(self, payload: Any) -> tuple[DeltaKind, int, str] | None:
-        # A piece of a text block, a thinking block or a tool call's input.
-        if type(payload) is not dict or payload.get("type") != "content_block_delta":
-            return None
-        delta, index = payload.get("delta"), payload.get("index")
-        if type(delta) is not dict or type(index) is not int:
-            return None
-        kind = delta.get("type")
-        if kind == "text_delta":
-            text = delta.get("text")
-            return ("text", index, text) if text and type(text) is str else None
-        if kind == "thinking_delta":
-            text = delta.get("thinking")
-            return ("reasoning", index, text) if text and type(text) is str else None
-        if kind == "input_json_delta" and self.parts.has_tool_call(index):
-            text = delta.get("partial_json")
-            return ("args", index, text) if text and type(text) is str else None
-        return None
 
     def handle(self, event: Any) -> list[Event]:
         kind = event.get("type")

@@ -14,8 +14,7 @@ import json
 from typing import Any, ClassVar
 from urllib.parse import quote
 
-from pycore._json import STRING_BODY
-from pycore._parts import DeltaKind, PartsManager
+from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import tool_names
 from pycore.adapters._gemini_schema import clean_schema
@@ -50,46 +49,9 @@ FINISH: dict[str, FinishReason] = {
 
 
 class GeminiParser(StreamParser):
-    # One candidate whose first part starts with a piece of text; Gemini 2 puts a space after each
-    # colon, Gemini 3 none. The head is all that follows the text.
-    usual_event = (
-        r'data: \{"candidates": ?\[\{"content": ?\{"parts": ?\[\{"text": ?'
-        rf'"(?P<text>(?!"){STRING_BODY})"(?P<head>[^\n]*)\}}\n\n'
-    )
-
     def __init__(self, vendor: str, *, status: int = 200) -> None:
         super().__init__(vendor, status=status)
         self.state = _State()
-
-    def usual_delta(self, payload: Any) -> tuple[DeltaKind, int, str] | None:
-        # One candidate with one part, a piece of text or of a thought and nothing else; no finish reason.
-        candidates = payload.get("candidates") if type(payload) is dict else None
-        if not candidates or len(candidates) != 1 or payload.get("error"):
-            return None
-        candidate = candidates[0]
-        content = candidate.get("content")
-        if not content or candidate.get("finishReason"):
-            return None
-        part_list = content.get("parts")
-        if not part_list or len(part_list) != 1:
-            return None
-        part = part_list[0]
-        text = part.get("text")
-        thought = len(part) == 2 and part.get("thought") is True
-        if not text or type(text) is not str or (len(part) != 1 and not thought):
-            return None
-        parts = self.parts
-        parts.response_id = payload.get("responseId") or parts.response_id
-        parts.model = payload.get("modelVersion") or parts.model
-        usage = payload.get("usageMetadata")
-        if usage and (parts.usage is None or parts.usage.details != usage):
-            return None  # new token counts: the usual path reports them
-        if thought:
-            return "reasoning", self.state.key("thought"), text
-        return "text", self.state.key("text"), text
-
-    def usual_payload(self, head: str) -> str:
-        return '{"candidates":[{"content":{"parts":[{"text":"x"' + head + "}"
 
     def handle(self, payload: Any) -> list[Event]:
         return handle_response(self.parts, self.state, payload, self.status)

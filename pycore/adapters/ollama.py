@@ -18,8 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pycore._json import PLAIN_BODY, STRING_BODY
-from pycore._parts import DeltaKind, PartsManager
+from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import result_images, result_text, tool_names
 from pycore.adapters.openai import tool_param
@@ -43,36 +42,6 @@ FINISH: dict[str, FinishReason] = {"stop": "stop", "length": "length"}
 
 class OllamaParser(StreamParser):
     ndjson = True
-    # A line with a piece of the answer, or of the thinking (beside an empty answer); the head is the
-    # model and which of the two.
-    usual_event = (
-        rf'\{{"model":"(?P<model>[^"]*)","created_at":"{PLAIN_BODY}","message":\{{"role":"assistant",'
-        rf'"content":(?P<thinking>"","thinking":|)"(?P<text>(?!"){STRING_BODY})"\}},"done":false\}}\n'
-    )
-
-    def usual_payload(self, head: tuple[str, str]) -> str:
-        piece = '"","thinking":"x"' if head[1] else '"x"'
-        return f'{{"model":"{head[0]}","message":{{"role":"assistant","content":{piece}}},"done":false}}'
-
-    def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
-        # A line whose message is its role and a piece of the answer, or its role, an empty answer and
-        # a piece of the thinking; not the last line, not an error.
-        if type(payload) is not dict or payload.get("done") or payload.get("error"):
-            return None
-        message = payload.get("message")
-        if not message or type(message) is not dict:
-            return None
-        kind: DeltaKind
-        if len(message) == 2:
-            kind, key, text = "text", "content", message.get("content")
-        elif len(message) == 3 and "role" in message and message.get("content") == "":
-            kind, key, text = "reasoning", "thinking", message.get("thinking")
-        else:
-            return None
-        if not text or type(text) is not str:
-            return None
-        self.parts.model = payload.get("model") or self.parts.model
-        return kind, key, text
 
     def handle(self, payload: Any) -> list[Event]:
         return handle_line(self.parts, payload, self.status)

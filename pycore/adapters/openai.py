@@ -14,8 +14,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-from pycore._json import PLAIN_BODY, STRING_BODY
-from pycore._parts import DeltaKind, PartsManager
+from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.decoders import SSEEvent
@@ -47,40 +46,11 @@ FINISH: dict[str, FinishReason] = {
 
 
 class OpenAIChatParser(StreamParser):
-    # A piece of text, as OpenAI writes it (compatible servers' own layouts take the generic path);
-    # the head is everything before the choices.
-    usual_event = (
-        r'data: \{"id":"(?P<head>[^"]*","object":"chat\.completion\.chunk","created":[^,]*,"model":"[^"]*"'
-        r'(?:,"service_tier":"[^"]*"|)(?:,"system_fingerprint":(?:"[^"]*"|null)|)),"choices":\[\{"index":0,'
-        rf'"delta":\{{"content":"(?P<text>(?!"){STRING_BODY})"\}},"logprobs":null,"finish_reason":null\}}\]'
-        rf'(?:,"usage":null|)(?:,"obfuscation":"{PLAIN_BODY}"|)\}}\n\n'
-    )
-
-    def usual_payload(self, head: str) -> str:
-        return '{"id":"' + head + ',"choices":[{"index":0,"delta":{"content":"x"}}]}'
-
-    def decode(self, item: SSEEvent) -> Any:
-        if item.data == "[DONE]":
+    def decode(self, unit: SSEEvent) -> Any:
+        if unit.data == "[DONE]":
             self.done = True
             return None
-        return sse_json(item.data)
-
-    def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
-        # One choice whose delta is a piece of text and nothing else; no usage, no finish.
-        choices = payload.get("choices") if type(payload) is dict else None
-        if not choices or len(choices) != 1 or payload.get("usage") or payload.get("error"):
-            return None
-        choice = choices[0]
-        delta = choice.get("delta")
-        if not delta or len(delta) != 1 or choice.get("finish_reason") or choice.get("index", 0) != 0:
-            return None
-        content = delta.get("content")
-        if not content or type(content) is not str:
-            return None
-        parts = self.parts
-        parts.response_id = payload.get("id") or parts.response_id
-        parts.model = payload.get("model") or parts.model
-        return "text", "content", content
+        return sse_json(unit.data)
 
     def handle(self, payload: Any) -> list[Event]:
         return handle_chunk(self.parts, payload, self.status) if payload is not None else []

@@ -9,11 +9,9 @@ id, ``function_call_arguments`` deltas, reasoning-summary deltas, and a mid-stre
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, cast
 
-from pycore._json import INT, PLAIN_BODY, STRING_BODY
-from pycore._parts import DeltaKind, PartsManager
+from pycore._parts import PartsManager
 from pycore.adapters._base import StreamParser, drop_none, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.adapters.openai import OpenAIChatAdapter, error_fields
@@ -38,56 +36,12 @@ VENDOR = "openai-responses"
 INCOMPLETE: dict[str, FinishReason] = {"max_output_tokens": "length", "content_filter": "content_filter"}
 
 
-_SEQUENCE = rf'(?:"sequence_number":{INT},|)'
-# Event types with no handler (_HANDLERS): once they are JSON, the generic path reads them as nothing.
-NO_OP_TYPES = ("response.reasoning_summary_text.done", "response.reasoning_summary_part.done",
-               "response.function_call_arguments.done")
-_VALUE = rf'(?:"{STRING_BODY}"|{INT}|\[\]|\{{"type":"[a-z_]+"(?:,"[a-z_]+":"{STRING_BODY}")*\}})'
-_KIND_TYPES = ("response.output_text.delta", "response.reasoning_summary_text.delta",
-               "response.function_call_arguments.delta")
-
-
 class ResponsesParser(StreamParser):
-    # A piece of output text, of a reasoning summary, or of a function call's arguments. The head is
-    # the item, in the group of its kind (one string per event instead of two).
-    usual_event = (
-        r'(?:event: [^\n]*\n|)data: \{"type":"response\.(?:'
-        + rf'output_text\.delta",{_SEQUENCE}"item_id":"(?P<text_item>[^"]+)","output_index":{INT},"content_index":{INT}'
-        + rf'|reasoning_summary_text\.delta",{_SEQUENCE}"item_id":"(?P<reasoning_item>[^"]+)","output_index":{INT},'
-        + rf'"summary_index":{INT}'
-        + rf'|function_call_arguments\.delta",{_SEQUENCE}"item_id":"(?P<args_item>[^"]+)","output_index":{INT})'
-        + rf',"delta":"(?P<text>(?!"){STRING_BODY})"(?:,"logprobs":\[\]|)(?:,"obfuscation":"{PLAIN_BODY}"|)\}}\n\n'
-    )
-
-    # Events with no handler below, which the generic path reads as nothing once they are JSON: the
-    # pattern accepts only JSON (and no second "type"), in the shapes these events come in.
-    ignored_event = (
-        r'(?:event: [^\n]*\n|)data: \{"type":"(?:(?:' + "|".join(map(re.escape, NO_OP_TYPES)) + ')"'
-        rf'(?:,"(?!type")[a-z_]+":{_VALUE})*'
-        # The first summary part of a reasoning item: _summary_part adds a paragraph break only before later ones.
-        rf'|response\.reasoning_summary_part\.added",{_SEQUENCE}"item_id":"{PLAIN_BODY}","output_index":{INT},'
-        rf'"summary_index":0,"part":\{{"type":"summary_text","text":"{STRING_BODY}"\}})\}}\n\n'
-    )
-
-    def usual_payload(self, head: tuple[str, str, str]) -> str:
-        kind, item = next((kind, item) for kind, item in zip(_KIND_TYPES, head, strict=True) if item)
-        return f'{{"type":"{kind}","item_id":"{item}","delta":"x"}}'
-
-    def decode(self, item: SSEEvent) -> Any:
-        event = sse_json(item.data)
+    def decode(self, unit: SSEEvent) -> Any:
+        event = sse_json(unit.data)
         if type(event) is dict and "type" not in event:
-            event["type"] = item.event
+            event["type"] = unit.event
         return event
-
-    def usual_delta(self, payload: Any) -> tuple[DeltaKind, str, str] | None:
-        # A piece of output text, of a reasoning summary, or of a function call's arguments.
-        kind = _USUAL.get(payload.get("type", "")) if type(payload) is dict else None  # "": no type, not usual
-        if kind is None:
-            return None
-        text, key = payload.get("delta"), payload.get("item_id")
-        if not text or type(text) is not str or type(key) is not str:
-            return None
-        return (kind, key, text) if kind != "args" or self.parts.has_tool_call(key) else None
 
     def handle(self, event: Any) -> list[Event]:
         kind = event.get("type")
@@ -129,12 +83,6 @@ class ResponsesParser(StreamParser):
     def _response(self, event: dict[str, Any]) -> list[Event]:
         return response_state(self.parts, event.get("response") or {})
 
-
-_USUAL: dict[str, DeltaKind] = {
-    "response.output_text.delta": "text",
-    "response.reasoning_summary_text.delta": "reasoning",
-    "response.function_call_arguments.delta": "args",
-}
 
 _HANDLERS = {
     "error": ResponsesParser._error,

@@ -1,61 +1,70 @@
-"""The parts manager's positional delta constructors build exactly what the events' own constructors build."""
+"""The parts manager: where deltas go when keys are reused, and deltas merged per chunk without changing an event."""
 
 from __future__ import annotations
 
-from dataclasses import fields
-
 import pytest
 
-from pycore._parts import _args_delta, _reasoning_delta, _text_delta
-from pycore.messages import ReasoningDelta, TextDelta, ToolCallArgsDelta
+from pycore._parts import PartsManager
+from pycore.messages import ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallEnd, ToolCallStart, UsageEvent
 
 pytestmark = pytest.mark.pyodide
 
 
-@pytest.mark.parametrize(
-    ("fast", "public"),
-    [
-        (_text_delta(3, "héllo", True), TextDelta(index=3, text="héllo", refusal=True)),
-        (_text_delta(0, "x", False), TextDelta(index=0, text="x")),
-        (_reasoning_delta(1, "why", False), ReasoningDelta(index=1, text="why")),
-        (_args_delta(2, '{"a":', False), ToolCallArgsDelta(index=2, delta='{"a":')),
-    ],
-    ids=["text-refusal", "text", "reasoning", "args"],
-)
-def test_every_field_is_set_as_the_constructor_sets_it(fast: object, public: object) -> None:
-    assert type(fast) is type(public)
-    assert {f.name: getattr(fast, f.name) for f in fields(public)} == {  # a field left unset raises here
-        f.name: getattr(public, f.name) for f in fields(public)
-    }
-    assert fast == public
-    assert fast.model_dump() == public.model_dump()
-
-
 def test_a_delta_after_its_part_closed_or_its_key_was_reused_goes_where_the_parts_are_now() -> None:
-    """delta() remembers the part of its last call: closing that part, or a new part under the same
-    key, must not leave it writing to the old one."""
-    from pycore._parts import PartsManager
-
-    parts = PartsManager("x", runs=True)
+    parts = PartsManager("x", merge_deltas=True)
     parts.tool_call_start(0, "call_1", "first")
-    assert parts.delta("args", 0, '{"a":') != []
-    parts.delta("args", 0, "1}")
+    parts.tool_call_args(0, '{"a":')
+    parts.tool_call_args(0, "1}")
     parts.tool_call_end(0)
-    assert parts.delta("args", 0, "late") == []  # the call is closed: nothing joins its arguments
+    assert parts.tool_call_args(0, "late") == []  # the call is closed: nothing joins its arguments
     parts.tool_call_start(0, "call_2", "second")  # the vendor reuses the key for a new call
-    parts.delta("args", 0, '{"b":2}')
+    parts.tool_call_args(0, '{"b":2}')
     parts.close()
     first, second = parts.completion().message.parts
     assert (first.arguments, second.arguments) == ({"a": 1}, {"b": 2})
 
 
 def test_a_key_started_again_while_open_takes_the_deltas_that_follow() -> None:
-    from pycore._parts import PartsManager
-
-    parts = PartsManager("x", runs=True)
+    parts = PartsManager("x", merge_deltas=True)
     parts.tool_call_start("k", "call_1", "first")
-    parts.delta("args", "k", '{"a":1}')
+    parts.tool_call_args("k", '{"a":1}')
     parts.tool_call_start("k", "call_2", "second")  # no end in between: the key now names the new call
-    parts.delta("args", "k", '{"b":2}')
+    parts.tool_call_args("k", '{"b":2}')
     parts.tool_call_end("k")
     assert [p.arguments for p in parts.completion().message.parts] == [{}, {"b": 2}]  # the first never ended
+
+
+def test_without_merging_every_delta_is_its_own_event() -> None:
+    parts = PartsManager("x")
+    assert parts.text(0, "a") == [TextDelta(index=0, text="a")]
+    assert parts.text(0, "b") == [TextDelta(index=0, text="b")]
+    assert parts.flush() == []
+
+
+def test_merged_deltas_come_as_one_event_before_whatever_follows_and_never_change() -> None:
+    parts = PartsManager("x", merge_deltas=True)
+    events = parts.text(0, "Hel") + parts.text(0, "lo")
+    assert events == []  # held back while more of the same part may follow
+    events += parts.reasoning(1, "why") + parts.reasoning(1, " so")  # another part: the held text comes out
+    events += parts.tool_call_start(2, "c1", "f") + parts.tool_call_args(2, "{") + parts.tool_call_args(2, "}")
+    events += parts.set_usage(1, 2)
+    assert events == [
+        TextDelta(index=0, text="Hello"),
+        ReasoningDelta(index=1, text="why so"),
+        ToolCallStart(index=2, id="c1", name="f"),
+        ToolCallArgsDelta(index=2, delta="{}"),
+        UsageEvent(usage=parts.usage),
+    ]
+    given = [TextDelta(index=0, text="Hello"), ReasoningDelta(index=1, text="why so")]
+    later = parts.text(0, "!") + parts.flush() + parts.flush()
+    assert later == [TextDelta(index=0, text="!")]
+    assert events[:2] == given  # what was handed out stays as it was
+    assert parts.close()[0] == ToolCallEnd(index=2, id="c1", name="f", arguments={})
+    assert parts.completion().text() == "Hello!"
+
+
+def test_a_refusal_keeps_its_flag_when_merged() -> None:
+    parts = PartsManager("x", merge_deltas=True)
+    parts.text("r", "No", refusal=True)
+    parts.text("r", ".", refusal=True)
+    assert parts.flush() == [TextDelta(index=0, text="No.", refusal=True)]

@@ -1,10 +1,11 @@
-"""Each vendor's usual-event fast path (``StreamParser.usual_event``) reads exactly what the generic path reads.
+"""Any chunking of a stream gives what the whole body in one chunk gives.
 
-Streams are drawn from the vendor's recorded events, from usual events built here (any text, escaped
-or not, heads that change, Gemini's two spacings, Ollama's thinking lines) and from byte-level
+Streams are drawn from the vendor's recorded events, from delta events built here (any text, escaped
+or not, changing items and models, Gemini's two spacings, Ollama's thinking lines) and from byte-level
 mutations of both (quotes, backslashes, control characters, spaces, braces, line ends), then cut at
-random points, CRLF line ends sometimes. The same parser with and without its fast path must give the
-same events, the same completion, and the same error.
+random points, CRLF line ends sometimes. Cut anywhere, a stream must give the same completion, the same
+error, and (when there is no error) the same events once consecutive deltas of a part are joined: the
+parser merges them per fed chunk only.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from hypothesis import strategies as st
 from vendor_fixtures import STREAMED
 
 from pycore.adapters import get_adapter
+from pycore.messages import ReasoningDelta, TextDelta, ToolCallArgsDelta
 
 pytestmark = pytest.mark.pyodide
 
@@ -54,8 +56,8 @@ def json_string(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def usual(draw: st.DrawFn, vendor: str) -> bytes:
-    """An event of the shape the vendor's fast path is written for, with drawn values."""
+def delta_event(draw: st.DrawFn, vendor: str) -> bytes:
+    """A piece of text, reasoning or tool arguments in the vendor's own layout, with drawn values."""
     text = draw(json_string())
     if vendor == "openai":
         chunk_id, model = draw(st.sampled_from([("chatcmpl-1", "gpt-4o-mini"), ("chatcmpl-2", "gpt-4o"), ("", "")]))
@@ -117,7 +119,7 @@ def mutated(draw: st.DrawFn, event: bytes) -> bytes:
 def stream(draw: st.DrawFn, vendor: str) -> list[bytes]:
     events = []
     for _ in range(draw(st.integers(1, 25))):
-        event = draw(st.one_of(usual(vendor), usual(vendor), st.sampled_from(RECORDED[vendor])))
+        event = draw(st.one_of(delta_event(vendor), delta_event(vendor), st.sampled_from(RECORDED[vendor])))
         events.append(draw(mutated(event)) if draw(st.integers(0, 5)) == 0 else event)
     body = b"".join(events)
     if vendor != "ollama" and draw(st.booleans()):
@@ -126,10 +128,24 @@ def stream(draw: st.DrawFn, vendor: str) -> list[bytes]:
     return [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True)]
 
 
-def outcome(vendor: str, chunks: list[bytes], *, fast: bool, status: int = 200) -> tuple[list[Any], str | None, Any]:
+def joined(events: list[Any]) -> list[Any]:
+    """The events with consecutive deltas of one part joined into one."""
+    out: list[Any] = []
+    for event in events:
+        last = out[-1] if out else None
+        if isinstance(event, TextDelta | ReasoningDelta) and type(last) is type(event) and last.index == event.index:
+            out[-1] = type(event)(**{**last.model_dump(), "text": last.text + event.text})
+        elif isinstance(event, ToolCallArgsDelta) and isinstance(last, ToolCallArgsDelta) and last.index == event.index:
+            out[-1] = ToolCallArgsDelta(index=event.index, delta=last.delta + event.delta)
+        else:
+            out.append(event)
+    return out
+
+
+def outcome(vendor: str, chunks: list[bytes], *, status: int = 200) -> tuple[list[Any] | None, str | None, Any]:
+    """The joined events (None after an error: the events of the chunk that raised are not returned), the
+    error, and the completion."""
     parser = get_adapter(vendor).stream_parser(status=status)
-    if not fast:
-        parser._usual = None  # the generic path only
     events: list[Any] = []
     error = None
     try:
@@ -138,103 +154,32 @@ def outcome(vendor: str, chunks: list[bytes], *, fast: bool, status: int = 200) 
         events += parser.finish()
     except Exception as e:  # the same error, or the test fails
         error = f"{type(e).__name__}: {e}"
-    return events, error, parser.completion(incomplete=error is not None)
+    return (None if error else joined(events)), error, parser.completion(incomplete=error is not None)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=st.data())
 @pytest.mark.parametrize("vendor", VENDORS)
-def test_the_fast_path_gives_what_the_generic_path_gives(vendor: str, data: st.DataObject) -> None:
+def test_any_chunking_gives_what_one_chunk_gives(vendor: str, data: st.DataObject) -> None:
     chunks = data.draw(stream(vendor))
-    assert outcome(vendor, chunks, fast=True) == outcome(vendor, chunks, fast=False)
+    assert outcome(vendor, chunks) == outcome(vendor, [b"".join(chunks)])
 
 
 @pytest.mark.parametrize("fixture", STREAMED, ids=str)
-def test_every_recording_reads_the_same_both_ways(fixture: Any) -> None:
+def test_every_recording_reads_the_same_in_any_pieces(fixture: Any) -> None:
     """Every recorded event in its real context (the drawn streams above may miss a rare one)."""
     body = fixture.body()
-    for size in (len(body), 97, 1):
+    whole = outcome(fixture.vendor, [body], status=fixture.status)
+    for size in (97, 1):
         chunks = [body[i : i + size] for i in range(0, len(body), size)]
-        fast = outcome(fixture.vendor, chunks, fast=True, status=fixture.status)
-        assert fast == outcome(fixture.vendor, chunks, fast=False, status=fixture.status)
+        assert outcome(fixture.vendor, chunks, status=fixture.status) == whole
 
 
-# Azure writes its chunks in its own layout (content_filter_results first): the generic path reads them.
-OWN_LAYOUT = {"openai/chat-stream-azure-content-filter.sse"}
-
-
-@pytest.mark.parametrize("fixture", [f for f in STREAMED if f.file not in OWN_LAYOUT], ids=str)
-def test_every_usual_event_of_a_recording_takes_the_fast_path(fixture: Any) -> None:
-    """No event the generic path reads as a usual delta was decoded by it: the patterns fit the vendors' real bytes."""
-    parser = get_adapter(fixture.vendor).stream_parser(status=fixture.status)
-    decoded: list[Any] = []
-    generic_usual: list[Any] = []
-    decode, usual_delta = parser.decode, parser.usual_delta
-
-    def decode_spy(item: Any) -> Any:
-        decoded.append(decode(item))
-        return decoded[-1]
-
-    def usual_delta_spy(payload: Any) -> Any:  # also asked by the fast path, about a stand-in event
-        delta = usual_delta(payload)
-        if delta is not None and decoded and payload is decoded[-1]:
-            generic_usual.append(payload)
-        return delta
-
-    parser.decode = decode_spy  # type: ignore[method-assign]
-    parser.usual_delta = usual_delta_spy  # type: ignore[method-assign]
-    parser.feed(fixture.body())
-    parser.finish()
-    assert decoded, "the spy saw the generic path"
-    assert generic_usual == []
-
-
-@pytest.mark.parametrize("vendor", ["anthropic", "ollama"])
-def test_a_surrogate_pair_split_over_two_pieces_reads_as_the_generic_path_reads_it(vendor: str) -> None:
-    # Each piece is decoded on its own there: two lone halves, not one emoji. Escapes without \u
-    # decode the same joined, and a run joins its pieces before decoding them.
+def test_a_surrogate_pair_split_over_two_events_is_two_lone_halves() -> None:
+    """Each event's JSON is read on its own, as the vendors' SDKs read it."""
     pieces = [r"a\n\ud83d", r"\ude00\"b", r"c\\\\"]
-    if vendor == "anthropic":
-        body = "".join(f'event: content_block_delta\ndata: {{"type":"content_block_delta","index":0,'
-                       f'"delta":{{"type":"text_delta","text":"{p}"}}}}\n\n' for p in pieces)
-    else:
-        body = "".join(f'{{"model":"m","created_at":"t","message":{{"role":"assistant","content":"{p}"}},'
-                       f'"done":false}}\n' for p in pieces)
-    chunks = [body.encode()]
-    fast, generic = outcome(vendor, chunks, fast=True), outcome(vendor, chunks, fast=False)
-    assert fast == generic
-    assert fast[2].text() == "a\n\ud83d\ude00\"bc\\\\"
-
-
-def test_the_events_skipped_as_no_ops_have_no_handler() -> None:
-    from pycore.adapters.openai_responses import _HANDLERS, NO_OP_TYPES
-
-    assert NO_OP_TYPES and not set(NO_OP_TYPES) & set(_HANDLERS)
-
-
-@pytest.mark.parametrize(
-    ("pattern", "group"),
-    [
-        (r"a(?P<h>b(c)d)e", r"(?P<h>b(c)d)"),
-        (r"(?P<h>[()]x)y", r"(?P<h>[()]x)"),
-        (r"(?P<h>[^)\]]+)z", r"(?P<h>[^)\]]+)"),
-        (r"(?P<h>[]()]\))w", r"(?P<h>[]()]\))"),
-        (r"(?P<h>\(\\)v", r"(?P<h>\(\\)"),
-        (r'(?P<h>[^"]*","x":(?:"[^"]*"|null))', r'(?P<h>[^"]*","x":(?:"[^"]*"|null))'),
-    ],
-)
-def test_a_head_group_ends_at_its_own_closing_parenthesis(pattern: str, group: str) -> None:
-    """What the events after a match's first repeat as a back-reference: the whole head group, no more."""
-    from pycore.adapters._base import _group_end
-
-    start = pattern.index("(?P<h>")
-    assert pattern[start : _group_end(pattern, start)] == group
-    assert re.compile(group).groups >= 1
-
-
-@pytest.mark.parametrize("usual", [r"(?P<h>a)(?P<text>b)(c)", r"(?P<h>a)(?P<text>b)(?P<text_2>c)", r"(?P<text>b)"])
-def test_a_usual_event_pattern_the_fast_path_cannot_use_is_refused_when_the_parser_is_defined(usual: str) -> None:
-    from pycore.adapters._base import StreamParser
-
-    with pytest.raises(TypeError, match="usual_event"):
-        type("Odd", (StreamParser,), {"usual_event": usual, "handle": lambda self, payload: []})
+    body = "".join(f'{{"model":"m","created_at":"t","message":{{"role":"assistant","content":"{p}"}},'
+                   f'"done":false}}\n' for p in pieces)
+    events, error, completion = outcome("ollama", [body.encode()])
+    assert error is None
+    assert completion.text() == "a\n\ud83d\ude00\"bc\\\\"
