@@ -121,7 +121,7 @@ class UnitCutter:
         self._held_cr = chunk.endswith(b"\r")
         if self._held_cr:
             chunk = chunk[:-1]
-        chunk = chunk.replace(b"\r\n", b"\n")
+        chunk = b"\n".join(chunk.split(b"\r\n"))  # in Pyodide, 2/3 of bytes.replace's cost
         return chunk.replace(b"\r", b"\n") if 13 in chunk else chunk
 
     def _overflow(self) -> UnitTooLargeError:
@@ -172,14 +172,14 @@ class SSEDecoder:
         events: list[SSEEvent] = []
         event, data, last_id, retry = self._event, self._data, self._last_id, self._retry
         for line in text.split("\n")[:-1]:  # the text ends with a line end: nothing follows the last
-            if line.startswith("data:"):  # nearly every line: the usual fields first
-                data.append(line[6:] if line[5:6] == " " else line[5:])
-            elif not line:  # a blank line dispatches
+            if not line:  # a blank line dispatches
                 if data:
                     text = data[0] if len(data) == 1 else "\n".join(data)
                     events.append(SSEEvent(event or "message", text, last_id, retry))
                     data = []
                 event = ""
+            elif line.startswith("data: "):  # nearly every other line: the usual fields first
+                data.append(line[6:])
             elif line.startswith("event: "):
                 event = line[7:]
             elif line[0] != ":":  # any other field, in the spec's general form
