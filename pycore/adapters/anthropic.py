@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, assert_never
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
@@ -185,7 +185,7 @@ def _user_blocks(message: Message) -> list[dict[str, Any]]:
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue
         else:
-            raise AssertionError(part)
+            assert_never(part)
     return blocks
 
 
@@ -202,7 +202,7 @@ def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
         elif isinstance(part, ImagePart | ToolResultPart):
             continue
         else:
-            raise AssertionError(part)
+            assert_never(part)
     return blocks
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, ClassVar
+from typing import Any, ClassVar, assert_never
 from urllib.parse import quote
 
 from pycore._parts import PartsManager
@@ -27,6 +27,7 @@ from pycore.messages import (
     Message,
     ModelInfo,
     NamedToolChoice,
+    Part,
     ReasoningPart,
     TextPart,
     Tool,
@@ -165,7 +166,7 @@ def _signed(part: dict[str, Any], vendor: str | None, details: dict[str, Any] | 
     return {**part, "thoughtSignature": signature} if signature and vendor == "gemini" else part
 
 
-def _to_parts(part: Any, names: dict[str, str]) -> list[dict[str, Any]]:
+def _to_parts(part: Part, names: dict[str, str]) -> list[dict[str, Any]]:
     if isinstance(part, TextPart):
         return [_signed({"text": part.text}, part.vendor, part.provider_details)] if part.text else []
     if isinstance(part, ImagePart):
@@ -179,7 +180,7 @@ def _to_parts(part: Any, names: dict[str, str]) -> list[dict[str, Any]]:
         if part.vendor == "gemini" and part.signature:
             return [{"text": part.text, "thought": True, "thoughtSignature": part.signature}]
         return []
-    raise AssertionError(part)
+    assert_never(part)
 
 
 def _result(part: ToolResultPart, names: dict[str, str]) -> list[dict[str, Any]]:

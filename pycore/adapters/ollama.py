@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, assert_never
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
@@ -121,7 +121,7 @@ def _user(message: Message, names: dict[str, str]) -> list[dict[str, Any]]:
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue
         else:
-            raise AssertionError(part)
+            assert_never(part)
     if texts or images:
         out.append(drop_none({"role": "user", "content": "\n".join(texts), "images": images or None}))
     return out

@@ -11,7 +11,7 @@ Azure's content-filter chunks with empty ``choices``, ``refusal`` deltas (kept a
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, assert_never
 from urllib.parse import urlsplit
 
 from pycore._parts import PartsManager
@@ -113,7 +113,7 @@ def tool_choice(choice: ToolChoice | None) -> Any:
         return choice
     if isinstance(choice, NamedToolChoice):
         return {"type": "function", "function": {"name": choice.name}}
-    raise AssertionError(choice)
+    assert_never(choice)
 
 
 def tool_param(tool: Tool) -> dict[str, Any]:
@@ -145,7 +145,7 @@ def _user(message: Message) -> list[dict[str, Any]]:
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue  # not user content; nothing to send
         else:
-            raise AssertionError(part)
+            assert_never(part)
     if content:
         simple = len(content) == 1 and content[0]["type"] == "text"
         out.append({"role": "user", "content": content[0]["text"] if simple else content})

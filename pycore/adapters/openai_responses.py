@@ -9,7 +9,7 @@ id, ``function_call_arguments`` deltas, reasoning-summary deltas, and a mid-stre
 from __future__ import annotations
 
 import json
-from typing import Any, cast
+from typing import Any, assert_never, cast
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import StreamParser, drop_none, sse_json
@@ -151,7 +151,7 @@ def tool_choice(choice: ToolChoice | None) -> Any:
         return choice
     if isinstance(choice, NamedToolChoice):
         return {"type": "function", "name": choice.name}
-    raise AssertionError(choice)
+    assert_never(choice)
 
 
 def tool_param(tool: Tool) -> dict[str, Any]:
@@ -189,7 +189,7 @@ def _user(message: Message) -> list[dict[str, Any]]:
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue
         else:
-            raise AssertionError(part)
+            assert_never(part)
     return items + ([{"role": "user", "content": content}] if content else [])
 
 
@@ -217,7 +217,7 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
         elif isinstance(part, ImagePart | ToolResultPart):
             continue  # an assistant turn cannot carry these here
         else:
-            raise AssertionError(part)
+            assert_never(part)
     return items
 
 
