@@ -17,7 +17,7 @@ from journeys import (
     wait_idle,
 )
 from playwright.sync_api import Browser, expect
-from vendor_replay import VendorReplay, expected
+from vendor_replay import VendorReplay, expected, with_text
 
 pytestmark = pytest.mark.e2e
 
@@ -157,4 +157,48 @@ def test_switch_vendor_mid_conversation_sends_the_whole_transcript(browser: Brow
     assert [c["role"] for c in contents] == ["user", "model", "user"]
     assert contents[1]["parts"][0]["text"] == expected(first)["text"]
     assert contents[2]["parts"][0]["text"] == "And of France?"
+    page.context.close()
+
+
+# --- a hostile size (SECURITY.md T-Z2) ----------------------------------------------------------------
+
+GIANT_LINE = "Line {:07d}: the vendor keeps talking, far past anything a page should format.\n"
+
+
+def giant_text(size: int = 12 * 1024 * 1024) -> str:
+    """About ``size`` characters of plain lines: one text delta (the core's decoders take units up to 32 MiB)."""
+    line_length = len(GIANT_LINE.format(0))
+    return "".join(GIANT_LINE.format(i) for i in range(size // line_length))
+
+
+def test_a_12_mb_text_delta_is_shown_plain_ends_done_and_survives_a_reload(browser: Browser, site_url: str,
+                                                                            vendor: VendorReplay):
+    """T-Z2: one text delta of ~12 MB overflowed the markdown parser's stack: the reply stayed "streaming"
+    and after a reload the conversation opened empty. Past the renderer's size limit the text is shown
+    as plain text under a note; the reply ends "done", is stored, and opens again after a reload."""
+    text = giant_text()
+    assert len(text) > 12_000_000
+    vendor.script_body("giant-delta", with_text("openai/chat-stream-text-usage", text),
+                       content_type="text/event-stream; charset=utf-8")
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    send(page, "Say a great deal")
+    wait_idle(page)
+
+    def assert_shown_plain() -> None:
+        reply = last_reply(page)
+        expect(reply).to_have_attribute("data-state", "done")
+        expect(reply.locator(".content .md-plain-note")).to_contain_text("too long to format", ignore_case=True)
+        plain = reply.locator(".content pre.md-plain")
+        expect(plain).to_be_visible()
+        expect(plain).to_contain_text(GIANT_LINE.format(0).strip())
+        shown = plain.evaluate("(pre) => ({length: pre.textContent.length, tail: pre.textContent.slice(-200)})")
+        assert shown == {"length": len(text), "tail": text[-200:]}
+        expect(page.locator(".transcript li.msg.user .content")).to_have_text("Say a great deal")
+
+    assert_shown_plain()
+    page.reload()
+    wait_core(page)
+    page.get_by_role("button", name="Say a great deal", exact=True).click()
+    assert_shown_plain()
     page.context.close()

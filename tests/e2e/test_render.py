@@ -552,3 +552,38 @@ def test_a_mermaid_block_is_shown_as_its_source(session: Session):
     source = "graph TD\n  A[Start] --> B{Is it \\(x\\)?}\n  B -->|yes| C[$x$]"
     session.call("oneShot", f"```mermaid\n{source}\n```\n", "mermaid")
     expect(session.page.locator("#mermaid pre code")).to_have_text(source + "\n")
+
+
+# --- text the parser cannot take (SECURITY.md T-Z2) ------------------------------------------------------
+
+# 300 000 nested block quotes: marked's recursive lexer runs out of stack long before their end.
+DEEP_QUOTES = ">" * 300_000
+
+
+@pytest.mark.parametrize("live", [False, True], ids=["stored", "streamed"])
+@pytest.mark.parametrize("failure", ["parser stack overflow", "a part of the renderer throws"])
+def test_a_render_failure_on_one_message_leaves_the_others_shown(session: Session, live: bool, failure: str):
+    """A message whose rendering throws is shown as plain text under a note; the messages around it
+    are rendered as usual, and the caller (the transcript) never sees the error."""
+    if failure == "parser stack overflow":
+        texts = ["Before: **bold**", DEEP_QUOTES, "After: **bold**"]
+        options = {"live": live}
+    else:
+        texts = ["Before: **bold**", "A picture: ![chart](https://img.example/chart.png)", "After: **bold**"]
+        options = {"live": live, "brokenImages": True}
+    shown = session.call("messages", texts, options)
+    assert [m["plain"] for m in shown] == [False, True, False]
+    assert [m["strong"] for m in shown] == [1, 0, 1]
+    assert shown[1]["shown"] == texts[1]  # every character, as text
+    assert "could not be formatted" in shown[1]["note"].lower()
+    expect(session.page.locator("#messages-1 pre.md-plain")).to_be_visible()
+
+
+def test_text_past_the_size_limit_is_shown_plain_at_once_and_while_it_streams(session: Session):
+    """Past MAX_MARKDOWN_CHARS nothing is given to the parser: the text is shown as written."""
+    big = "**not bold** " * 100_000  # 1.3 million characters
+    stored, streamed = session.call("messages", [big], {"id": "stored"})[0], \
+        session.call("messages", [big], {"id": "streamed", "live": True})[0]
+    for shown in (stored, streamed):
+        assert shown["plain"] and shown["strong"] == 0 and shown["shown"] == big
+        assert "too long to format" in shown["note"].lower()

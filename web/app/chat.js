@@ -111,8 +111,17 @@ export class Chat {
         lastAssistant.attachResults(msg, msg.tool_meta ?? pendingMeta);
         continue;
       }
-      const view = new MessageView(msg, { images: this.images, siblings: this.tree.siblings(msg),
-                                          actions: this.#actionsFor(msg) });
+      let view;
+      try {
+        view = new MessageView(msg, { images: this.images, siblings: this.tree.siblings(msg),
+                                      actions: this.#actionsFor(msg) });
+      } catch (error) {
+        // One message that cannot be drawn must not hide the conversation: its stored text, as text.
+        console.error("chat: a message could not be shown:", error);
+        items.push(unrenderable(msg));
+        lastAssistant = null;
+        continue;
+      }
       this.views.push(view);
       items.push(view.el);
       lastAssistant = msg.role === "assistant" ? view : null;
@@ -435,6 +444,19 @@ export class Chat {
     if (decision === "always") this.onAlwaysAllow(ask);
     this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(err.message));
   }
+}
+
+/** A stored message MessageView failed on: its text as plain text, under a note (SECURITY.md T-Z2). */
+function unrenderable(msg) {
+  let text;
+  try {
+    text = textOf(msg);
+  } catch {
+    text = ""; // not even its text can be read: the note alone says something is there
+  }
+  return h("li", { className: `msg ${msg?.role === "user" ? "user" : "assistant"}`, dataset: { id: msg?.id ?? "", state: "error" } },
+    h("p", { className: "notice error" }, t("chat.couldNotShow")),
+    h("pre", { className: "content md-plain" }, text));
 }
 
 function userParts(text, images) {

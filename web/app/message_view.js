@@ -18,7 +18,7 @@
 import { StreamRenderer } from "../render/markdown.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
 import { textOf } from "./tree.js";
 
@@ -61,7 +61,9 @@ export class MessageView {
     this.el.append(this.meta, this.reasoning, this.body, this.toolsEl, this.notice, this.usageEl);
     this.renderer = new StreamRenderer(this.body, {
       images: this.images,
-      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: (host) => t("chat.loadImage", { host }) },
+      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: (host) => t("chat.loadImage", { host }),
+                tooLongToFormat: (length, limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
+                couldNotFormat: t("chat.couldNotFormat") },
     });
     this.#setMeta(msg);
     if (!live) this.#fillStored(msg);
@@ -215,6 +217,8 @@ export class MessageView {
     this.renderer?.destroy();
   }
 }
+
+const count = (n) => n.toLocaleString(language());
 
 function stateOf(msg) {
   if (msg.status === "interrupted") return "interrupted";

@@ -14,7 +14,17 @@
  *
  *   The container gets class "markdown" (render.css styles it) and must be used by this renderer only.
  *   labels (all optional, English defaults): {copy, copied, copyFailed, loadImage: (host) => string,
- *            imageNotShown, imageFailed: (host) => string}
+ *            alwaysLoadImages: (host) => string, imageNotShown, imageFailed: (host) => string,
+ *            tooLongToFormat: (length, limit) => string, couldNotFormat}
+ *
+ * Text the parser must not be given, or that it fails on, is shown as written (SECURITY.md T-Z2):
+ * past MAX_MARKDOWN_CHARS characters the whole text is shown as plain text in a <pre class="md-plain">
+ * under a note (<p class="md-plain-note">), and so is any text whose rendering throws (marked's
+ * recursive lexer overflows the stack on a few hundred thousand nested "> ", for one). The text is set
+ * with textContent: nothing in it is parsed. Once plain, a streaming renderer stays plain and adds each
+ * new piece of text as a text node (cheap: nothing is lexed again); setText() starts over. No method of
+ * StreamRenderer and no renderMarkdown() call throws because of the text: a reply is always shown and
+ * its stream always ends.
  *
  * How streaming stays cheap and flicker-free: marked's lexer splits the text into top-level blocks.
  * The blocks that can no longer change (blocks.js says which: all but the last one, with two
@@ -49,6 +59,17 @@ import { sanitizeToFragment } from "./sanitize.js";
 
 export { ImagePolicy };
 
+// Longer text is not formatted but shown plain (see above). No model writes this much in one reply
+// (128K output tokens are about 500 KB), and marked lexes a megabyte of ordinary text in well under a
+// second; its stack gives out somewhere past 8 MB of it.
+export const MAX_MARKDOWN_CHARS = 1024 * 1024;
+
+const DEFAULT_PLAIN_LABELS = {
+  tooLongToFormat: (length, limit) => `Too long to format (${length.toLocaleString("en")} characters; `
+    + `the limit is ${limit.toLocaleString("en")}): shown as plain text.`,
+  couldNotFormat: "This text could not be formatted: it is shown as plain text.",
+};
+
 // Most new text one update takes on (characters): bounds the work per update when text arrives
 // faster than frames.
 const UPDATE_BUDGET = 3000;
@@ -60,7 +81,7 @@ const FRAME_UPDATE_INTERVAL_MS = 30;
 const FRAME_UPDATE_COST_RATIO = 5;
 
 function withDefaults(labels) {
-  return { ...DEFAULT_CODE_LABELS, ...DEFAULT_IMAGE_LABELS, ...labels };
+  return { ...DEFAULT_CODE_LABELS, ...DEFAULT_IMAGE_LABELS, ...DEFAULT_PLAIN_LABELS, ...labels };
 }
 
 /** HTML from parse.js -> sanitized, decorated fragment ready to insert. Insert it before the next one. */
@@ -79,11 +100,37 @@ function nodesOf(fragment) {
 
 const normalLabel = (text) => text.toLowerCase().replace(/\s+/g, " ");
 
+/**
+ * The text as written, under a note saying why: `failed` (rendering threw) or too long. Returns the
+ * <pre> (text is added to it as more arrives).
+ */
+function showPlain(container, text, labels, failed) {
+  const note = document.createElement("p");
+  note.className = "md-plain-note";
+  note.setAttribute("role", "note");
+  note.textContent = failed ? labels.couldNotFormat : labels.tooLongToFormat(text.length, MAX_MARKDOWN_CHARS);
+  const pre = document.createElement("pre");
+  pre.className = "md-plain";
+  pre.textContent = text;
+  container.replaceChildren(note, pre);
+  return pre;
+}
+
 export function renderMarkdown(container, text, { images = new ImagePolicy(), labels = {} } = {}) {
   container.classList.add("markdown");
   container.replaceChildren();
-  const html = tokensToHtml(lex(String(text ?? "").replace(/\r\n?/g, "\n"), {}));
-  container.append(toFragment(html, images, withDefaults(labels)));
+  const source = String(text ?? "").replace(/\r\n?/g, "\n");
+  const all = withDefaults(labels);
+  if (source.length > MAX_MARKDOWN_CHARS) {
+    showPlain(container, source, all, false);
+    return;
+  }
+  try {
+    container.append(toFragment(tokensToHtml(lex(source, {})), images, all));
+  } catch (error) {
+    console.error("markdown: shown as plain text, rendering failed:", error);
+    showPlain(container, source, all, true);
+  }
 }
 
 export class StreamRenderer {
@@ -102,6 +149,7 @@ export class StreamRenderer {
   #finished = false;
   #destroyed = false;
   #nextFrameUpdate = 0; // performance.now() before which no frame update runs
+  #plain = null; // once the text is shown as written: {pre, shown: how much of #source it holds}
 
   constructor(container, { images = new ImagePolicy(), labels = {} } = {}) {
     this.#container = container;
@@ -133,6 +181,7 @@ export class StreamRenderer {
     this.#openNodes = [];
     this.#links = Object.create(null);
     this.#finished = false;
+    this.#plain = null;
     if (full) this.#take(full);
     this.#render({});
   }
@@ -218,12 +267,42 @@ export class StreamRenderer {
   }
 
   /**
+   * Bring the page up to date with the text (#renderMarkdown), or show the text as written when it is
+   * too long to format or formatting it throws. Never throws. Returns whether text is still waiting.
+   */
+  #render(options) {
+    if (this.#destroyed) return false;
+    if (!this.#plain && this.#source.length > MAX_MARKDOWN_CHARS) this.#toPlain(false);
+    if (!this.#plain) {
+      try {
+        return this.#renderMarkdown(options);
+      } catch (error) {
+        console.error("markdown: shown as plain text, rendering failed:", error);
+        this.#toPlain(true);
+      }
+    }
+    const plain = this.#plain;
+    if (plain.shown < this.#source.length) {
+      plain.pre.append(this.#source.slice(plain.shown));
+      plain.shown = this.#source.length;
+      if (!plain.failed) plain.note.textContent = this.#labels.tooLongToFormat(plain.shown, MAX_MARKDOWN_CHARS);
+    }
+    return false;
+  }
+
+  #toPlain(failed) {
+    this.#blocks = [];
+    this.#openNodes = [];
+    const pre = showPlain(this.#container, this.#source, this.#labels, failed);
+    this.#plain = { pre, note: pre.previousSibling, failed, shown: this.#source.length };
+  }
+
+  /**
    * Lex the text after the finished blocks (at most `budget` characters more than last time), freeze
    * the blocks that can no longer change and, when `tail`, render the open rest. Returns whether
    * text is still waiting.
    */
-  #render({ final = false, budget = Infinity, tail = true }) {
-    if (this.#destroyed) return false;
+  #renderMarkdown({ final = false, budget = Infinity, tail = true }) {
     const end = final ? this.#source.length : nextWindowEnd(this.#source, this.#committed, this.#lexedEnd, budget);
     this.#lexedEnd = end;
     const tokens = lex(this.#source.slice(this.#committed, end), this.#links);

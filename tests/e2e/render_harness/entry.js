@@ -115,6 +115,36 @@ window.harness = {
     return element.innerHTML;
   },
 
+  /**
+   * A transcript of messages, each in its own StreamRenderer as the app's message views have them:
+   * streamed (append, then finish) when `live`, else set whole (setText, as a stored message is).
+   * `brokenImages`: the messages share an image policy that throws, a failing part of the renderer.
+   * Returns, per message, whether it is shown as plain text, its note and the text it shows.
+   */
+  messages(texts, { id = "messages", live = false, brokenImages = false } = {}) {
+    const list = fresh(id);
+    const images = brokenImages
+      ? { isAllowed() { throw new Error("the image policy broke"); }, subscribe() { return () => {}; } }
+      : policy;
+    return texts.map((text, i) => {
+      const element = document.createElement("div");
+      element.id = `${id}-${i}`;
+      list.append(element);
+      const renderer = new StreamRenderer(element, { images });
+      if (live) {
+        renderer.append(text);
+        renderer.flush();
+        renderer.finish();
+      } else {
+        renderer.setText(text);
+        renderer.finish();
+      }
+      const plain = element.querySelector(":scope > pre.md-plain");
+      return { plain: Boolean(plain), note: element.querySelector(":scope > .md-plain-note")?.textContent ?? null,
+               shown: plain ? plain.textContent : element.textContent, strong: element.querySelectorAll("strong").length };
+    });
+  },
+
   /** Everything unsafe left in the DOM under #id (an empty list when the renderer did its job). */
   audit(id) {
     const root = document.getElementById(id);
