@@ -299,6 +299,7 @@ def test_the_approval_card_shows_the_server_and_the_arguments_and_offers_three_c
         expect(card).to_have_attribute("data-status", "denied")
         expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
         wait_idle(page)
+        expect(card).to_have_attribute("data-status", "denied")  # drawn again from the store: still denied
         assert server.calls == [("write_note", first)]
         page.context.close()
 

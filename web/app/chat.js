@@ -378,10 +378,13 @@ export class Chat {
         case "tool_start":
           (view ?? lastAssistantView)?.card(ev.call_id)?.setStatus("running");
           return;
-        case "tool_end":
-          toolMeta[ev.call_id] = { duration_ms: ev.duration_ms };
-          (view ?? lastAssistantView)?.card(ev.call_id)?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms });
+        case "tool_end": {
+          const card = (view ?? lastAssistantView)?.card(ev.call_id);
+          // The user's Deny is kept with the result: drawn again (end of turn, reload) the card still says so.
+          toolMeta[ev.call_id] = { duration_ms: ev.duration_ms, ...(card?.status === "denied" ? { denied: true } : {}) };
+          card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms });
           return;
+        }
         case "page_tool":
           this.core.call("chat.page_tool_result", { call_id: ev.call_id, is_error: true,
                                                     content: [{ type: "text", text: "this page has no such tool" }] });

@@ -209,6 +209,7 @@ export class MessageView {
     for (const part of resultsMsg.parts) {
       if (part.type !== "tool_result") continue;
       const card = this.cards.get(part.call_id) ?? this.#newCard(part.name ?? "tool", part.call_id);
+      if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
       card.setResult(toMcpContent(part.content), { isError: part.is_error, durationMs: meta[part.call_id]?.duration_ms });
     }
   }
