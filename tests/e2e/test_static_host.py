@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 from conftest import DIST
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
+from journeys_tool_servers import EVERYTHING, NODE, serve_everything
 from playwright.sync_api import Browser, expect
-from vendor_replay import VendorReplay, expected
+from vendor_replay import VendorReplay, expected, with_tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -93,3 +94,33 @@ def test_the_service_worker_and_the_manifest_stay_inside_the_subpath(browser: Br
     }""")
     assert manifest == {"href": static_url + "manifest.webmanifest", "start": static_url, "scope": static_url}
     page.context.close()
+
+
+@pytest.mark.skipif(not NODE.exists() or not EVERYTHING.exists(), reason="npm devDependencies missing")
+def test_from_a_static_host_the_agent_calls_a_remote_mcp_servers_tool(browser: Browser, static_url: str,
+                                                                     vendor: VendorReplay):
+    """No relay: the page itself connects server-everything over streamable HTTP and the agent runs its echo."""
+    tool_turn, text_turn = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+    with serve_everything() as url:
+        vendor.script_body("call echo", with_tool_call(tool_turn, "echo", {"message": "from a static host"}, "call_e"),
+                           content_type="text/event-stream; charset=utf-8")
+        vendor.script(text_turn)
+        page = open_app(browser, static_url)
+        configure(page, vendor="openai", base=vendor.url, key="sk-static-mcp-0000", model="gpt-4o-mini")
+        page.get_by_role("button", name="Tools", exact=True).click()
+        tools = page.get_by_role("dialog", name="Tools")
+        tools.get_by_label("Server URL").fill(url)
+        tools.get_by_role("button", name="Add server").click()
+        server = tools.locator("#mcp-servers li.server").filter(has_text=url)
+        expect(server).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        server.get_by_role("combobox", name="Approval for echo").select_option("allow")
+        tools.get_by_role("button", name="Close").click()
+
+        send(page, "Echo something")
+        card = page.get_by_role("group", name="Tool echo")
+        expect(last_reply(page).locator(".content")).to_have_text(expected(text_turn)["text"],
+                                                                  timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        expect(card).to_have_attribute("data-status", "done")
+        assert "Echo: from a static host" in vendor.model_requests[1].body.decode()
+        page.context.close()
