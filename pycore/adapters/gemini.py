@@ -89,8 +89,8 @@ def handle_response(parts: PartsManager, state: _State, payload: Any, status: in
         raw = candidate["finishReason"]
         calls = any(isinstance(p, ToolCallPart) for p in parts.parts)
         parts.set_finish(finish_from(FINISH, raw, tool_calls=calls), raw)
-    if payload.get("usageMetadata"):
-        usage = payload["usageMetadata"]
+    usage = payload.get("usageMetadata")
+    if usage and (parts.usage is None or parts.usage.details != usage):  # repeated in every chunk: read on change
         events += parts.set_usage(usage.get("promptTokenCount"), usage.get("candidatesTokenCount"), usage)
     return events
 
