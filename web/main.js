@@ -14,6 +14,7 @@ import { KeyPrompt } from "./app/key_prompt.js";
 import { ModelSuggestions } from "./app/model_switch.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
+import { ImageHostsList } from "./app/image_hosts.js";
 import { focusT } from "./focus/strings.js";
 import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
 import { Notifier } from "./app/notify.js";
@@ -27,6 +28,15 @@ import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 
 const FOCUS_PANEL_KEY = "orizuru.focusPanel"; // "open" | "closed": a UI preference, nothing secret
+const IMAGE_HOSTS_KEY = "orizuru.imageHosts"; // ["host[:port]", …]: "Always load images from <host>"
+
+function savedImageHosts() {
+  try {
+    return JSON.parse(localStorage.getItem(IMAGE_HOSTS_KEY) ?? "[]");
+  } catch {
+    return []; // unreadable: every image asks again, which is the safe way to be wrong
+  }
+}
 
 // A sign-in popup coming back from an MCP server's authorization server is handed to the page that
 // opened it (web/app/oauth.js) and closes: it never boots a second app.
@@ -99,8 +109,10 @@ async function main() {
     notifier.show(message, options);
   };
 
-  const images = new ImagePolicy(JSON.parse(localStorage.getItem("orizuru.imageHosts") ?? "[]"),
-    (hosts) => localStorage.setItem("orizuru.imageHosts", JSON.stringify(hosts)));
+  // Remote images (web/render/images.js): the hosts the user chose "Always load images from <host>" for
+  // are kept here; a single image the user loads is not kept (it asks again after a reload).
+  const images = new ImagePolicy(savedImageHosts(),
+    (hosts) => localStorage.setItem(IMAGE_HOSTS_KEY, JSON.stringify(hosts)));
 
   const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
 
@@ -139,6 +151,12 @@ async function main() {
     askKey: (profile) => keyPrompt.ask(profile),
   });
   chat.coreReadyNow = () => coreReady;
+  // A host removed in Settings: its images go back behind placeholders (a running turn redraws when it ends).
+  images.subscribe(({ removed }) => {
+    if (removed && !chat.running) chat.render();
+  });
+  const imageHosts = new ImageHostsList({ images, list: document.getElementById("image-hosts"),
+                                          empty: document.getElementById("image-hosts-none") });
   const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
 
   const sidebar = new Sidebar({ store, chat, notify, validateFocus: async (state) => {
@@ -229,6 +247,7 @@ async function main() {
   onLanguageChange(() => {
     showReady();
     settings.relabel();
+    imageHosts.render();
     chat.render();
     focus.setT(focusT(language()));
     sidebar.refresh().catch(() => {});

@@ -1,10 +1,12 @@
 """Settings, Python tools, images and conventions: a key saved encrypted and unlocked after a reload,
 a Python function from the editor run as a tool in the worker, an attached image sent as base64,
-Japanese UI, Ctrl+K, and the phone-width layout."""
+Japanese UI, Ctrl+K, the phone-width layout, and remote images in replies loaded one at a time or
+always for a host, the hosts listed in Settings."""
 
 from __future__ import annotations
 
 import base64
+import re
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,8 @@ from journeys import (
     wait_idle,
 )
 from playwright.sync_api import Browser, expect
-from vendor_replay import VendorReplay, expected
+from test_render import ForeignHost
+from vendor_replay import VendorReplay, expected, with_text
 
 pytestmark = pytest.mark.e2e
 
@@ -163,3 +166,85 @@ def test_japanese_ui_shortcuts_and_phone_width(browser: Browser, site_url: str, 
     # (The closed sidebar is hidden at phone width, New chat with it: a visible label tells.)
     expect(page.get_by_role("button", name="送信", exact=True)).to_be_visible()
     page.context.close()
+
+
+# --- remote images in replies (SECURITY.md T-X11) -----------------------------------------------------
+
+def test_load_this_image_is_one_image_always_is_the_host_and_settings_lists_and_removes_hosts(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """One "Load this image" click loads that image only, for this visit; "Always load images from
+    <host>" loads every image of the host and is kept; Settings lists the kept hosts, and removing one
+    brings the placeholders back at once and after a reload."""
+    foreign = ForeignHost()
+    try:
+        text = f"Two charts: ![first chart]({foreign.url}/first.png) and ![second chart]({foreign.url}/second.png)"
+        vendor.script_body("two images", with_text("openai/chat-stream-text-usage", text),
+                           content_type="text/event-stream; charset=utf-8")
+        page = open_app(browser, site_url)
+        configure(page, vendor="openai", base=vendor.url, key="sk-images", model="gpt-4o-mini")
+        send(page, "Show me two charts")
+        wait_idle(page)
+        dialog = page.get_by_role("dialog", name="Settings")
+
+        def placeholders():
+            return last_reply(page).locator(".md-image-placeholder")
+
+        def images():
+            return last_reply(page).locator("img.md-image")
+
+        def reopen() -> None:
+            page.reload()
+            wait_core(page)
+            page.get_by_role("button", name="Show me two charts", exact=True).click()
+            expect(last_reply(page).locator(".content")).to_contain_text("Two charts")
+
+        def open_settings():
+            page.get_by_role("button", name="Settings", exact=True).click()
+            expect(dialog).to_be_visible()
+            return dialog.get_by_role("list", name="Hosts that always load images")
+
+        expect(placeholders()).to_have_count(2)
+        page.wait_for_timeout(300)
+        assert foreign.requests == []
+
+        # One image: that one only, nothing kept.
+        placeholders().filter(has_text="first chart").get_by_role("button", name="Load this image").click()
+        expect(images()).to_have_count(1)
+        expect(images()).to_have_attribute("alt", "first chart")
+        expect(images()).to_have_attribute("src", re.compile(r"^blob:"))
+        expect(placeholders()).to_have_count(1)
+        expect(placeholders()).to_contain_text("second chart")
+        page.wait_for_timeout(300)
+        assert foreign.requests == ["/first.png"]
+        hosts = open_settings()
+        expect(hosts.get_by_role("listitem")).to_have_count(0)
+        expect(dialog.get_by_text("No hosts: every image asks before it loads.")).to_be_visible()
+        dialog.get_by_role("button", name="Close").click()
+        reopen()  # the click was for this visit
+        expect(placeholders()).to_have_count(2)
+
+        # The host, always: every image of it, kept across a reload and listed in Settings.
+        placeholders().filter(has_text="second chart").get_by_role(
+            "button", name=f"Always load images from {foreign.host}").click()
+        expect(images()).to_have_count(2)
+        expect(placeholders()).to_have_count(0)
+        reopen()
+        expect(images()).to_have_count(2)
+        hosts = open_settings()
+        expect(hosts.get_by_role("listitem")).to_have_text([re.compile(re.escape(foreign.host))])
+
+        # Removed in Settings: the placeholders are back at once, and after a reload, with no request.
+        hosts.get_by_role("button", name=f"Remove {foreign.host}").click()
+        expect(hosts.get_by_role("listitem")).to_have_count(0)
+        dialog.get_by_role("button", name="Close").click()
+        expect(placeholders()).to_have_count(2)
+        expect(images()).to_have_count(0)
+        asked = len(foreign.requests)
+        reopen()
+        expect(placeholders()).to_have_count(2)
+        page.wait_for_timeout(300)
+        assert len(foreign.requests) == asked
+        assert page.evaluate("() => JSON.parse(localStorage.getItem('orizuru.imageHosts') ?? '[]')") == []
+        page.context.close()
+    finally:
+        foreign.close()

@@ -7,7 +7,8 @@ tests drive it with page.evaluate. What is proven:
   never replaced or mutated while later text arrives (node identity = no flicker);
 - safety (SECURITY.md T-X1..T-X10) through model output and through tool results: nothing executes,
   nothing is requested from any host but the page's own, links are safe, images wait for the user;
-- images load from a host once the user allows it; code is highlighted and its Copy button works.
+- "Load this image" loads that image only; "Always load images from <host>" loads every image of the
+  host and is kept (the app persists it) until removed; code is highlighted and its Copy button works.
 """
 
 from __future__ import annotations
@@ -320,8 +321,8 @@ def test_payload_in_tool_results_is_inert(guarded: Session, foreign: ForeignHost
 
 def test_remote_images_wait_behind_a_placeholder(session: Session, foreign: ForeignHost):
     session.call("oneShot", f"T-X1 ![chart]({foreign.url}/t1?d=SECRET)\n\n![a][r]\n\n[r]: {foreign.url}/t2", "once")
-    button = session.page.get_by_role("button", name=f"Load image from {foreign.host}")
-    expect(button).to_have_count(2)
+    expect(session.page.get_by_role("button", name="Load this image")).to_have_count(2)
+    expect(session.page.get_by_role("button", name=f"Always load images from {foreign.host}")).to_have_count(2)
     expect(session.page.locator("#once .md-image-placeholder").first).to_contain_text("chart")
     session.page.wait_for_timeout(300)
     assert foreign.requests == []
@@ -355,33 +356,66 @@ def test_csp_header_is_sent_and_blocks_an_injected_inline_script(session: Sessio
 
 # --- images the user allows ---------------------------------------------------------------------------
 
-def test_allowing_a_host_loads_its_images_everywhere_and_only_then(session: Session, foreign: ForeignHost):
+def test_load_this_image_loads_that_image_only(session: Session, foreign: ForeignHost):
+    """T-X11: one click is one image (its URL), for this page: another image of the same host keeps its
+    placeholder, the host gets one request, and nothing is handed to the app to keep."""
     page = session.page
-    session.call("oneShot", f"![pic]({foreign.url}/pic.png)", "first")
-    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", "![other](http://localhost:9/x.png)"],
+    session.call("oneShot", f"![pic]({foreign.url}/pic.png) and ![other]({foreign.url}/other.png)", "first")
+    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", "![third](http://localhost:9/x.png)"],
                  "second")
     page.wait_for_timeout(300)
     assert foreign.requests == []
-    page.locator("#first").get_by_role("button", name=f"Load image from {foreign.host}").click()
-    for element_id in ("first", "second"):  # both renderers share the policy: both show the image
-        image = page.locator(f"#{element_id} img.md-image")
-        expect(image).to_have_attribute("src", re.compile(r"^blob:"))
-        expect(image).to_have_attribute("alt", "pic" if element_id == "first" else "again")
-        assert image.evaluate("(img) => img.decode().then(() => img.naturalWidth)") == 1
-    assert foreign.requests == ["/pic.png"]  # fetched once, by us, for both
-    assert page.evaluate("() => window.savedHosts") == [foreign.host]  # onChange: the app can persist it
-    # Another host stays behind its placeholder; and new text from the allowed host loads directly.
-    expect(page.get_by_role("button", name="Load image from localhost:9")).to_have_count(1)
+    page.locator("#first .md-image-placeholder", has_text="pic").get_by_role("button", name="Load this image").click()
+    image = page.locator("#first img.md-image")
+    expect(image).to_have_count(1)
+    expect(image).to_have_attribute("src", re.compile(r"^blob:"))
+    expect(image).to_have_attribute("alt", "pic")
+    assert image.evaluate("(img) => img.decode().then(() => img.naturalWidth)") == 1
+    # The same URL elsewhere is the same image, already fetched: it shows, with no second request.
+    expect(page.locator("#second img.md-image")).to_have_attribute("src", re.compile(r"^blob:"))
+    # Another image of the same host, and another host, still wait.
+    expect(page.locator("#first .md-image-placeholder")).to_have_text(re.compile(r"^other"))
+    expect(page.locator("#second .md-image-placeholder")).to_have_text(re.compile(r"^third"))
+    page.wait_for_timeout(300)
+    assert foreign.requests == ["/pic.png"]
+    assert session.foreign_requests() == [f"{foreign.url}/pic.png"]
+    assert page.evaluate("() => window.savedHosts") is None  # no host was allowed: nothing to persist
+    session.call("oneShot", f"![later]({foreign.url}/other.png)", "third")
+    expect(page.locator("#third .md-image-placeholder")).to_have_count(1)
+
+
+def test_always_load_images_from_a_host_loads_all_of_them_until_removed(session: Session, foreign: ForeignHost):
+    page = session.page
+    session.call("oneShot", f"![pic]({foreign.url}/pic.png) and ![other]({foreign.url}/other.png)", "first")
+    session.call("streamOpen", [f"Also ![again]({foreign.url}/pic.png) and ", "![third](http://localhost:9/x.png)"],
+                 "second")
+    page.locator("#first .md-image-placeholder", has_text="other").get_by_role(
+        "button", name=f"Always load images from {foreign.host}").click()
+    expect(page.locator("#first img.md-image")).to_have_count(2)
+    for element_id, alts in (("first", ["pic", "other"]), ("second", ["again"])):  # every renderer sharing the policy
+        images = page.locator(f"#{element_id} img.md-image")
+        expect(images).to_have_count(len(alts))
+        for i, alt in enumerate(alts):
+            expect(images.nth(i)).to_have_attribute("src", re.compile(r"^blob:"))
+            expect(images.nth(i)).to_have_attribute("alt", alt)
+    assert sorted(foreign.requests) == ["/other.png", "/pic.png"]  # each fetched once, by us
+    assert page.evaluate("() => window.savedHosts") == [foreign.host]  # onChange: the app persists it
+    expect(page.get_by_role("button", name="Always load images from localhost:9")).to_have_count(1)
     session.call("oneShot", f"![later]({foreign.url}/pic.png)", "third")
     expect(page.locator("#third img.md-image")).to_have_attribute("src", re.compile(r"^blob:"))
-    assert session.foreign_requests() == [f"{foreign.url}/pic.png"]
+    # Removed (Settings does this): the app is told, and what renders next waits again.
+    page.evaluate("(host) => window.harness.policy.removeHost(host)", foreign.host)
+    assert page.evaluate("() => window.savedHosts") == []
+    session.call("oneShot", f"![pic]({foreign.url}/pic.png) and ![other]({foreign.url}/other.png)", "first")
+    expect(page.locator("#first img.md-image")).to_have_count(0)
+    expect(page.locator("#first .md-image-placeholder")).to_have_count(2)
 
 
 def test_an_allowed_host_without_cors_shows_a_visible_failure_under_the_csp(session: Session, foreign: ForeignHost):
     """Without CORS we cannot read the bytes; the direct fallback is then up to the CSP (img-src has no
     remote hosts today), and the user sees why there is no image."""
     session.call("oneShot", f"![pic]({foreign.url}/nocors.png)", "nocors")
-    session.page.get_by_role("button", name=f"Load image from {foreign.host}").click()
+    session.page.get_by_role("button", name="Load this image").click()
     expect(session.page.locator("#nocors .md-image-note")).to_have_text(
         f"Could not load the image from {foreign.host}: pic")
 

@@ -61,7 +61,8 @@ export class MessageView {
     this.el.append(this.meta, this.reasoning, this.body, this.toolsEl, this.notice, this.usageEl);
     this.renderer = new StreamRenderer(this.body, {
       images: this.images,
-      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: (host) => t("chat.loadImage", { host }),
+      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: () => t("chat.loadImage"),
+                alwaysLoadImages: (host) => t("chat.alwaysLoadImages", { host }),
                 tooLongToFormat: (length, limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
                 couldNotFormat: t("chat.couldNotFormat") },
     });

@@ -1,20 +1,31 @@
 /**
- * Which images may load, and what stands in for the ones that may not.
+ * Which images may load, and what stands in for the ones that may not (SECURITY.md T-X11).
  *
- *   new ImagePolicy(allowedHosts = [], onChange?)   hosts the user allowed ("host" or "host:port")
- *     .isAllowed(host) .allow(host) .hosts() .subscribe(fn) -> unsubscribe
- *     onChange(hosts) is called after every allow(): the app persists the list with it.
+ *   new ImagePolicy(allowedHosts = [], onChange?)   hosts the user always allows ("host" or "host:port")
+ *     .allows(url)            may this image (a URL object) load: its URL or its host was allowed
+ *     .allowImage(href)       this one image (its exact URL), for the life of this page: kept in memory only
+ *     .allowHost(host)        every image from the host, kept: onChange(hosts) is called, the app persists
+ *     .removeHost(host)       the host asks again: onChange(hosts); what renders next gets placeholders
+ *     .isAllowed(host) .hosts() .subscribe(fn) -> unsubscribe   fn({image: href} | {host} | {removed: host})
  *   placeImages(root, policy, labels)   turns every sanitized <img> under root into what may be shown
  *
+ * The two choices on a placeholder, and why one image is not kept across a reload: "Load this image"
+ * is consent to one request for one picture, now. Keeping it (in the stored message) would have the
+ * page contact that host again each time the conversation is opened, unasked, and tell the host when
+ * it is read; so it lasts as long as the page, where re-drawing the transcript (after every turn, on a
+ * language change) keeps it shown without asking twice. "Always load images from <host>" is the
+ * explicit, lasting choice: it is kept and listed in Settings, where it can be removed.
+ *
  * What an <img> from untrusted content becomes:
- *  - http(s) from a host the user allowed: the bytes are fetched by us (no credentials, no referrer,
+ *  - http(s) whose URL or host the user allowed: the bytes are fetched by us (no credentials, no referrer,
  *    no redirects to some other host), checked to be a raster image by their magic bytes and shown from
  *    a blob: URL, which the site's CSP (img-src 'self' data: blob:) permits. If the host does not
  *    allow a CORS read, the URL is set on the <img> directly as a fallback (with no referrer); the
  *    CSP decides whether that loads, and a failure shows a visible "could not load" note.
- *  - http(s) from any other host: a placeholder with the alt text and a button
- *    "Load image from <host>"; pressing it allows the host (policy.allow) and every placeholder for
- *    that host, in every renderer sharing the policy, is replaced by the image.
+ *  - any other http(s) image: a placeholder with the alt text and two buttons. "Load this image"
+ *    (policy.allowImage) replaces the placeholders of that URL, and only those; "Always load images
+ *    from <host>" (policy.allowHost) replaces every placeholder for the host. Both act in every
+ *    renderer sharing the policy. Removing a host replaces nothing already shown: the app draws again.
  *  - data: URLs: shown inline only for raster types (png, jpeg, gif, webp, avif) whose bytes match
  *    the declared type, up to MAX_DATA_URL_CHARS. They cost no network request and reveal nothing,
  *    so they need no permission. SVG and anything else are replaced by a note.
@@ -26,7 +37,8 @@ import { MAX_MEDIA_BYTES, MediaError, sniffImage } from "./media_bytes.js";
 export const MAX_DATA_URL_CHARS = 2 * 1024 * 1024;
 
 export const DEFAULT_IMAGE_LABELS = {
-  loadImage: (host) => `Load image from ${host}`,
+  loadImage: () => "Load this image",
+  alwaysLoadImages: (host) => `Always load images from ${host}`,
   imageNotShown: "Image not shown",
   imageFailed: (host) => `Could not load the image from ${host}`,
 };
@@ -35,24 +47,47 @@ const normalHost = (host) => String(host).trim().toLowerCase();
 
 export class ImagePolicy {
   #hosts;
+  #images = new Set(); // hrefs the user loaded one by one: this page only, never persisted
   #onChange;
   #listeners = new Set();
 
   constructor(allowedHosts = [], onChange = undefined) {
-    this.#hosts = new Set(allowedHosts.map(normalHost));
+    const saved = Array.isArray(allowedHosts) ? allowedHosts.filter((host) => typeof host === "string") : [];
+    this.#hosts = new Set(saved.map(normalHost).filter(Boolean));
     this.#onChange = onChange;
+  }
+
+  allows(url) {
+    return this.#images.has(url.href) || this.isAllowed(url.host);
   }
 
   isAllowed(host) {
     return this.#hosts.has(normalHost(host));
   }
 
-  allow(host) {
+  allowImage(href) {
+    if (!href || this.#images.has(href)) return;
+    this.#images.add(href);
+    this.#tell({ image: href });
+  }
+
+  allowHost(host) {
     const key = normalHost(host);
     if (!key || this.#hosts.has(key)) return;
     this.#hosts.add(key);
     this.#onChange?.(this.hosts());
-    for (const listener of [...this.#listeners]) listener(key);
+    this.#tell({ host: key });
+  }
+
+  removeHost(host) {
+    const key = normalHost(host);
+    if (!this.#hosts.delete(key)) return;
+    this.#onChange?.(this.hosts());
+    this.#tell({ removed: key });
+  }
+
+  #tell(change) {
+    for (const listener of [...this.#listeners]) listener(change);
   }
 
   hosts() {
@@ -73,9 +108,10 @@ function placeholdersOf(policy) {
   if (!entries) {
     entries = new Map();
     waiting.set(policy, entries);
-    policy.subscribe((host) => {
+    policy.subscribe(({ image: href, host }) => {
+      if (!href && !host) return;
       for (const [element, image] of entries) {
-        if (image.url.host !== host) continue;
+        if (href ? image.url.href !== href : normalHost(image.url.host) !== host) continue;
         entries.delete(element);
         if (element.isConnected) element.replaceWith(loadedImage(image));
       }
@@ -114,20 +150,27 @@ function decide(image, policy, entries) {
   if (url.protocol === "data:") return dataImage(image);
   if (url.protocol !== "http:" && url.protocol !== "https:") return note(image, image.labels.imageNotShown);
   image.url = url;
-  if (policy.isAllowed(url.host)) return loadedImage(image);
+  if (policy.allows(url)) return loadedImage(image);
   const placeholder = document.createElement("span");
   placeholder.className = "md-image-placeholder";
   const alt = document.createElement("span");
   alt.className = "md-image-alt";
   alt.textContent = image.alt || image.labels.imageNotShown;
-  const button = document.createElement("button");
-  button.type = "button";
-  button.className = "md-image-load";
-  button.textContent = image.labels.loadImage(url.host);
-  button.addEventListener("click", () => policy.allow(url.host));
-  placeholder.append(alt, " ", button);
+  const once = button("md-image-load", image.labels.loadImage(url.host), () => policy.allowImage(url.href));
+  once.title = url.href; // what one click fetches, for whoever wants to see it first
+  const always = button("md-image-always", image.labels.alwaysLoadImages(url.host), () => policy.allowHost(url.host));
+  placeholder.append(alt, " ", once, " ", always);
   entries.set(placeholder, image);
   return placeholder;
+}
+
+function button(className, text, onClick) {
+  const element = document.createElement("button");
+  element.type = "button";
+  element.className = className;
+  element.textContent = text;
+  element.addEventListener("click", onClick);
+  return element;
 }
 
 function note(image, text) {
