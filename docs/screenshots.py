@@ -3,6 +3,8 @@
     export ORIZURU_DIST=/tmp/dist-x && python3 build.py build
     ORIZURU_DIST=/tmp/dist-x .venv/bin/python docs/screenshots.py
 
+The Japanese screen needs a CJK font in the machine (Debian: `apt-get install fonts-noto-cjk`).
+
 It starts the relay (with the capitals test MCP server) and the loopback vendor replay of the real
 recordings (tests/e2e/vendor_replay.py), then drives Chromium through the main screens: first run,
 a streamed reply with markdown, a tool call waiting for approval, the Tools panel, a cut-off reply,
