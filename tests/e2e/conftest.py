@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -51,6 +52,19 @@ def start_site(log: Path, dist: Path = DIST, *args: str) -> tuple[subprocess.Pop
 @pytest.fixture(scope="module")
 def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc, url = start_site(tmp_path_factory.mktemp("site") / "server.log")
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The real relay serving the built site with one stdio server, capitals (journeys_mcp_server.py)."""
+    root = tmp_path_factory.mktemp("relay")
+    config = root / "servers.json"
+    server = Path(__file__).with_name("journeys_mcp_server.py")
+    config.write_text(json.dumps({"mcpServers": {"capitals": {"command": sys.executable, "args": [str(server)]}}}))
+    proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
     yield url
     proc.terminate()
     proc.wait(timeout=10)

@@ -5,32 +5,15 @@ sends the real result back and the replayed vendor answers."""
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from conftest import DIST, start_site
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected
 
 pytestmark = pytest.mark.e2e
 
-SERVER = Path(__file__).with_name("journeys_mcp_server.py")
 TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
-
-
-@pytest.fixture(scope="module")
-def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real relay serving the built site, configured with one stdio server: capitals."""
-    root = tmp_path_factory.mktemp("relay")
-    config = root / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"capitals": {"command": sys.executable, "args": [str(SERVER)]}}}))
-    proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 def connect_relay_server(page: Page) -> None:

@@ -15,14 +15,9 @@ getBoundingClientRect.
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from conftest import DIST, start_site
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text
@@ -32,22 +27,9 @@ pytestmark = pytest.mark.e2e
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 KEY = "sk-test-layout-5e1c0a9d"
-SERVER = Path(__file__).with_name("journeys_mcp_server.py")
 TEXT_TURN = "openai/chat-stream-text-usage"
 LONG_LINE = ("result = some_function_with_a_rather_long_name(argument_one=1, argument_two=2, argument_three=3, "
              "argument_four=4, argument_five=5, argument_six=6, argument_seven=7, argument_eight=8)")
-
-
-@pytest.fixture(scope="module")
-def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real relay serving the built site with one stdio server, so the Tools panel has a Connect button."""
-    root = tmp_path_factory.mktemp("relay")
-    config = root / "servers.json"
-    config.write_text(json.dumps({"mcpServers": {"capitals": {"command": sys.executable, "args": [str(SERVER)]}}}))
-    proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
-    yield url
-    proc.terminate()
-    proc.wait(timeout=10)
 
 
 def new_page(browser: Browser, url: str, viewport: dict[str, int], scheme: str = "light") -> Page:
