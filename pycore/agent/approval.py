@@ -19,13 +19,25 @@ During a run, the user's answer to an approval is ``allow`` (this call), ``deny`
 (this call, and :meth:`ApprovalPolicy.remember` allows this definition of this tool of this source for
 the rest of the run; the page keeps the choice for later runs).
 
-Defaults, when the user has not chosen:
+A *trusted* server (``trusted``: the sources of the servers the user marked trusted in the Tools panel;
+off by default) is the user saying "run this server's tools without asking".
 
-- MCP tools follow their annotations (``readOnlyHint``, ``destructiveHint``, ``openWorldHint``):
-  a tool that says it is read-only and does not say it reaches the open world runs (``allow``);
-  every other MCP tool asks. Annotations are the server's claims, so a server can only make its
-  tools *ask* more by them, never skip the user for a tool that writes.
-- Python tools the user wrote in the app, and the page's own JavaScript tools: ``allow``.
+The rule. An MCP tool runs without asking only if the user allowed it (this tool of this server, this
+definition) or marked its server trusted. Everything else asks. Annotations (``readOnlyHint``,
+``destructiveHint``, ``openWorldHint``, ...) are the server's claims, not facts: they may make a tool
+ask *more*, never less. So, when the user has made no choice for the tool:
+
+- a tool of a server that is not trusted asks, whatever its hints say (``readOnlyHint: true`` included);
+- a tool of a trusted server runs, unless it says ``destructiveHint: true`` (contradictory hints,
+  read-only *and* destructive, included) or it was added or changed since the server was connected
+  (``AgentTool.changed``: ``notifications/tools/list_changed`` brought it): those ask.
+
+A per-tool choice wins over trust and hints (the user chose for that definition: ``ask``, ``deny``, or
+``allow`` with its fingerprint). One more ask is the loop's (:mod:`pycore.agent.loop`): in one run, a call
+of an MCP tool whose ``openWorldHint`` is not ``false`` asks, even if allowed, once another server's tool
+results have entered the conversation (data read from one server could leave through another).
+
+Python tools the user wrote in the app, and the page's own JavaScript tools: ``allow`` by default.
 
 A ``deny`` tool is not offered to the model; a call to it anyway gets an ``is_error`` result.
 """
@@ -44,17 +56,18 @@ Policy = Literal["ask", "allow", "deny"]
 POLICIES: tuple[Policy, ...] = ("ask", "allow", "deny")
 
 
-def default_policy(tool: AgentTool) -> Policy:
+def default_policy(tool: AgentTool, *, trusted: bool = False) -> Policy:
+    """The policy when the user made no choice for the tool (the module's docstring: the rule)."""
     if not tool.source.startswith("mcp:"):
         return "allow"
-    return policy_from_annotations(tool.annotations)
+    if not trusted or tool.changed or hints_ask(tool.annotations):
+        return "ask"
+    return "allow"
 
 
-def policy_from_annotations(annotations: Mapping[str, Any] | None) -> Policy:
-    hints = annotations or {}
-    read_only = hints.get("readOnlyHint") is True
-    open_world = hints.get("openWorldHint") is True
-    return "allow" if read_only and not open_world else "ask"
+def hints_ask(annotations: Mapping[str, Any] | None) -> bool:
+    """Whether the tool's hints ask for more care: it says it is destructive (read-only too, or not)."""
+    return (annotations or {}).get("destructiveHint") is True
 
 
 def fingerprint(tool: AgentTool) -> str:
@@ -91,9 +104,12 @@ class Choice:
 
 
 class ApprovalPolicy:
-    """The user's choices (per source and tool, see the module's docstring) over the defaults."""
+    """The user's choices (per source and tool, see the module's docstring) over the defaults; ``trusted``:
+    the sources (``mcp:<server id>``) of the servers the user marked trusted."""
 
-    def __init__(self, choices: Iterable[Mapping[str, Any] | Choice] | None = None) -> None:
+    def __init__(self, choices: Iterable[Mapping[str, Any] | Choice] | None = None, *,
+                 trusted: Iterable[str] = ()) -> None:
+        self.trusted = frozenset(trusted)
         if isinstance(choices, Mapping):
             raise ValueError("choices are a list of {source, tool, policy, fingerprint?}; a choice by a bare "
                              "tool name would cover every tool of that name, from any source")
@@ -105,7 +121,7 @@ class ApprovalPolicy:
     def for_tool(self, tool: AgentTool) -> Policy:
         choice = self.choices.get((tool.source, tool.name))
         if choice is None:
-            return default_policy(tool)
+            return default_policy(tool, trusted=tool.source in self.trusted)
         if choice.policy == "allow" and choice.fingerprint != fingerprint(tool):
             return "ask"  # allowed as it was; it has changed since
         return choice.policy

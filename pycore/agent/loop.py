@@ -17,6 +17,11 @@ Invariants:
   per call, even when the calls were not run (stopped, limit reached, cut off): the transcript stays
   valid for the next request on any vendor;
 - a tool that raises, times out, is unknown or denied gives an ``is_error`` result; the loop goes on;
+- approval (:mod:`pycore.agent.approval`): a call runs without asking only if the user allowed the tool
+  or trusted its server. Once a run has fed an MCP server's tool results into the conversation, a call
+  of *another* server's tool whose ``openWorldHint`` is not ``false`` asks even if allowed: the
+  ``approval`` event then carries ``reason: {kind: "cross_server", from: [the sources read]}``, which the
+  card shows (data read from one server could leave through another);
 - calls of one step run concurrently; each waits for its own approval, so an answered approval
   does not wait for the others.
 
@@ -103,7 +108,8 @@ class AgentLoop:
         self.approvals = approvals or Pending("approval")
         self.result = RunResult(stop_reason="end_turn")
         self._messages = list(request.messages)
-        self._asking: dict[str, AgentTool] = {}  # call id -> its tool, while the user is asked
+        self._asking: dict[str, tuple[AgentTool, dict[str, Any] | None]] = {}  # call id -> tool, reason: asking
+        self._read_from: set[str] = set()  # the MCP servers (sources) whose tool results entered this run
 
     # -- the loop ------------------------------------------------------------------------------
 
@@ -223,7 +229,8 @@ class AgentLoop:
     # -- tools ---------------------------------------------------------------------------------
 
     async def _run_calls(self, step: int, calls: list[ToolCallPart]) -> None:
-        tasks = [asyncio.ensure_future(self._call(step, call)) for call in calls]
+        read_before = frozenset(self._read_from)  # the calls of one step were written before their results
+        tasks = [asyncio.ensure_future(self._call(step, call, read_before)) for call in calls]
         try:
             results = await asyncio.gather(*tasks)
         except asyncio.CancelledError:
@@ -242,7 +249,7 @@ class AgentLoop:
             raise _Stopped from None
         self._append(step, Message(role="user", parts=list(results)))
 
-    async def _call(self, step: int, call: ToolCallPart) -> ToolResultPart:
+    async def _call(self, step: int, call: ToolCallPart, read_before: frozenset[str] = frozenset()) -> ToolResultPart:
         tool = self.registry.resolve(call.name)
         if tool is None:
             known = ", ".join(name for name, _ in self.registry.items()) or "none"
@@ -250,29 +257,37 @@ class AgentLoop:
             self._emit_end(step, call, result, 0.0)
             return _result_part(call, result)
         policy = self.policy.for_tool(tool)
+        reason = _crossing(tool, read_before)
+        if policy == "allow" and reason is not None:
+            policy = "ask"
         if policy == "deny":
             result = ToolResult.text(f"{call.name} is denied by the user's policy; it was not run", is_error=True)
-        elif policy == "ask" and not await self._approved(step, call, tool):
+        elif policy == "ask" and not await self._approved(step, call, tool, reason):
             result = ToolResult.text(f"the user declined to run {call.name}", is_error=True)
         else:
             return await self._execute(step, call, tool)
         self._emit_end(step, call, result, 0.0)
         return _result_part(call, result)
 
-    async def _approved(self, step: int, call: ToolCallPart, tool: AgentTool) -> bool:
+    async def _approved(self, step: int, call: ToolCallPart, tool: AgentTool, reason: dict[str, Any] | None = None
+                        ) -> bool:
         """The user's answer: ``allow`` or ``deny`` this call, or ``always`` (this call, and this tool of
-        this source as it is defined now, for the rest of the run; other calls of it still waiting run)."""
+        this source as it is defined now, for the rest of the run; other calls of it still waiting run,
+        except those asked for a reason of their own, such as data from another server)."""
         future = self.approvals.expect(call.id)
-        self._asking[call.id] = tool
-        self._emit({"type": "approval", "step": step, **self._describe(call, tool), "fingerprint": fingerprint(tool)})
+        self._asking[call.id] = (tool, reason)
+        event = {"type": "approval", "step": step, **self._describe(call, tool), "fingerprint": fingerprint(tool)}
+        if reason is not None:
+            event["reason"] = reason
+        self._emit(event)
         try:
             decision = await future
         finally:
             self._asking.pop(call.id, None)
         if decision == "always":
             self.policy.remember(tool, "allow")
-            for other_id, other in list(self._asking.items()):
-                if (other.source, other.name) == (tool.source, tool.name):
+            for other_id, (other, other_reason) in list(self._asking.items()):
+                if (other.source, other.name) == (tool.source, tool.name) and other_reason is None:
                     with contextlib.suppress(UnknownCallError):
                         self.approvals.resolve(other_id, "allow")
         return decision is True or decision in ("allow", "always")
@@ -292,6 +307,8 @@ class AgentLoop:
         context = ToolContext(call_id=call.id, timeout=timeout, on_progress=progress)
         started = time.monotonic()
         try:
+            if tool.source.startswith("mcp:"):
+                self._read_from.add(tool.source)  # whatever it returns enters the conversation
             result = await asyncio.wait_for(tool.handler(dict(call.arguments), context), timeout)
         except TimeoutError:
             result = ToolResult.text(f"{call.name} did not answer within {timeout:g} s and was cancelled",
@@ -314,6 +331,15 @@ class AgentLoop:
         if result.structured is not None:
             event["structured_content"] = result.structured
         self._emit(event)
+
+
+def _crossing(tool: AgentTool, read_from: frozenset[str]) -> dict[str, Any] | None:
+    """Why a call of ``tool`` asks after this run read from ``read_from``: another server's results entered
+    the conversation and the tool may reach the open world (its ``openWorldHint`` is not ``false``)."""
+    if not tool.source.startswith("mcp:") or (tool.annotations or {}).get("openWorldHint") is False:
+        return None
+    others = sorted(read_from - {tool.source})
+    return {"kind": "cross_server", "from": others} if others else None
 
 
 def _uncancel() -> None:

@@ -97,6 +97,7 @@ class AgentTool:
     handler: Handler
     source: str  # "mcp:<server id>", "python:<set id>", "page"
     annotations: dict[str, Any] | None = None
+    changed: bool = False  # added or changed since its server was connected (tools/list_changed)
 
     @property
     def source_id(self) -> str:

@@ -7,8 +7,9 @@ answers with ``chat.page_tool_result``). ``disabled`` tools and ``deny`` tools a
 
 ``params.policy`` is the user's choices, each for one tool of one source
 (``[{source, tool, policy, fingerprint?}]``, :mod:`pycore.agent.approval`); ``tools.disabled`` names tools
-the same way (``[{source, tool}]``). ``chat.approve`` answers an ``approval`` event with ``allow``, ``deny``
-or ``always``.
+the same way (``[{source, tool}]``); ``tools.trusted`` lists the ids of the MCP servers the user marked
+trusted (their tools run without asking unless a hint asks more: :mod:`pycore.agent.approval`).
+``chat.approve`` answers an ``approval`` event with ``allow``, ``deny`` or ``always``.
 
 Stop is the page cancelling the call: the run still returns its result, with ``stop_reason``
 ``"stopped"``, after the partial message was emitted.
@@ -60,11 +61,14 @@ async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     registry = ToolRegistry(_mcp_tools(spec.get("mcp") or []) + _python_tools(spec.get("python") or [])
                             + _page_tools(spec.get("page") or [], emit))
     choices = _choices(params.get("policy") or [], spec.get("disabled") or [])
+    trusted = spec.get("trusted") or []
+    if not isinstance(trusted, list) or not all(isinstance(server_id, str) for server_id in trusted):
+        raise ValueError("tools.trusted is a list of the ids of the MCP servers the user marked trusted")
     limits = params.get("limits") or {}
     client = make_client(params.get("provider"))
     loop = AgentLoop(
         client, request, registry,
-        policy=ApprovalPolicy(choices),
+        policy=ApprovalPolicy(choices, trusted=[f"mcp:{server_id}" for server_id in trusted]),
         limits=Limits(
             max_steps=int(limits.get("max_steps") or 10),
             token_budget=int(limits["token_budget"]) if limits.get("token_budget") else None,

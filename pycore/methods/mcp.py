@@ -4,10 +4,12 @@
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
 (``original_name``: what the user's choices are kept under, with the server id), its default
-``policy`` and the ``fingerprint`` of its definition (an "allow" holds only for that definition;
-:mod:`pycore.agent.approval`). A server's ``notifications/tools/list_changed`` updates its tools for the
-next run. Errors are the MCP client's (:mod:`pycore.mcp.errors`): they name the problem (cannot
-reach, 401, not an MCP server, ...).
+``policy`` (``ask``: a server's hints never let its tools run unasked; :mod:`pycore.agent.approval`) and
+the ``fingerprint`` of its definition (an "allow" holds only for that definition). A server's
+``notifications/tools/list_changed`` updates its tools for the next run and for ``mcp.list``; a tool
+added or changed since the connection is listed with ``new: true`` and asks before its first run even
+on a trusted server, until the user allows it. Errors are the MCP client's (:mod:`pycore.mcp.errors`):
+they name the problem (cannot reach, 401, not an MCP server, ...).
 """
 
 from __future__ import annotations
@@ -32,13 +34,22 @@ class Connection:
         self.status = "connected"
         self.resources = resources
         self.prompts = prompts
+        from pycore.agent.approval import fingerprint
+
+        self.known: set[tuple[str, str]] | None = None  # (name, fingerprint) of the tools listed at connect
+        self.known = {(tool.name, fingerprint(tool)) for tool in self.agent_tools()}
 
     def agent_tools(self) -> list[AgentTool]:
+        from pycore.agent.approval import fingerprint
         from pycore.agent.mcp_tools import session_tools
 
         if self.status != "connected":
             raise ConnectionError(f"MCP server {self.id!r} ({self.url}) is {self.status}; connect it again")
-        return session_tools(self.id, self.session)
+        tools = session_tools(self.id, self.session)
+        if self.known is not None:
+            for tool in tools:
+                tool.changed = (tool.name, fingerprint(tool)) not in self.known
+        return tools
 
 
 CONNECTIONS: dict[str, Connection] = {}
@@ -94,7 +105,7 @@ class _closing_on_error:  # noqa: N801 - used as a context manager
 
 
 def describe(conn: Connection) -> dict[str, Any]:
-    from pycore.agent.approval import fingerprint, policy_from_annotations
+    from pycore.agent.approval import default_policy, fingerprint
     from pycore.agent.tools import ToolRegistry
 
     server = conn.session.server
@@ -108,8 +119,8 @@ def describe(conn: Connection) -> dict[str, Any]:
             continue
         entry: dict[str, Any] = {"name": name, "original_name": tool.name, "description": tool.description,
                                  "inputSchema": tool.input_schema,
-                                 "policy": policy_from_annotations(tool.annotations),
-                                 "fingerprint": fingerprint(tool)}
+                                 "policy": default_policy(tool), "fingerprint": fingerprint(tool),
+                                 "new": tool.changed}
         if tool.annotations:
             entry["annotations"] = tool.annotations
         tools.append(entry)

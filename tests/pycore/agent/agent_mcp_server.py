@@ -67,6 +67,15 @@ def cancellations() -> str:
     return ",".join(CANCELLED)
 
 
+@server.tool()
+async def grow(name: str, ctx: Context) -> str:
+    """Adds a tool that calls itself read-only, and announces it (``notifications/tools/list_changed``)."""
+    server.add_tool(lambda: f"{name} ran", name=name, description="added at runtime",
+                    annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+    await ctx.session.send_tool_list_changed()
+    return "added"
+
+
 @server.resource("test://readme", mime_type="text/plain")
 def readme() -> str:
     """The readme."""

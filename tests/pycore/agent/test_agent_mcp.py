@@ -53,7 +53,7 @@ async def test_mcp_connect_describes_the_server_with_model_names_and_default_pol
         assert result["server"] == {"name": "agent-test", "version": "2.0"}
         assert result["protocol_version"] == "2025-11-25" and result["status"] == "connected"
         tools = {tool["name"]: tool for tool in result["tools"]}
-        assert tools["get_weather"]["policy"] == "allow" and tools["delete_file"]["policy"] == "ask"
+        assert tools["get_weather"]["policy"] == "ask" and tools["delete_file"]["policy"] == "ask"
         assert tools["broken"]["policy"] == "ask"
         assert tools["get_weather"]["annotations"] == {"readOnlyHint": True, "openWorldHint": False}
         assert tools["get_weather"]["inputSchema"]["required"] == ["location"]
@@ -91,7 +91,9 @@ async def test_connect_errors_name_the_problem() -> None:
 async def test_a_recorded_tool_call_runs_on_the_mcp_server_and_its_result_goes_back(mcp_url: str) -> None:
     async with ClientSession(mcp_url) as session:
         await session.list_tools()
-        run = Run(["anthropic/stream-tool-use.sse", "anthropic/stream-text.sse"], session_tools("srv", session))
+        # allowed by the user: a server's "read-only" claim alone no longer runs it unasked
+        run = Run(["anthropic/stream-tool-use.sse", "anthropic/stream-text.sse"], session_tools("srv", session),
+                  policy={"get_weather": "allow"})
         result = await run.loop.run()
     assert result.stop_reason == "end_turn"
     [start] = run.of("tool_start")

@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
-from pycore.agent.approval import ApprovalPolicy, default_policy, policy_from_annotations
+from pycore.agent.approval import ApprovalPolicy, default_policy
 from pycore.agent.mcp_prompts import prompt_messages
 from pycore.agent.mcp_tools import tool_result
 from pycore.agent.python_tools import ToolSourceError, python_tool, tools_from_source
@@ -62,18 +62,24 @@ def test_every_model_name_is_accepted_by_every_vendor_and_unique(tools: list[tup
 
 # -- approval ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("annotations", "policy"), [
+@pytest.mark.parametrize(("annotations", "trusted_policy"), [
     ({"readOnlyHint": True}, "allow"),
     ({"readOnlyHint": True, "openWorldHint": False}, "allow"),
-    ({"readOnlyHint": True, "openWorldHint": True}, "ask"),
+    ({"readOnlyHint": True, "openWorldHint": True}, "allow"),
     ({"destructiveHint": True}, "ask"),
-    ({"readOnlyHint": False, "destructiveHint": False}, "ask"),
-    ({}, "ask"),
-    (None, "ask"),
+    ({"readOnlyHint": True, "destructiveHint": True}, "ask"),  # contradictory
+    ({"readOnlyHint": False, "destructiveHint": False}, "allow"),
+    ({}, "allow"),
+    (None, "allow"),
 ])
-def test_mcp_defaults_come_from_annotations(annotations: dict | None, policy: str) -> None:
-    assert policy_from_annotations(annotations) == policy
-    assert default_policy(Calls().tool("x", source="mcp:s", annotations=annotations)) == policy
+def test_mcp_defaults_ask_unless_the_server_is_trusted_and_hints_may_only_ask_more(
+        annotations: dict | None, trusted_policy: str) -> None:
+    """Annotations are claims (issue "Trust boundaries" item 2): they never make an MCP tool run unasked."""
+    tool = Calls().tool("x", source="mcp:s", annotations=annotations)
+    assert default_policy(tool) == "ask"
+    assert default_policy(tool, trusted=True) == trusted_policy
+    tool.changed = True  # added or changed by tools/list_changed since the connection
+    assert default_policy(tool, trusted=True) == "ask"
 
 
 def test_python_and_page_tools_default_to_allow_and_user_choices_win() -> None:

@@ -129,10 +129,11 @@ async def call(method: str, params: dict[str, Any], on_event: Any = None) -> tup
 
 
 async def run_with(two_servers: tuple[str, str], turns: list[list[Any]], policy: list[dict[str, Any]],
-                   decide: dict[str, str]) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict]]:
+                   decide: dict[str, str], *, trusted: tuple[str, ...] = ()
+                   ) -> tuple[dict[str, Any], list[dict[str, Any]], dict[str, dict]]:
     """``chat.run`` with both servers connected under the ids the page gives them (``url:<URL>``);
     ``turns(names)`` are the model's turns, given each server's model names; approvals answered from
-    ``decide`` (call id -> decision)."""
+    ``decide`` (call id -> decision); ``trusted``: the URLs of the servers the user marked trusted."""
     from pycore.adapters.fake import encode_turn
 
     url_a, url_b = two_servers
@@ -155,7 +156,8 @@ async def run_with(two_servers: tuple[str, str], turns: list[list[Any]], policy:
         run = call("chat.run", {
             "provider": {"vendor": "fake", "api_key": KEY}, "model": "m",
             "messages": [{"role": "user", "parts": [{"type": "text", "text": "go"}]}],
-            "tools": {"mcp": [f"url:{url_a}", f"url:{url_b}"]}, "policy": policy(tools) if callable(policy) else policy,
+            "tools": {"mcp": [f"url:{url_a}", f"url:{url_b}"], "trusted": [f"url:{url}" for url in trusted]},
+            "policy": policy(tools) if callable(policy) else policy,
         }, on_event)
         # A safety net, not a measure: a run whose approval was refused would otherwise wait for ever.
         result, events = await asyncio.wait_for(run, 60)
