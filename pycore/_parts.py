@@ -131,6 +131,7 @@ class PartsManager:
         synthesized: bool = False,
         details: dict[str, Any] | None = None,
     ) -> list[Event]:
+        id = unique_call_id(id, {p.id for p in self.parts if isinstance(p, ToolCallPart)})
         part = ToolCallPart(id=id, name=name, id_synthesized=synthesized, vendor=self.vendor, provider_details=details)
         index = self._add(("tool", key), part)
         self._args[index] = []
@@ -264,6 +265,19 @@ class PartsManager:
             if value == index and kind == "tool":
                 return key
         raise KeyError(index)
+
+
+def unique_call_id(id: str, taken: set[str]) -> str:
+    """``id``, or when an earlier call of the response has it already (a vendor repeating an id), ``id_2``,
+    ``id_3``, ...: the first free one. Approvals, results and the page's cards are keyed by the call id,
+    so two calls must never share one; the new id is what the next request sends back, for call and result
+    alike, so the transcript stays valid for every vendor."""
+    if id not in taken:
+        return id
+    n = 2
+    while f"{id}_{n}" in taken:
+        n += 1
+    return f"{id}_{n}"
 
 
 def _delta_event(kind: DeltaKind, index: int, text: str, refusal: bool) -> Delta:

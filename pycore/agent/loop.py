@@ -23,7 +23,11 @@ Invariants:
   ``approval`` event then carries ``reason: {kind: "cross_server", from: [the sources read]}``, which the
   card shows (data read from one server could leave through another);
 - calls of one step run concurrently; each waits for its own approval, so an answered approval
-  does not wait for the others.
+  does not wait for the others. At most ``MAX_CALLS_PER_STEP`` of them run; the rest get the ``is_error``
+  result "not run: at most N tool calls per step", which the model sees;
+- every call of a step has its own id: the parts manager re-keys a repeated id as the stream arrives
+  (:func:`pycore._parts.unique_call_id`), and the loop checks again before the message is kept, so an
+  approval or a result never lands on another call.
 
 Stop is cancelling the task that runs :meth:`AgentLoop.run`: the stream is aborted, running tools
 are cancelled (an MCP call sends ``notifications/cancelled``), what arrived is emitted, and ``run``
@@ -40,6 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from pycore._parts import unique_call_id
 from pycore.agent.approval import ApprovalPolicy, fingerprint
 from pycore.agent.pending import Pending, UnknownCallError
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
@@ -48,6 +53,7 @@ from pycore.exceptions import APIConnectionError, APIStatusError, OrizuruError
 from pycore.messages import ChatRequest, Completion, ErrorInfo, Message, ToolCallPart, ToolResultPart
 
 Emit = Callable[[dict[str, Any]], None]
+MAX_CALLS_PER_STEP = 16  # calls past this in one step are not run; each gets an is_error result
 
 
 @dataclass
@@ -191,6 +197,7 @@ class AgentLoop:
             return None  # the run stops with that error
         completion = stream.completion
         assert completion is not None  # set by the stream when it ends
+        _unique_ids(completion)
         self._keep(step, completion, incomplete=completion.incomplete)
         return completion
 
@@ -230,7 +237,14 @@ class AgentLoop:
 
     async def _run_calls(self, step: int, calls: list[ToolCallPart]) -> None:
         read_before = frozenset(self._read_from)  # the calls of one step were written before their results
+        over = calls[MAX_CALLS_PER_STEP:]
+        calls = calls[:MAX_CALLS_PER_STEP]
         tasks = [asyncio.ensure_future(self._call(step, call, read_before)) for call in calls]
+        refused = []
+        for call in over:
+            result = ToolResult.text(f"not run: at most {MAX_CALLS_PER_STEP} tool calls per step", is_error=True)
+            self._emit_end(step, call, result, 0.0)
+            refused.append(_result_part(call, result))
         try:
             results = await asyncio.gather(*tasks)
         except asyncio.CancelledError:
@@ -245,9 +259,9 @@ class AgentLoop:
                     parts.append(_result_part(call, stopped))
                 else:
                     parts.append(task.result())
-            self._append(step, Message(role="user", parts=parts))
+            self._append(step, Message(role="user", parts=parts + refused))
             raise _Stopped from None
-        self._append(step, Message(role="user", parts=list(results)))
+        self._append(step, Message(role="user", parts=[*results, *refused]))
 
     async def _call(self, step: int, call: ToolCallPart, read_before: frozenset[str] = frozenset()) -> ToolResultPart:
         tool = self.registry.resolve(call.name)
@@ -331,6 +345,16 @@ class AgentLoop:
         if result.structured is not None:
             event["structured_content"] = result.structured
         self._emit(event)
+
+
+def _unique_ids(completion: Completion) -> None:
+    """Re-key a tool call whose id an earlier call of the message has (the parts manager does it as the
+    stream arrives; this holds for a completion made any other way)."""
+    taken: set[str] = set()
+    for part in completion.message.parts:
+        if isinstance(part, ToolCallPart):
+            part.id = unique_call_id(part.id, taken)
+            taken.add(part.id)
 
 
 def _crossing(tool: AgentTool, read_from: frozenset[str]) -> dict[str, Any] | None:
