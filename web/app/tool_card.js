@@ -7,7 +7,8 @@
  *   const card = new ToolCard({name, callId, images, onDecision: (decision, ask) => ...})
  *   card.argsDelta(text); card.setArguments(obj)
  *   card.setStatus("preparing"|"waiting"|"running"|"done"|"error"|"denied"|"stopped")
- *   card.askApproval({source, original_name, arguments})   the approval event (coord/WIRE.md);
+ *   card.askApproval({source, original_name, arguments, reason?})   the approval event (coord/WIRE.md);
+ *                                 reason {kind: "cross_server", from} says why an allowed tool asks
  *                                 onDecision("allow" | "always" | "deny", that event) once a button is pressed
  *   card.setProgress({progress, total?, message?})          a tool_progress event
  *   card.setResult(contentItems, {isError, durationMs})
@@ -77,6 +78,11 @@ export class ToolCard {
     this.approvalEl.setAttribute("aria-label", t("tool.approval", { name: tool }));
     this.approvalEl.replaceChildren(
       h("h4", {}, t("tool.askTitle")),
+      // Why it asks although allowed: data from another server's tools in this reply (pycore.agent.loop).
+      ask.reason?.kind === "cross_server"
+        ? h("p", { className: "approval-reason", role: "note" },
+            t("tool.askCrossServer", { servers: (ask.reason.from ?? []).map((s) => sourceLabel(s)).join(", ") }))
+        : null,
       h("dl", { className: "approval-facts" },
         h("dt", {}, t("tool.askServer")), h("dd", { className: "approval-server" }, sourceLabel(ask.source)),
         h("dt", {}, t("tool.askTool")), h("dd", { className: "approval-tool" }, tool),

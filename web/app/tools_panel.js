@@ -21,6 +21,12 @@
  * dropped, so those tools ask once more.
  *
  *   panel.alwaysAllow(approvalEvent)  "Always allow this tool" pressed on a tool card
+ *
+ * Each server has a "Trust this server" switch (off by default; kept in localStorage by server id): a
+ * trusted server's tools run without asking unless they say they are destructive or were added or
+ * changed since the connection (pycore.agent.approval). Opening the dialog and starting a run re-read
+ * the servers (mcp.list), so a tool a server added by notifications/tools/list_changed shows up, marked
+ * new; it asks before its first run.
  */
 
 import { h } from "./dom.js";
@@ -31,6 +37,7 @@ import { listRelayServers, relayServerUrl } from "./relay.js";
 const SERVERS_KEY = "orizuru.mcpServers";
 const PREFS_KEY = "orizuru.toolChoices";
 const OLD_PREFS_KEY = "orizuru.toolPrefs"; // keyed by bare tool names: dropped
+const TRUSTED_KEY = "orizuru.trustedServers"; // [server id]
 const POLICIES = ["ask", "allow", "deny"];
 
 export class ToolsPanel {
@@ -40,6 +47,7 @@ export class ToolsPanel {
     this.relayServers = [];
     this.relayError = null;
     this.prefs = load(PREFS_KEY, {});
+    this.trusted = new Set(load(TRUSTED_KEY, []).filter((id) => typeof id === "string"));
     localStorage.removeItem(OLD_PREFS_KEY);
     this.python = { id: null, tools: [], registered: false };
     this.pythonPending = Promise.resolve(false);
@@ -64,6 +72,7 @@ export class ToolsPanel {
   // ------------------------------------------------------------------ dialog
 
   async open() {
+    await this.#refresh();
     this.render();
     if (!this.dialog.open) this.dialog.showModal();
     if (this.relayToken) await this.#loadRelay();
@@ -78,6 +87,26 @@ export class ToolsPanel {
       else this.relayList.replaceChildren(...this.relayServers.map((s) => this.#relayItem(s)));
     }
     this.list.replaceChildren(...[...this.servers.values()].filter((s) => !s.relay).map((s) => this.#serverItem(s)));
+  }
+
+  /** The connected servers' tools as the worker has them now (a list_changed may have added some). */
+  async #refresh() {
+    if (!this.coreReadyNow?.() || ![...this.servers.values()].some((s) => s.status === "connected")) return;
+    try {
+      const { servers } = await this.core.call("mcp.list", {});
+      for (const info of servers) {
+        const conn = this.servers.get(info.id);
+        if (conn?.status === "connected") conn.info = info;
+      }
+    } catch {
+      // the list as it was still holds; the run itself names what is wrong
+    }
+  }
+
+  #setTrusted(id, on) {
+    if (on) this.trusted.add(id);
+    else this.trusted.delete(id);
+    localStorage.setItem(TRUSTED_KEY, JSON.stringify([...this.trusted]));
   }
 
   async #loadRelay() {
@@ -121,6 +150,10 @@ export class ToolsPanel {
                                   onclick: () => this.#forget(conn.id) }, "×"));
       }
     }
+    const trust = h("input", { type: "checkbox", className: "trust", "aria-label": t("tools.trustLabel", { name }) });
+    trust.checked = this.trusted.has(conn.id);
+    trust.addEventListener("change", () => this.#setTrusted(conn.id, trust.checked));
+    head.append(h("label", { className: "trust-server" }, trust, t("tools.trust")));
     const item = h("li", { className: "server", dataset: { id: conn.id, status: conn.status } }, head);
     if (conn.error) {
       item.append(h("p", { className: "error", role: "alert" }, conn.error));
@@ -149,8 +182,11 @@ export class ToolsPanel {
         const changed = pref.policy === "allow" && pref.fingerprint !== tool.fingerprint;
         policy.value = changed ? "ask" : pref.policy ?? tool.policy ?? "ask";
         policy.addEventListener("change", () => this.#setPref(key, { policy: policy.value, fingerprint: tool.fingerprint }));
-        return h("li", {}, enabled, h("span", { className: "tool-name" }, name),
-          h("span", { className: changed ? "hint changed" : "hint" }, changed ? t("tools.changed") : tool.description ?? ""),
+        const isNew = tool.new === true && !(pref.policy === "allow" && !changed);
+        const note = changed ? t("tools.changed") : isNew ? t("tools.new") : tool.description ?? "";
+        return h("li", { dataset: { tool: name, ...(isNew ? { new: "true" } : {}) } },
+          enabled, h("span", { className: "tool-name" }, name),
+          h("span", { className: changed || isNew ? "hint changed" : "hint" }, note),
           policy);
       })));
     }
@@ -332,6 +368,7 @@ export class ToolsPanel {
 
   async runParams() {
     await this.pythonPending; // a profile's tools still loading into the worker
+    await this.#refresh();
     const mcp = [...this.servers.values()].filter((s) => s.status === "connected").map((s) => s.id);
     const python = this.python.registered ? [this.python.id] : [];
     const disabled = [];
@@ -346,7 +383,8 @@ export class ToolsPanel {
         policy.push({ source, tool, policy: pref.policy, fingerprint: pref.fingerprint });
       }
     }
-    return { tools: { mcp, python, disabled }, policy };
+    const trusted = mcp.filter((id) => this.trusted.has(id));
+    return { tools: { mcp, python, disabled, trusted }, policy };
   }
 }
 
