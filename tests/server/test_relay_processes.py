@@ -36,6 +36,9 @@ async def test_t_r10_t_r11_t_r16_argv_literal_env_minimal_logs_clean(dist, tmp_p
         async with mcp_client(r.url("fake"), r.token) as client:
             seen = json.loads(text(await client.call_tool("whoami", {"command": "calc"})))
         log = r.log
+        # The session's end is logged once its process tree is reaped (up to a few seconds): wait for
+        # it while the relay runs, rather than reading the log after the relay itself was stopped.
+        assert wait_until(lambda: "stop server=fake" in log.read_text(), timeout=20)
     assert seen["argv"] == HOSTILE_ARGS
     assert set(seen["env"]) <= ALLOWLIST | {"CHILD_SECRET"}
     assert seen["env"]["CHILD_SECRET"] == "s3cret-child-value"
