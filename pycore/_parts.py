@@ -52,6 +52,8 @@ class PartsManager:
         self._index: dict[tuple[str, Hashable], int] = {}  # (part kind, the vendor's key) -> part index
         self._texts: dict[int, list[str]] = {}  # text / reasoning part index -> its fragments
         self._args: dict[int, list[str]] = {}  # open tool calls: index -> argument fragments
+        # streamed_tool_call: the vendor's key -> (the key the current call is filed under, the id it started with)
+        self._streamed: dict[Hashable, tuple[Hashable, str | None]] = {}
         self.usage: Usage | None = None
         self.finish: tuple[FinishReason, str | None] | None = None
         self.error: ErrorInfo | None = None
@@ -131,11 +133,30 @@ class PartsManager:
         synthesized: bool = False,
         details: dict[str, Any] | None = None,
     ) -> list[Event]:
+        # A second start under a key whose call is still open (a vendor starting one content block twice)
+        # ends the earlier call there: later pieces under that key are the new call's.
+        events = self.tool_call_end(key)
         id = unique_call_id(id, {p.id for p in self.parts if isinstance(p, ToolCallPart)})
         part = ToolCallPart(id=id, name=name, id_synthesized=synthesized, vendor=self.vendor, provider_details=details)
         index = self._add(("tool", key), part)
         self._args[index] = []
-        return self._event(ToolCallStart(index=index, id=id, name=name))
+        return events + self._event(ToolCallStart(index=index, id=id, name=name))
+
+    def streamed_tool_call(self, key: Hashable, id: str | None, name: str | None, arguments: str) -> list[Event]:
+        """One streamed piece of a call the vendor keys by a position (OpenAI Chat's ``index``): the first
+        piece starts the call, later pieces add to its arguments. A piece that names a call (a name) with an
+        id other than the one the call under that key started with is a new call: a vendor reusing an index
+        must not merge two calls into one (SECURITY.md T-P5); the earlier call ends there."""
+        current = self._streamed.get(key)
+        events: list[Event] = []
+        if current is not None and name and id and id != current[1]:
+            events += self.tool_call_end(current[0])
+            current = None
+        if current is None:
+            current = ((key, len(self.parts)), id)
+            self._streamed[key] = current
+            events += self.tool_call_start(current[0], id or f"call_{key}", name or "")
+        return events + self.tool_call_args(current[0], arguments)
 
     def has_tool_call(self, key: Hashable) -> bool:
         return ("tool", key) in self._index

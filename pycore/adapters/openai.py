@@ -86,11 +86,9 @@ def _delta(parts: PartsManager, delta: dict[str, Any]) -> list[Event]:
     if delta.get("refusal"):
         events += parts.text("refusal", delta["refusal"], refusal=True)
     for call in delta.get("tool_calls") or []:
-        key = call.get("index", 0)
         function = call.get("function") or {}
-        if not parts.has_tool_call(key):
-            events += parts.tool_call_start(key, call.get("id") or f"call_{key}", function.get("name") or "")
-        events += parts.tool_call_args(key, function.get("arguments") or "")
+        events += parts.streamed_tool_call(call.get("index", 0), call.get("id"), function.get("name"),
+                                           function.get("arguments") or "")
     return events
 
 

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from vendor_fixtures import STREAMED
+from vendor_fixtures import ROOT, STREAMED
 
 from pycore.adapters import get_adapter
 from pycore.messages import ReasoningDelta, TextDelta, ToolCallArgsDelta
@@ -183,3 +183,21 @@ def test_a_surrogate_pair_split_over_two_events_is_two_lone_halves() -> None:
     events, error, completion = outcome("ollama", [body.encode()])
     assert error is None
     assert completion.text() == "a\n\ud83d\ude00\"bc\\\\"
+
+
+def test_a_tool_block_started_twice_at_one_index_gives_two_calls_not_a_key_error() -> None:
+    """A hostile or broken Anthropic stream starts content block 0 twice (T-P5's kind): the first call ends
+    where the second starts, the deltas after it are the second call's, and closing the stream still works."""
+    recorded = (ROOT / "tests/fixtures/vendors/anthropic/stream-tool-use.sse").read_bytes()
+    start = re.search(rb"event: content_block_start\ndata: [^\n]*\n\n", recorded)
+    assert start is not None
+    second = start.group(0).replace(b"toolu_018acGYLtfR52q9yDbWaEdQZ", b"toolu_second").replace(
+        b'"get_weather"', b'"get_time"')
+    body = recorded[:start.end()] + second + recorded[start.end():]
+    events, error, completion = outcome("anthropic", [body])
+    assert error is None, error
+    calls = completion.tool_calls()
+    assert [(c.id, c.name) for c in calls] == [("toolu_018acGYLtfR52q9yDbWaEdQZ", "get_weather"),
+                                               ("toolu_second", "get_time")]
+    assert calls[0].arguments == {} and calls[1].arguments == {"location": "San Francisco, CA", "units": "f"}
+    assert outcome("anthropic", [body[i:i + 7] for i in range(0, len(body), 7)]) == (events, error, completion)

@@ -31,6 +31,13 @@ def duplicate_ids() -> Recording:
     return modified(body.replace(SECOND.encode(), FIRST.encode()))
 
 
+def reused_index() -> Recording:
+    """The second call comes under the first one's index, with its own id and name."""
+    body = recording(PARALLEL).body
+    assert body.count(b'"tool_calls":[{"index":1') == 2
+    return modified(body.replace(b'"tool_calls":[{"index":1', b'"tool_calls":[{"index":0'))
+
+
 def many_calls(n: int) -> Recording:
     events = recording(PARALLEL).body.decode().split("\n\n")
     start = next(i for i, e in enumerate(events) if FIRST in e)
@@ -73,6 +80,20 @@ async def test_duplicate_call_ids_are_rekeyed_and_approve_runs_the_call_on_that_
     sent = json.loads(run.transport.requests[1].body)
     answered = [m["tool_call_id"] for m in sent["messages"] if m["role"] == "tool"]
     assert answered == kept
+
+
+async def test_a_reused_index_with_a_new_id_is_a_new_call() -> None:
+    """T-P5: a vendor that reuses a call's index for the next call must not merge the two calls."""
+    calls = Calls()
+    run = Run([reused_index(), "openai/chat-stream-text-usage.sse"], [calls.tool("get_country"),
+                                                                    calls.tool("get_product_name")])
+    result = await asyncio.wait_for(run.loop.run(), 30)
+    assert result.stop_reason == "end_turn"
+    assistant = run.messages()[0]
+    kept = [(p["id"], p["name"], p["arguments"]) for p in assistant["parts"] if p["type"] == "tool_call"]
+    assert kept == [(FIRST, "get_country", {}), (SECOND, "get_product_name", {})]
+    assert sorted(calls.log) == [("get_country", {}), ("get_product_name", {})]
+    assert [e["id"] for e in run.of("tool_call_end")] == [FIRST, SECOND]
 
 
 async def test_a_step_runs_at_most_the_cap_of_calls_and_the_rest_are_refused() -> None:
