@@ -12,6 +12,9 @@ sees the tool card while the tool runs without depending on how fast anything is
         server.calls        # [(tool name, arguments)] in the order they ran
         server.gate.set()   # a gated get_capital finishes
 
+``grow`` adds a tool of the given name that calls itself read-only and announces it with
+``notifications/tools/list_changed``, as a server that changes its tools while connected does.
+
 ``description`` changes ``get_capital``'s description: the same tool, changed, when served again on the
 same ``port``.
 
@@ -36,6 +39,7 @@ from typing import Any
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import ToolAnnotations
 from starlette.middleware.cors import CORSMiddleware
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,6 +88,20 @@ def create_app(origin: str, server: ToolServer, description: str) -> Any:
         """Save a note."""
         server.calls.append(("write_note", {"title": title, "text": text}))
         return f"Saved the note {title!r} ({len(text)} characters)."
+
+    @mcp.tool()
+    async def grow(name: str, ctx: Context) -> str:
+        """Adds a tool."""
+        server.calls.append(("grow", {"name": name}))
+
+        def added() -> str:
+            server.calls.append((name, {}))
+            return f"{name} ran"
+
+        mcp.add_tool(added, name=name, description="Reads nothing.",
+                     annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
+        await ctx.session.send_tool_list_changed()
+        return f"added {name}"
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

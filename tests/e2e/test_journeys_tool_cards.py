@@ -384,3 +384,81 @@ def test_always_allow_on_the_card_holds_until_the_tools_definition_changes(brows
         wait_idle(page)
         assert changed.calls == [("get_capital", {"country": "France"})]
         page.context.close()
+
+
+# -- Trust boundaries 2: tools that appear later, and data going from one server to another ------------------
+
+
+def test_a_tool_added_while_connected_shows_in_the_panel_as_new_and_asks_even_on_a_trusted_server(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """T-P3: the server adds ``later`` (which calls itself read-only) and announces it with list_changed."""
+    with serve_tools(origin(site_url), "A") as server:
+        script_call(vendor, "grow", {"name": "later"}, "call_grow")
+        script_call(vendor, "later", {}, "call_later")
+        page = start(browser, site_url, vendor)
+        item = add_server(page, server.url)
+        switch = item.get_by_role("checkbox", name=re.compile("^Trust "))
+        expect(switch).not_to_be_checked()  # trust is the user's choice, off by default
+        item.get_by_text("Trust this server").click()
+        expect(switch).to_be_checked()
+        expect(item.locator(".tool-list li[data-tool=later]")).to_have_count(0)
+        close_tools(page)
+
+        send(page, "Grow a tool")  # a trusted server's tool with no hint runs without asking
+        card = page.get_by_role("group", name="Tool grow")
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("grow", {"name": "later"})]
+
+        # The Tools panel lists the tool the server added, marked new
+        item = tools_dialog(page).locator("#mcp-servers li.server").filter(has_text=server.url)
+        later = item.locator(".tool-list li[data-tool=later]")
+        expect(later).to_have_attribute("data-new", "true", timeout=REPLY_TIMEOUT_MS)
+        expect(later).to_contain_text("New or changed since connecting: it asks before its first run")
+        expect(item.locator(".tool-list li[data-tool=grow]")).not_to_have_attribute("data-new", "true")
+        close_tools(page)
+
+        send(page, "Use it")  # new since connecting: it asks, though its server is trusted and it says read-only
+        card = page.get_by_role("group", name="Tool later")
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        assert server.calls == [("grow", {"name": "later"})]
+        card.get_by_role("button", name="Allow once").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("grow", {"name": "later"}), ("later", {})]
+        page.context.close()
+
+
+def test_data_read_from_one_server_asks_before_another_servers_tool_and_the_card_says_why(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """T-P4: both tools allowed; in one reply A's result would go to B's open-world tool."""
+    with serve_tools(origin(site_url), "A") as a, serve_tools(origin(site_url), "B") as b:
+        capital = model_names(a.url, b.url)[a.url]
+        note = {url: name.replace("get_capital", "write_note") for url, name in model_names(a.url, b.url).items()}
+        vendor.script_body("call A", with_tool_call(TOOL_TURN, capital, {"country": "UK"}, "call_read"),
+                           content_type=SSE)
+        vendor.script_body("call B", with_tool_call(TOOL_TURN, note[b.url], {"title": "x", "text": "London"},
+                                                    "call_send"), content_type=SSE)
+        vendor.script(TEXT_TURN)
+        page = start(browser, site_url, vendor)
+        item_a, item_b = add_server(page, a.url), add_server(page, b.url)
+        item_a.get_by_role("combobox", name="Approval for get_capital").select_option("allow")
+        item_b.get_by_role("combobox", name="Approval for write_note").select_option("allow")
+        close_tools(page)
+
+        send(page, QUESTION)
+        read = page.get_by_role("group", name=f"Tool {capital}")  # the model's names: two servers, one tool name
+        expect(read).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)  # allowed: ran unasked
+        card = page.get_by_role("group", name=f"Tool {note[b.url]}")
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)  # allowed, yet asks
+        approval = card.get_by_role("region", name="Approval for write_note")
+        expect(approval.locator(".approval-server")).to_have_text(b.url)
+        expect(approval.get_by_role("note")).to_have_text(
+            "Asked although allowed: this reply has read data from "
+            f"{a.url}, and this tool of another server may send it elsewhere.")
+        assert b.calls == []
+        approval.get_by_role("button", name="Deny").click()
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert a.calls == [("get_capital", {"country": "UK"})] and b.calls == []
+        page.context.close()

@@ -38,6 +38,7 @@ const SERVERS_KEY = "orizuru.mcpServers";
 const PREFS_KEY = "orizuru.toolChoices";
 const OLD_PREFS_KEY = "orizuru.toolPrefs"; // keyed by bare tool names: dropped
 const TRUSTED_KEY = "orizuru.trustedServers"; // [server id]
+const FOLLOW_MS = 1000; // how often the open panel asks the worker for the servers' tool lists (no network)
 const POLICIES = ["ask", "allow", "deny"];
 
 export class ToolsPanel {
@@ -57,6 +58,10 @@ export class ToolsPanel {
     this.list = document.getElementById("mcp-servers");
     this.relayList = document.getElementById("relay-servers");
     document.getElementById("tools-close").addEventListener("click", () => this.dialog.close());
+    // While the panel is open it follows the servers' tool lists: a tool a server adds (list_changed) shows
+    // up, marked new, without closing and opening again. Drawn again only when a list changed, so a choice
+    // being made in a select is not disturbed.
+    this.dialog.addEventListener("close", () => clearInterval(this.following));
     document.getElementById("mcp-add").addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.#addFromForm();
@@ -74,7 +79,11 @@ export class ToolsPanel {
   async open() {
     await this.#refresh();
     this.render();
-    if (!this.dialog.open) this.dialog.showModal();
+    if (!this.dialog.open) {
+      this.dialog.showModal();
+      clearInterval(this.following);
+      this.following = setInterval(() => this.#follow(), FOLLOW_MS);
+    }
     if (this.relayToken) await this.#loadRelay();
   }
 
@@ -87,6 +96,13 @@ export class ToolsPanel {
       else this.relayList.replaceChildren(...this.relayServers.map((s) => this.#relayItem(s)));
     }
     this.list.replaceChildren(...[...this.servers.values()].filter((s) => !s.relay).map((s) => this.#serverItem(s)));
+  }
+
+  async #follow() {
+    const lists = () => JSON.stringify([...this.servers.values()].map((s) => s.info?.tools ?? null));
+    const before = lists();
+    await this.#refresh();
+    if (this.dialog.open && lists() !== before) this.render();
   }
 
   /** The connected servers' tools as the worker has them now (a list_changed may have added some). */
