@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +29,6 @@ from pycore.methods import _provider
 from pycore.methods.mcp import CONNECTIONS
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
-from mcp_servers import free_port, running  # noqa: E402
 
 SERVER = Path(__file__).with_name("agent_mcp_server.py")
 A, B = "mcp:url:http://a.example/mcp", "mcp:url:http://b.example/mcp"
@@ -107,14 +105,6 @@ def test_remembering_always_allow_covers_that_definition_only() -> None:
 
 
 # -- chat.run over the wire, two real servers --------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def two_servers() -> Iterator[tuple[str, str]]:
-    ports = free_port(), free_port()
-    with running([sys.executable, str(SERVER), str(ports[0])], ports[0]), \
-            running([sys.executable, str(SERVER), str(ports[1])], ports[1]):
-        yield f"http://127.0.0.1:{ports[0]}/mcp", f"http://127.0.0.1:{ports[1]}/mcp"
 
 
 async def call(method: str, params: dict[str, Any], on_event: Any = None) -> tuple[dict[str, Any], list[dict]]:

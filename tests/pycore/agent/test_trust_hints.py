@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,14 +68,6 @@ def test_python_and_page_tools_still_run() -> None:
 
 
 # -- over the wire, real servers ---------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def two_servers() -> Iterator[tuple[str, str]]:
-    ports = free_port(), free_port()
-    with running([sys.executable, str(SERVER), str(ports[0])], ports[0]), \
-            running([sys.executable, str(SERVER), str(ports[1])], ports[1]):
-        yield f"http://127.0.0.1:{ports[0]}/mcp", f"http://127.0.0.1:{ports[1]}/mcp"
 
 
 async def test_chat_run_asks_for_a_read_only_tool_until_its_server_is_trusted(two_servers: tuple[str, str]) -> None:
