@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 COMMANDS: dict[str, str] = {
     "replay": "pycore.commands.replay",
+    "contract": "pycore.commands.contract",
     "mcp": "pycore.mcp.cli",
 }
 

@@ -20,6 +20,7 @@ from collections.abc import Hashable
 from typing import Any, Literal, assert_never
 
 from pycore._json import loads_arguments
+from pycore.exceptions import status_error_class
 from pycore.messages import (
     Completion,
     ErrorEvent,
@@ -219,8 +220,12 @@ class PartsManager:
     def set_finish(self, reason: FinishReason, raw: str | None) -> None:
         self.finish = (reason, raw)
 
-    def set_error(self, status: int | None, type: str | None, message: str) -> list[Event]:
-        self.error = ErrorInfo(status=status, type=type, message=message, vendor=self.vendor)
+    def set_error(self, status: int | None, type: str | None, message: str, *, code: str | None = None
+                  ) -> list[Event]:
+        """The response ended with an error (``code``: :mod:`pycore.contract`; by default the code of the
+        error class for ``status`` and ``type``)."""
+        code = code or status_error_class(status if status is not None else 200, type).error_code
+        self.error = ErrorInfo(code=code, status=status, type=type, message=message, vendor=self.vendor)
         return self._event(ErrorEvent(error=self.error))
 
     def close(self) -> list[Event]:

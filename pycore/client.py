@@ -53,7 +53,7 @@ class ChatStream:
                 yield event
         except APIConnectionError as e:
             cut = True
-            for event in parser.parts.set_error(None, "connection_error", e.message):
+            for event in parser.parts.set_error(None, "connection_error", e.message, code="vendor_connection_lost"):
                 yield event
         except (asyncio.CancelledError, GeneratorExit):
             self.aborted = cut = True

@@ -21,6 +21,8 @@ The hierarchy::
             ├── InternalServerError         >= 500
             └── StreamedError               an error sent inside a 200 stream (any other type)
 
+Every class has an ``error_code``: the stable code the page branches on (:mod:`pycore.contract`).
+
 Every :class:`APIStatusError` names the vendor, the HTTP status, the vendor's error type and the
 vendor's own message, and keeps the response headers lower-cased. Messages are passed through
 :func:`redact` so an API key never appears in one, even when the vendor echoes it back.
@@ -30,7 +32,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 # Shapes of vendor keys, masked even when we were not told the key (a proxy may echo another one).
 _KEY_SHAPES = re.compile(r"(sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,})")
@@ -45,17 +47,22 @@ def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
 
 class OrizuruError(Exception):
     """Base of every error the core raises on purpose."""
+    error_code: ClassVar[str] = "internal"
 
 
 class UnsupportedContentError(OrizuruError):
     """The conversation holds content the target vendor cannot represent."""
+    error_code: ClassVar[str] = "unsupported_content"
 
 
 class StreamFormatError(OrizuruError):
     """A response body that does not follow the vendor's format."""
+    error_code: ClassVar[str] = "vendor_stream"
 
 
 class APIError(OrizuruError):
+    error_code: ClassVar[str] = "vendor_error"
+
     def __init__(self, message: str, *, vendor: str | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -63,16 +70,21 @@ class APIError(OrizuruError):
 
 
 class APIConnectionError(APIError):
+    error_code: ClassVar[str] = "vendor_unreachable"
+
     def __init__(self, message: str = "Connection error.", *, vendor: str | None = None) -> None:
         super().__init__(message, vendor=vendor)
 
 
 class APITimeoutError(APIConnectionError):
+    error_code: ClassVar[str] = "vendor_timeout"
+
     def __init__(self, message: str = "Request timed out.", *, vendor: str | None = None) -> None:
         super().__init__(message, vendor=vendor)
 
 
 class APIStatusError(APIError):
+    error_code: ClassVar[str] = "vendor_error"
     status: int
 
     def __init__(
@@ -95,47 +107,47 @@ class APIStatusError(APIError):
 
 
 class BadRequestError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_bad_request"
 
 
 class AuthenticationError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_auth"
 
 
 class PermissionDeniedError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_permission"
 
 
 class NotFoundError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_not_found"
 
 
 class ConflictError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_error"
 
 
 class RequestTooLargeError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_too_large"
 
 
 class UnprocessableEntityError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_bad_request"
 
 
 class RateLimitError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_rate_limit"
 
 
 class OverloadedError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_overloaded"
 
 
 class InternalServerError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_server"
 
 
 class StreamedError(APIStatusError):
-    pass
+    error_code: ClassVar[str] = "vendor_error"
 
 
 _BY_STATUS: dict[int, type[APIStatusError]] = {

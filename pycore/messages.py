@@ -221,6 +221,7 @@ class FinishEvent(_Event):
 
 
 class ErrorInfo(_Model):
+    code: str | None = None  # one of pycore.contract.ERROR_CODES: what the page branches on
     status: int | None = None  # HTTP status; that of the stream (200) for an error sent inside it
     type: str | None = None
     message: str

@@ -5,13 +5,15 @@ The worker calls three things here, always with JSON strings so that nothing cro
 JS/Python boundary as a proxy:
 
 - ``info() -> str``: what the core is (version, Python, methods); sent with the ``ready`` stage;
-- ``start(method, params_json, emit) -> asyncio.Task``: run one method; the task's result is the
-  JSON of the ``result`` message, and ``emit(event_json)`` sends each streamed ``event``. The
-  worker cancels the task on the page's ``cancel``;
+- ``call(method, params_json, emit) -> asyncio.Task``: run one method; the task's result is the JSON
+  ``{"result": ...}`` or ``{"error": {code, message, details}}`` (:mod:`pycore.contract`), and
+  ``emit(event_json)`` sends each streamed ``event``. The worker cancels the task on the page's
+  ``cancel``. (``start`` is the same for Python callers, raising the method's exception instead;)
 - nothing else: new capabilities are new entries in ``METHODS``.
 
 The methods live in :mod:`pycore.methods` (one module per concern), imported at the end of this
-module so they register themselves; the method list is ``coord/WIRE.md``.
+module so they register themselves. What crosses the boundary (events, parts, error codes) is
+declared in :mod:`pycore.contract`; the methods and events are listed in ``docs/PROTOCOL.md``.
 
 Secrets: the API key (``provider.api_key``) and credential headers (``Authorization``,
 ``X-API-Key``, ...) the page sends are replaced by ``[redacted]`` in every event, result and error
@@ -25,7 +27,7 @@ import json
 import re
 import sys
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from pycore import __version__
 
@@ -37,6 +39,8 @@ METHODS: dict[str, Handler] = {}
 
 class UnknownMethodError(LookupError):
     """The page asked for a method the core does not have."""
+
+    error_code: ClassVar[str] = "unknown_method"
 
 
 def method(name: str) -> Callable[[Handler], Handler]:
@@ -57,7 +61,14 @@ def info() -> str:
 
 
 class WireError(Exception):
-    """A method failed; raised in place of an error whose message held a secret (now redacted)."""
+    """A method failed; raised in place of an error whose message held a secret (now redacted). It keeps
+    the original's code and details (:mod:`pycore.contract`)."""
+
+    def __init__(self, message: str, *, code: str, details: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.details = details
 
 
 _SECRET_KEYS = frozenset({"api_key", "authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization",
@@ -108,11 +119,42 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
             message = str(e)
             clean = redact(message)
             if clean != message:
-                raise WireError(f"{type(e).__name__}: {clean}") from None
+                from pycore.contract import error_code, error_details
+
+                details = json.loads(redact(json.dumps(error_details(e))))
+                raise WireError(f"{type(e).__name__}: {clean}", code=error_code(e), details=details) from None
             raise
         return redact(json.dumps(result))
 
     return asyncio.ensure_future(run())
+
+
+def call(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.Task[str]:
+    """What the worker calls: :func:`start`, but the task never fails for a method's error. Its result is
+    the JSON ``{"result": ...}`` or ``{"error": {code, message, details}}`` (:class:`pycore.contract.
+    WireErrorInfo`), so the page gets the code and a clean message instead of a Python traceback."""
+
+    async def run() -> str:
+        try:
+            return '{"result": ' + await start(name, params_json, emit) + "}"
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # noqa: BLE001 - every failure becomes the contract's error
+            return json.dumps({"error": describe_error(e)})
+
+    return asyncio.ensure_future(run())
+
+
+def describe_error(error: BaseException) -> dict[str, Any]:
+    """The contract's error for an exception: its code, its message without the class name, details."""
+    from pycore.contract import WireErrorInfo, error_code, error_details
+
+    if isinstance(error, WireError):  # redacted already; its message still names the original class
+        code, details, message = error.code, error.details, error.message.partition(": ")[2] or error.message
+    else:
+        code, details, message = error_code(error), error_details(error), str(error) or type(error).__name__
+    info = WireErrorInfo.model_validate({"code": code, "message": message, "details": details})
+    return info.model_dump(mode="json")
 
 
 @method("core.echo")
@@ -120,7 +162,7 @@ async def echo(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     """Stream the text back word by word: the round trip page -> Python -> page, with events."""
     text = str(params.get("text", ""))
     for i, word in enumerate(text.split(" ")):
-        emit({"type": "text_delta", "text": (" " if i else "") + word})
+        emit({"type": "text_delta", "index": 0, "text": (" " if i else "") + word})
         await asyncio.sleep(0)
     return {"text": text}
 

@@ -15,18 +15,14 @@
 //   {type: "stage", stage, detail}              boot progress, one of STAGES, in order
 //   {type: "event", id, event}                  one streamed event of call `id`
 //   {type: "result", id, result}                call or boot `id` finished
-//   {type: "error", id, error: {message, stage?, kind?}}
-//                                               call or boot `id` failed; a boot error names its stage
+//   {type: "error", id, error: {code, message, details, stage?}}
+//                                               call or boot `id` failed: `code` is one of the contract's
+//                                               error codes (pycore/contract.py, docs/PROTOCOL.md); the
+//                                               page branches on it, never on `message`; a boot error
+//                                               names its stage
 //   {type: "log", level, message}               a log line: level is debug | info | warn | error
 
 export const STAGES = Object.freeze(["runtime", "packages", "core", "ready"]);
-
-export const STAGE_LABELS = Object.freeze({
-  runtime: "Starting Python",
-  packages: "Loading packages",
-  core: "Starting the core",
-  ready: "Ready",
-});
 
 /** A page-side client: sends requests, matches replies by id, streams events to a callback. */
 export class WorkerClient {

@@ -43,30 +43,31 @@ async function boot({ id, base, pyodide: pyodideDir, wheels }) {
     enter("ready", info);
     post({ type: "result", id, result: info });
   } catch (err) {
-    post({ type: "error", id, error: { stage, message: errorMessage(err) } });
+    post({ type: "error", id, error: { code: "boot_failed", stage, message: errorMessage(err), details: {} } });
   }
 }
 
+// A call's outcome comes back from pycore.wire.call as {result} or {error: {code, message, details}}
+// (pycore/contract.py): the page gets a stable code and a clean sentence, never a Python traceback.
 async function call({ id, method, params }) {
   if (!wire) {
-    post({ type: "error", id, error: { kind: "not_ready", message: "the core is not ready yet" } });
+    post({ type: "error", id, error: { code: "not_ready", message: "the core is not ready yet", details: {} } });
     return;
   }
   const emit = (event) => post({ type: "event", id, event: JSON.parse(event) });
-  let task;
-  try {
-    task = wire.start(method, JSON.stringify(params ?? {}), emit);
-  } catch (err) {
-    post({ type: "error", id, error: { kind: err.type ?? "error", message: errorMessage(err) } });
-    return;
-  }
+  const task = wire.call(method, JSON.stringify(params ?? {}), emit);
   // Awaiting a PyProxy of a task consumes (destroys) it, so Stop keeps its own copy to cancel with.
   const handle = task.copy();
   running.set(id, handle);
   try {
-    post({ type: "result", id, result: JSON.parse(await task) });
+    const outcome = JSON.parse(await task);
+    if (outcome.error) post({ type: "error", id, error: outcome.error });
+    else post({ type: "result", id, result: outcome.result });
   } catch (err) {
-    post({ type: "error", id, error: { kind: err.type ?? "error", message: errorMessage(err) } });
+    // Only a cancelled task (Stop) or a failure of the interpreter itself ends up here.
+    const cancelled = err?.type === "CancelledError";
+    post({ type: "error", id, error: { code: cancelled ? "cancelled" : "internal", message: errorMessage(err),
+                                       details: {} } });
   } finally {
     running.delete(id);
     handle.destroy();

@@ -4,7 +4,7 @@
     result = await loop.run()          # stop_reason, usage, error, the new messages
 
 Every step is handed to ``emit`` as a JSON-ready dict the moment it happens (the events of
-``coord/WIRE.md``: ``step``, the adapter's stream events, ``message``, ``approval``, ``tool_start``,
+``docs/PROTOCOL.md``: ``step``, the adapter's stream events, ``message``, ``approval``, ``tool_start``,
 ``tool_progress``, ``tool_end``). The run ends when the model answers without tool calls
 (``end_turn``), refuses (``refused``), at the step limit (``max_steps``), when the token budget is
 spent (``token_budget``), on a vendor error (``error``) or on Stop (``stopped``).
@@ -179,20 +179,22 @@ class AgentLoop:
             raise _Stopped from None
         except APIStatusError as e:
             await _close(events)
-            self._stop("error", ErrorInfo(status=e.status, type=e.type, message=e.vendor_message, vendor=e.vendor))
+            self._stop("error", ErrorInfo(code=e.error_code, status=e.status, type=e.type, message=e.vendor_message,
+                                          vendor=e.vendor))
             self._keep_after_error(step, stream.completion)
             return None  # the run stops with that error
         except APIConnectionError as e:
             await _close(events)
             adapter = self.client.adapter
             host = urlsplit(adapter.base_url).netloc  # the only address its requests may go to
-            self._stop("error", ErrorInfo(type="connection_error", message=e.message, vendor=e.vendor or adapter.vendor,
-                                          host=host))
+            self._stop("error", ErrorInfo(code=e.error_code, type="connection_error", message=e.message,
+                                          vendor=e.vendor or adapter.vendor, host=host))
             self._keep_after_error(step, stream.completion)
             return None  # the run stops with that error
         except OrizuruError as e:
             await _close(events)
-            self._stop("error", ErrorInfo(type=type(e).__name__, message=str(e), vendor=self.client.adapter.vendor))
+            self._stop("error", ErrorInfo(code=e.error_code, type=type(e).__name__, message=str(e),
+                                          vendor=self.client.adapter.vendor))
             self._keep_after_error(step, stream.completion)
             return None  # the run stops with that error
         completion = stream.completion

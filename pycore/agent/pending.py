@@ -7,11 +7,13 @@ the page's answer (``chat.approve``, ``chat.page_tool_result``) resolves it.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, ClassVar
 
 
 class UnknownCallError(LookupError):
     """An answer for a call id nobody is waiting for (already answered, cancelled, or made up)."""
+
+    error_code: ClassVar[str] = "unknown_call"
 
 
 class Pending:

@@ -24,12 +24,14 @@ The hierarchy::
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from pycore.exceptions import OrizuruError
 
 
 class MCPError(OrizuruError):
+    error_code: ClassVar[str] = "mcp_error"
+
     def __init__(self, message: str, *, url: str | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -37,18 +39,20 @@ class MCPError(OrizuruError):
 
 
 class MCPConnectionError(MCPError):
-    pass
+    error_code: ClassVar[str] = "mcp_unreachable"
 
 
 class MCPConnectionLostError(MCPConnectionError):
-    pass
+    error_code: ClassVar[str] = "mcp_connection_lost"
 
 
 class MCPTimeoutError(MCPError):
-    pass
+    error_code: ClassVar[str] = "mcp_timeout"
 
 
 class MCPHTTPError(MCPError):
+    error_code: ClassVar[str] = "mcp_http"
+
     def __init__(
         self, message: str, *, status: int, url: str | None = None, headers: Mapping[str, str] | None = None,
         body: str = "",
@@ -63,6 +67,7 @@ class MCPRedirectError(MCPHTTPError):
     """The server answered with a redirect. It is not followed: the request would go to the new address with
     every header (the user's own, the session, a token) and its body. ``location`` is where it pointed, or
     ``None`` in a browser, which hides it (status 0)."""
+    error_code: ClassVar[str] = "mcp_redirect"
 
     def __init__(self, message: str, *, status: int, url: str | None = None,
                  headers: Mapping[str, str] | None = None, location: str | None = None) -> None:
@@ -72,6 +77,7 @@ class MCPRedirectError(MCPHTTPError):
 
 class MCPAuthRequiredError(MCPHTTPError):
     """401. ``www_authenticate`` keeps the challenge (``resource_metadata``, ``scope``) for the OAuth flow."""
+    error_code: ClassVar[str] = "mcp_auth_required"
 
     @property
     def www_authenticate(self) -> str | None:
@@ -80,30 +86,34 @@ class MCPAuthRequiredError(MCPHTTPError):
 
 class MCPInsufficientScopeError(MCPAuthRequiredError):
     """403 with ``error="insufficient_scope"``: authorize again with the challenged ``scope`` (bounded)."""
+    error_code: ClassVar[str] = "mcp_insufficient_scope"
 
 
 class MCPCORSError(MCPError):
-    pass
+    error_code: ClassVar[str] = "mcp_cors"
 
 
 class MCPProtocolError(MCPError):
-    pass
+    error_code: ClassVar[str] = "mcp_protocol"
 
 
 class MCPUnsupportedVersionError(MCPProtocolError):
-    pass
+    error_code: ClassVar[str] = "mcp_unsupported_version"
 
 
 class MCPPaginationError(MCPProtocolError):
-    pass
+    error_code: ClassVar[str] = "mcp_protocol"
 
 
 class MCPTooLargeError(MCPProtocolError):
     """An answer (a JSON body) or one SSE event larger than the client reads of one message: refused, and the
     rest of it not read (SECURITY.md T-Z1)."""
+    error_code: ClassVar[str] = "mcp_too_large"
 
 
 class MCPRPCError(MCPError):
+    error_code: ClassVar[str] = "mcp_server_error"
+
     def __init__(self, code: int, message: str, data: Any = None, *, url: str | None = None) -> None:
         super().__init__(f"MCP error {code}: {message}", url=url)
         self.code = code
@@ -113,10 +123,12 @@ class MCPRPCError(MCPError):
 
 class MCPSessionExpiredError(MCPHTTPError):
     """404 on a request that carried ``Mcp-Session-Id``: the session must be initialized again."""
+    error_code: ClassVar[str] = "mcp_session_expired"
 
 
 class OAuthError(MCPError):
     """The OAuth flow stopped. ``code`` is the OAuth error code when an authorization server sent one."""
+    error_code: ClassVar[str] = "oauth_failed"
 
     def __init__(self, message: str, *, url: str | None = None, code: str | None = None) -> None:
         super().__init__(message, url=url)
@@ -125,3 +137,4 @@ class OAuthError(MCPError):
 
 class OAuthCallbackError(OAuthError):
     """A redirect we did not ask for, or one from the wrong issuer: nothing in it is acted on or displayed."""
+    error_code: ClassVar[str] = "oauth_failed"

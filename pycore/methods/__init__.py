@@ -1,4 +1,4 @@
-"""The wire methods (see ``coord/WIRE.md`` and :mod:`pycore.wire`), one module per concern.
+"""The wire methods (see ``docs/PROTOCOL.md`` and :mod:`pycore.wire`), one module per concern.
 
 Importing a module registers its methods in ``pycore.wire.METHODS``. These modules are on the
 boot path, so at import time they load nothing heavy: pydantic, the adapters, the MCP client and

@@ -24,14 +24,15 @@ def test_a_delta_after_its_part_closed_or_its_key_was_reused_goes_where_the_part
     assert (first.arguments, second.arguments) == ({"a": 1}, {"b": 2})
 
 
-def test_a_key_started_again_while_open_takes_the_deltas_that_follow() -> None:
+def test_a_key_started_again_while_open_ends_the_first_call_and_takes_the_deltas_that_follow() -> None:
     parts = PartsManager("x", merge_deltas=True)
     parts.tool_call_start("k", "call_1", "first")
     parts.tool_call_args("k", '{"a":1}')
-    parts.tool_call_start("k", "call_2", "second")  # no end in between: the key now names the new call
+    parts.tool_call_start("k", "call_2", "second")  # no end in between: the first call ends here
     parts.tool_call_args("k", '{"b":2}')
     parts.tool_call_end("k")
-    assert [p.arguments for p in parts.completion().message.parts] == [{}, {"b": 2}]  # the first never ended
+    assert [p.arguments for p in parts.completion().message.parts] == [{"a": 1}, {"b": 2}]
+    assert parts.close() == []  # nothing is left open (closing used to raise KeyError)
 
 
 def test_without_merging_every_delta_is_its_own_event() -> None:

@@ -42,7 +42,7 @@ async def test_a_running_call_can_be_cancelled():
     assert len(events) < 4
 
 
-# -- the chat app's methods (coord/WIRE.md) --------------------------------------------------------
+# -- the chat app's methods (docs/PROTOCOL.md) --------------------------------------------------------
 
 import contextlib  # noqa: E402
 
@@ -162,12 +162,13 @@ async def test_a_vendor_that_cannot_be_reached_is_named_by_its_host(monkeypatch)
                                                "model": "m", "messages": hi})
     assert len(transports[0].requests) == 3  # the first try and two retries
     assert result["stop_reason"] == "error"
-    assert result["error"] == {"type": "connection_error", "host": "127.0.0.1:9", "vendor": "openai",
-                               "message": "connection refused (replay)"}
+    assert result["error"] == {"code": "vendor_unreachable", "type": "connection_error", "host": "127.0.0.1:9",
+                               "vendor": "openai", "message": "connection refused (replay)"}
 
     with serving(recording("openai/chat-stream-text-usage.sse", cut_after=200)):
         result, _, _ = await call("chat.run", {"provider": provider("openai"), "model": "m", "messages": hi})
     assert result["error"]["type"] == "connection_error" and "host" not in result["error"]
+    assert result["error"]["code"] == "vendor_connection_lost"
 
 
 async def test_bad_params_name_the_problem():

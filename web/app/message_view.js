@@ -166,7 +166,7 @@ export class MessageView {
     return this.cards.get(callId);
   }
 
-  /** One streamed event of this reply's step (coord/WIRE.md; pycore's unified events). */
+  /** One streamed event of this reply's step (docs/PROTOCOL.md; pycore's unified events). */
   onEvent(ev) {
     switch (ev.type) {
       case "text_delta":

@@ -7,7 +7,7 @@
  *   const card = new ToolCard({name, callId, images, onDecision: (decision, ask) => ...})
  *   card.argsDelta(text); card.setArguments(obj)
  *   card.setStatus("preparing"|"waiting"|"running"|"done"|"error"|"denied"|"stopped")
- *   card.askApproval({source, original_name, arguments, reason?})   the approval event (coord/WIRE.md);
+ *   card.askApproval({source, original_name, arguments, reason?})   the approval event (docs/PROTOCOL.md);
  *                                 reason {kind: "cross_server", from} says why an allowed tool asks
  *                                 onDecision("allow" | "always" | "deny", that event) once a button is pressed
  *   card.setProgress({progress, total?, message?})          a tool_progress event

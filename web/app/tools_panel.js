@@ -4,7 +4,7 @@
  *
  *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify})
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
- *   await panel.runParams()           {tools, policy} for chat.run (coord/WIRE.md)
+ *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md)
  *   panel.profileChanged(profile)     load that profile's Python tools into the worker
  *   panel.onAttach(resource, contents, parts)   set by main.js: a resource read, with its message parts
  *                                     (mcp.read_resource), goes with the next message
@@ -38,6 +38,8 @@ const SERVERS_KEY = "orizuru.mcpServers";
 const PREFS_KEY = "orizuru.toolChoices";
 const OLD_PREFS_KEY = "orizuru.toolPrefs"; // keyed by bare tool names: dropped
 const TRUSTED_KEY = "orizuru.trustedServers"; // [server id]
+// The error codes (pycore/contract.py) after which "Sign in" is the way on: OAuth, or sign in for more scope.
+const SIGN_IN_CODES = new Set(["mcp_auth_required", "mcp_insufficient_scope"]);
 const FOLLOW_MS = 1000; // how often the open panel asks the worker for the servers' tool lists (no network)
 const POLICIES = ["ask", "allow", "deny"];
 
@@ -263,9 +265,8 @@ export class ToolsPanel {
       conn.status = "connected";
     } catch (err) {
       conn.status = "error";
-      conn.needsSignIn = /auth/i.test(err.kind ?? "") || /\b401\b/.test(err.message);
-      // "<url> requires authorization (401)" beside the Sign in button, without the Python class path.
-      conn.error = conn.needsSignIn ? err.message.replace(/^[\w.]+Error: /, "") : err.message;
+      conn.needsSignIn = SIGN_IN_CODES.has(err.code);
+      conn.error = err.message; // a sentence (pycore/contract.py): "<url> requires authorization (401)"
       conn.advice = conn.needsSignIn ? null : await this.#doctor(url, conn.headers);
     }
     this.render();
@@ -278,7 +279,7 @@ export class ToolsPanel {
       await signIn(this.core, { serverUrl: conn.url });
       await this.connect(conn);
     } catch (err) {
-      conn.error = err.message.replace(/^[\w.]+Error: /, ""); // the worker's refusal, without the class path
+      conn.error = err.message; // the worker's refusal, as a sentence
       this.render();
     }
   }

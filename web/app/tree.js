@@ -7,7 +7,7 @@
  *   tree.add(msg)          a new message; it becomes the chosen branch at its fork
  *   tree.siblings(msg)     {index, count} for the ‹ 1/2 › switcher
  *   tree.step(msg, ±1)     switch to the previous / next sibling
- *   toWireMessages(path)   the path as pycore Messages for chat.run (see coord/WIRE.md)
+ *   toWireMessages(path)   the path as pycore Messages for chat.run (see docs/PROTOCOL.md)
  */
 
 const ROOT = "\u0000root";

@@ -29,10 +29,10 @@
 import { redactSecrets, containsSecret } from "./keys.js";
 import { branchPath } from "./tree.js";
 import { ROLES, STATUSES } from "./schema.js";
+import { PART_TYPES } from "../contract.js";
 
 export const EXPORT_FORMAT = "orizuru.conversations";
 export const EXPORT_VERSION = 1;
-const PART_TYPES = ["text", "image", "reasoning", "tool_call", "tool_result"];
 const MAX_LISTED_PROBLEMS = 8;
 
 export class ImportError extends Error {

@@ -1,0 +1,309 @@
+"""The contract between the page and the core: what crosses the worker boundary, declared once.
+
+The page (``web/``) and the core speak JSON through ``web/worker.js`` and :mod:`pycore.wire`. This
+module says what that JSON is:
+
+- **events**: every event a method streams. ``chat.run`` streams the model's own events (the stream
+  events of :mod:`pycore.messages`, each with the ``step`` it belongs to) and the loop's events below;
+- **parts**: the parts a message is made of (:data:`pycore.messages.Part`), as the page stores them;
+- **errors**: a failed call is ``{code, message, details}`` (:class:`WireErrorInfo`), and an error inside
+  a run (a vendor's 401, an unreachable host) is :class:`pycore.messages.ErrorInfo`, which carries the same
+  ``code``. ``code`` is one of :data:`ERROR_CODES`; the page branches on it, never on the message text.
+  Each exception class says its code (``error_code``); :func:`error_code` is the one mapping.
+
+``python -m pycore contract`` writes the JSON Schema of all of it (the build puts it in
+``dist/contract.schema.json``) and ``docs/PROTOCOL.md``; tests fail when the page's JavaScript names an
+event type, part type or error code this module does not, or the other way round.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from typing import Annotated, Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+from pycore import __version__
+from pycore.messages import ErrorInfo, Event, Message, Part
+
+ErrorCode = Literal[
+    # the call itself
+    "invalid_params",  # the params are not what the method takes: the message names the field
+    "unknown_method",  # no such method in this core (a page newer than its core)
+    "unknown_call",  # an answer (approval, page tool result) for a call nothing waits for
+    "not_ready",  # the core has not finished booting (said by the worker)
+    "boot_failed",  # Python or the core could not start: ``stage`` says where (said by the worker)
+    "cancelled",  # the page cancelled the call (Stop) before it had a result (said by the worker)
+    "internal",  # a bug: anything else
+    # a vendor
+    "vendor_error",  # the vendor answered with an error of no more specific kind
+    "vendor_auth",  # 401: the key is wrong or missing
+    "vendor_permission",  # 403
+    "vendor_not_found",  # 404: usually the model name or the Base URL
+    "vendor_bad_request",  # 400 / 422
+    "vendor_too_large",  # 413
+    "vendor_rate_limit",  # 429
+    "vendor_overloaded",  # 529, or overloaded_error in the stream
+    "vendor_server",  # >= 500
+    "vendor_unreachable",  # no answer at all: offline, DNS, CORS, a wrong Base URL
+    "vendor_timeout",
+    "vendor_connection_lost",  # the vendor answered, then the connection dropped mid-reply
+    "vendor_stream",  # a body that does not follow the vendor's format
+    "unsupported_content",  # the conversation holds content this vendor cannot take
+    # an MCP server
+    "mcp_error",
+    "mcp_unreachable",
+    "mcp_connection_lost",
+    "mcp_timeout",
+    "mcp_http",
+    "mcp_redirect",
+    "mcp_auth_required",  # 401: sign in (OAuth) or give a header
+    "mcp_insufficient_scope",  # 403 insufficient_scope: sign in again for more
+    "mcp_cors",
+    "mcp_protocol",
+    "mcp_unsupported_version",
+    "mcp_too_large",
+    "mcp_server_error",  # the server answered with a JSON-RPC error
+    "mcp_session_expired",
+    "oauth_failed",
+]
+ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
+
+
+class WireErrorInfo(BaseModel):
+    """A call that failed: what the worker rejects the page's promise with."""
+
+    code: ErrorCode
+    message: str  # a sentence for the user: no class name, no traceback, no secret
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+def error_code(error: BaseException) -> ErrorCode:
+    """The stable code of an exception: its class's ``error_code``; a ValueError or TypeError is the
+    caller's params; anything else is a bug (``internal``)."""
+    code = getattr(type(error), "error_code", None)
+    if code in ERROR_CODES:
+        return code  # type: ignore[no-any-return]  # checked: one of ERROR_CODES
+    if isinstance(error, (ValueError, TypeError)):
+        return "invalid_params"
+    return "internal"
+
+
+def error_details(error: BaseException) -> dict[str, Any]:
+    """What the page may act on besides the code: the HTTP status and URL of an MCP or vendor error."""
+    details: dict[str, Any] = {}
+    for name in ("status", "url", "vendor"):
+        value = getattr(error, name, None)
+        if isinstance(value, (int, str)) and not isinstance(value, bool):
+            details[name] = value
+    return details
+
+
+# ---------------------------------------------------------------------------------------- events
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class StepEvent(_Event):
+    """A model request begins: the events that follow, up to the next ``step``, belong to it."""
+
+    type: Literal["step"] = "step"
+    step: int
+
+
+class MessageEvent(_Event):
+    """A message of the run is final: the assistant's reply of a step, or the user turn of tool results.
+    These messages, in order, are the run's transcript (``RunResult.messages``)."""
+
+    type: Literal["message"] = "message"
+    step: int
+    message: Message
+    incomplete: bool = False  # stopped, cut off or ended by an error: what arrived, kept
+
+
+class _ToolEvent(_Event):
+    step: int
+    call_id: str
+    name: str  # the name the model used (may carry a server prefix)
+    original_name: str  # the tool's own name on its server
+    arguments: dict[str, Any]
+    source: str  # "mcp:url:<url>", "mcp:relay:<name>", "python:<set>", "page"
+
+
+class CrossServerReason(_Event):
+    """Why an allowed tool asks: the reply has read data from other servers' tools."""
+
+    kind: Literal["cross_server"] = "cross_server"
+    from_: list[str] = Field(alias="from")
+
+
+class ApprovalEvent(_ToolEvent):
+    """The loop waits for the user: answer with ``chat.approve`` (allow, deny, always)."""
+
+    type: Literal["approval"] = "approval"
+    fingerprint: str
+    reason: CrossServerReason | None = None
+
+
+class ToolStartEvent(_ToolEvent):
+    """A tool call starts running."""
+
+    type: Literal["tool_start"] = "tool_start"
+
+
+class ToolProgressEvent(_Event):
+    """A running tool reported progress."""
+
+    type: Literal["tool_progress"] = "tool_progress"
+    step: int
+    call_id: str
+    progress: float
+    total: float | None = None
+    message: str | None = None
+
+
+class ToolEndEvent(_Event):
+    """A tool call ended: its result (MCP content items), as the model will see it."""
+
+    type: Literal["tool_end"] = "tool_end"
+    step: int
+    call_id: str
+    name: str
+    is_error: bool
+    content: list[dict[str, Any]]
+    duration_ms: float
+    structured_content: Any = None
+
+
+class PageToolEvent(_Event):
+    """A tool of the page runs: the page runs its handler and answers with ``chat.page_tool_result``."""
+
+    type: Literal["page_tool"] = "page_tool"
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+LoopEvent = Annotated[
+    StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolEndEvent | PageToolEvent,
+    Field(discriminator="type"),
+]
+LOOP_EVENTS: tuple[type[_Event], ...] = (StepEvent, MessageEvent, ApprovalEvent, ToolStartEvent, ToolProgressEvent,
+                                         ToolEndEvent, PageToolEvent)
+
+
+def _literal_default(cls: Any) -> str:
+    return str(cls.__dataclass_fields__["type"].default if hasattr(cls, "__dataclass_fields__")
+               else cls.model_fields["type"].default)
+
+
+def stream_event_types() -> list[str]:
+    """The model's stream events (:data:`pycore.messages.Event`)."""
+    return [_literal_default(m) for m in get_args(get_args(Event)[0])]
+
+
+def loop_event_types() -> list[str]:
+    return [str(cls.model_fields["type"].default) for cls in LOOP_EVENTS]
+
+
+def event_types() -> list[str]:
+    """Every event ``type`` a method streams."""
+    return stream_event_types() + loop_event_types()
+
+
+def part_types() -> list[str]:
+    return [str(m.model_fields["type"].default) for m in get_args(get_args(Part)[0])]
+
+
+# ---------------------------------------------------------------------------------------- output
+
+
+def json_schema() -> dict[str, Any]:
+    """One JSON Schema document: ``$defs`` holds every model; ``events``, ``parts``, ``error`` and
+    ``run_error`` point into it; ``error_codes`` and ``methods`` list the closed sets."""
+    from pycore import wire
+
+    defs: dict[str, Any] = {}
+    roots: dict[str, Any] = {}
+    kinds: tuple[tuple[str, Any], ...] = (("stream_event", Event), ("loop_event", LoopEvent), ("part", Part),
+                                          ("error", WireErrorInfo), ("run_error", ErrorInfo))
+    for key, kind in kinds:
+        schema = TypeAdapter[Any](kind).json_schema(ref_template="#/$defs/{model}", by_alias=True)
+        defs.update(schema.pop("$defs", {}))
+        roots[key] = schema
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "Orizuru: the contract between the page and the core",
+        "version": __version__,
+        "methods": sorted(wire.METHODS),
+        "event_types": event_types(),
+        "part_types": part_types(),
+        "error_codes": list(ERROR_CODES),
+        "oneOf": [{"$ref": "#/$defs/_event"}],
+        "$defs": {**dict(sorted(defs.items())),
+                  "_event": {"oneOf": [roots["stream_event"], roots["loop_event"]]},
+                  "_part": roots["part"], "_error": roots["error"], "_run_error": roots["run_error"]},
+    }
+
+
+def page_module() -> str:
+    """``web/contract.js``: the closed sets for the page, generated (a test fails when it is stale)."""
+    def js_list(name: str, values: list[str] | tuple[str, ...], doc: str) -> str:
+        items = "".join(f'\n  "{v}",' for v in values)
+        return f"// {doc}\nexport const {name} = Object.freeze([{items}\n]);\n"
+
+    return "\n".join([
+        "// Generated by `python -m pycore contract --js web/contract.js` from pycore/contract.py: do not edit.",
+        "// The page's handlers for these (web/store/replay.js, web/app/chat.js, web/store/exchange.js) are",
+        "// checked against them by tests/pycore/test_contract.py.",
+        "",
+        js_list("STREAM_EVENT_TYPES", stream_event_types(), "The model's stream events (pycore.messages.Event)."),
+        js_list("LOOP_EVENT_TYPES", loop_event_types(), "The agent loop's events (pycore.contract)."),
+        js_list("PART_TYPES", part_types(), "The parts of a message (pycore.messages.Part)."),
+        js_list("ERROR_CODES", ERROR_CODES, "Every error code (pycore.contract.ErrorCode)."),
+    ])
+
+
+def protocol_markdown() -> str:
+    """``docs/PROTOCOL.md``: generated from this module and the methods' docstrings."""
+    from pycore import wire
+
+    out = [
+        "# The page ↔ core protocol",
+        "",
+        "Generated by `python -m pycore contract --markdown docs/PROTOCOL.md` from `pycore/contract.py` and",
+        "the methods' docstrings; a test fails when it is stale. The JSON Schema of the same contract is",
+        "`dist/contract.schema.json` (`python -m pycore contract --schema FILE`).",
+        "",
+        "## Messages between the page and the worker",
+        "",
+        "See `web/protocol.js`: the page sends `boot`, `call {id, method, params}` and `cancel {id}`; the",
+        "worker answers with `stage`, `event {id, event}`, `result {id, result}`, `error {id, error}` (the",
+        "error is `{code, message, details}` below) and `log`.",
+        "",
+        "## Methods",
+        "",
+    ]
+    by_module: dict[str, list[str]] = {}
+    for name in sorted(wire.METHODS):
+        by_module.setdefault(wire.METHODS[name].__module__, []).append(name)
+    for module_name, names in sorted(by_module.items()):
+        module = sys.modules[module_name]
+        out += [f"### {', '.join(f'`{n}`' for n in names)}", "", f"From `{module_name}`:", "", "```text",
+                inspect.cleandoc(module.__doc__ or "(undocumented)"), "```", ""]
+    out += ["## Events", "", "`chat.run` streams the model's own events, each with the `step` it belongs to:", ""]
+    out += [f"- `{t}`" for t in stream_event_types()]
+    out += ["", "and the loop's events:", ""]
+    for cls in LOOP_EVENTS:
+        fields = ", ".join(f"`{f.alias or n}`" for n, f in cls.model_fields.items() if n != "type")
+        out.append(f"- `{cls.model_fields['type'].default}` ({fields}): {(inspect.getdoc(cls) or '').splitlines()[0]}")
+    out += ["", "## Parts", "", "A message (`{role, parts}`) is made of these parts:", ""]
+    out += [f"- `{t}`" for t in part_types()]
+    out += ["", "## Error codes", "",
+            "A failed call rejects with `{code, message, details}`; an error inside a run (`error` events, the",
+            "run's `error`) is `{code, status?, type?, message, vendor?, host?}`. The codes:", ""]
+    out += [f"- `{code}`" for code in ERROR_CODES]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,144 @@
+"""The contract between the page and the core (pycore/contract.py) holds on both sides.
+
+- Every event a real ``chat.run`` streams over the recorded vendor fixtures, and its result's error, is
+  valid against the emitted JSON Schema: a field renamed on one side fails here, not for a user.
+- A failed call reaches the page as ``{code, message, details}`` with a code from the closed set and a
+  sentence without a class name.
+- Every exception class the core raises on purpose has a code from that set.
+- The generated files (``docs/PROTOCOL.md``, ``web/contract.js``) are current, and the page's handlers
+  handle exactly the contract's event and part types; every error code the page names exists.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from test_wire import KEY, call, provider, serving
+from vendor_fixtures import STREAMED, Fixture
+
+from pycore import contract, wire
+from pycore.exceptions import OrizuruError
+from pycore.http.replay import Recording
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+HI = [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft202012Validator:
+    schema = contract.json_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    return jsonschema.Draft202012Validator(schema)
+
+
+def check(validator: jsonschema.Draft202012Validator, name: str, value: Any) -> None:
+    schema = {k: v for k, v in validator.schema.items() if k != "oneOf"} | {"$ref": f"#/$defs/{name}"}
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    assert not errors, f"{name}: {value!r}: {[e.message for e in errors]}"
+
+
+@pytest.mark.parametrize("fixture", STREAMED, ids=str)
+async def test_every_event_of_a_run_over_the_recordings_is_in_the_contract(
+        fixture: Fixture, validator: jsonschema.Draft202012Validator) -> None:
+    with serving(Recording(fixture.body(), status=fixture.status, content_type=fixture.content_type)):
+        result, events, _ = await call("chat.run", {"provider": provider(fixture.vendor), "model": "m",
+                                                     "messages": HI, "limits": {"max_steps": 1}})
+    assert events
+    for event in events:
+        check(validator, "_event", {k: v for k, v in event.items() if k != "step"}
+              if event["type"] in contract.stream_event_types() else event)
+        assert isinstance(event.get("step", 0), int)
+    if result.get("error"):
+        check(validator, "_run_error", result["error"])
+        assert result["error"]["code"] in contract.ERROR_CODES
+    for event in events:
+        for part in event["message"]["parts"] if event["type"] == "message" else []:
+            check(validator, "_part", part)
+
+
+def test_an_event_of_the_wrong_shape_is_refused(validator: jsonschema.Draft202012Validator) -> None:
+    """The schema can fail: a renamed field, an unknown type."""
+    with pytest.raises(AssertionError):
+        check(validator, "_event", {"type": "tool_end", "call_id": "c", "name": "n", "is_error": False,
+                                    "content": [], "duration": 1, "step": 1})
+    with pytest.raises(AssertionError):
+        check(validator, "_event", {"type": "citation", "index": 0})
+
+
+async def outcome(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = json.loads(await wire.call(method, json.dumps(params), lambda _: None))
+    return result
+
+
+async def test_a_failed_call_comes_back_as_a_code_and_a_sentence() -> None:
+    unknown = (await outcome("nope", {}))["error"]
+    assert unknown["code"] == "unknown_method" and unknown["message"].startswith("unknown method 'nope'")
+    bad = (await outcome("chat.run", {"provider": provider("openai"), "messages": HI}))["error"]
+    assert bad == {"code": "invalid_params", "message": "chat.run needs a model", "details": {}}
+    with serving(Recording(json.dumps({"error": {"message": "Incorrect API key provided",
+                                                 "type": "invalid_request_error"}}).encode(), status=401)):
+        refused = (await outcome("models.list", {"provider": provider("openai")}))["error"]
+    assert refused["code"] == "vendor_auth" and refused["details"]["status"] == 401
+    assert not re.match(r"^[\w.]+Error: ", refused["message"]) and KEY not in json.dumps(refused)
+    assert (await outcome("core.echo", {"text": "a b"})) == {"result": {"text": "a b"}}
+
+
+async def test_a_redacted_error_keeps_its_code() -> None:
+    with serving(Recording(json.dumps({"error": {"message": f"key {KEY} is wrong"}}).encode(), status=401)):
+        refused = (await outcome("models.list", {"provider": provider("openai")}))["error"]
+    assert refused["code"] == "vendor_auth" and "[redacted]" in refused["message"] and KEY not in json.dumps(refused)
+
+
+def every_subclass(cls: type) -> list[type]:
+    return [cls] + [s for sub in cls.__subclasses__() for s in every_subclass(sub)]
+
+
+def test_every_error_class_says_its_code() -> None:
+    import pycore.agent.pending
+    import pycore.mcp.errors  # noqa: F401 - registers the MCP errors as subclasses
+
+    classes = every_subclass(OrizuruError) + [wire.UnknownMethodError, pycore.agent.pending.UnknownCallError]
+    assert len(classes) > 30
+    for cls in classes:
+        assert "error_code" in vars(cls) or cls.error_code == vars(cls.__mro__[1]).get("error_code"), cls
+        assert cls.error_code in contract.ERROR_CODES, cls
+
+
+def test_the_generated_files_are_current() -> None:
+    """Regenerate with: python -m pycore contract --markdown docs/PROTOCOL.md --js web/contract.js"""
+    assert (ROOT / "docs/PROTOCOL.md").read_text(encoding="utf-8") == contract.protocol_markdown()
+    assert (WEB / "contract.js").read_text(encoding="utf-8") == contract.page_module()
+
+
+def cases(path: str, between: tuple[str, str] | None = None) -> set[str]:
+    text = (WEB / path).read_text(encoding="utf-8")
+    if between:
+        text = text[text.index(between[0]):text.index(between[1])]
+    return set(re.findall(r'case "(\w+)":', text))
+
+
+def test_the_page_handles_exactly_the_contracts_event_and_part_types() -> None:
+    """One side only (a type the core sends that the page drops, or one the page waits for in vain) fails."""
+    assert cases("store/replay.js") == set(contract.stream_event_types())
+    assert cases("app/chat.js", ("const onEvent = (ev) =>", "const { tools, policy }")) == \
+        set(contract.loop_event_types())
+    assert cases("store/exchange.js") == set(contract.part_types())
+
+
+def test_every_error_code_the_page_names_exists() -> None:
+    named: set[str] = set()
+    for path in WEB.rglob("*.js"):
+        if path.name == "contract.js":
+            continue
+        text = path.read_text(encoding="utf-8")
+        named |= set(re.findall(r'\.code\s*[!=]==\s*"(\w+)"', text))
+        for codes in re.findall(r"_CODES = new Set\(\[([^\]]*)\]\)", text):
+            named |= set(re.findall(r'"(\w+)"', codes))
+    assert named, "the page names no error code: this test reads the wrong files"
+    assert named <= set(contract.ERROR_CODES), named - set(contract.ERROR_CODES)
