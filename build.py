@@ -277,7 +277,7 @@ def hashed_copy(src: Path, dest_root: Path, rel_dir: str) -> str:
 def bundle_web(out: Path) -> dict[str, str]:
     """Bundle web/ with esbuild into content-hashed files; return {entry name: relative URL}."""
     meta = out / "meta.json"
-    entries = [WEB / "main.js", WEB / "worker.js", WEB / "styles.css"]
+    entries = [WEB / "main.js", WEB / "worker.js", WEB / "styles.css", WEB / "client" / "orizuru.js"]
     run([NODE_MODULES / ".bin" / "esbuild", *entries, "--bundle", "--format=esm", "--target=es2022",
          "--minify", "--sourcemap", "--entry-names=[name]-[hash]", "--outdir=" + str(out / "assets"),
          "--metafile=" + str(meta), "--log-level=warning"],
@@ -330,12 +330,19 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
     html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])
             .replace("{{boot}}", json.dumps(boot).replace("<", "\\u003c")))
     (out / "index.html").write_text(html)
+    # The embeddable agent (web/client/orizuru.js): a stable name to import, and what it boots.
+    (out / "boot.json").write_text(json.dumps(boot))
+    (out / "orizuru.js").write_text(f'export * from "./{assets["orizuru"]}";\n')
+    shutil.copytree(WEB / "examples", out / "examples")
     for static in ("favicon.svg", "manifest.webmanifest"):
         if (WEB / static).exists():
             shutil.copy2(WEB / static, out / static)
     if (WEB / "icons").is_dir():
         shutil.copytree(WEB / "icons", out / "icons")
     write_host_headers(out, html)
+    # The page <-> core contract (pycore/contract.py) as JSON Schema, for anyone embedding the core.
+    run([str(venv_python()), "-m", "pycore", "contract", "--schema", str(out / "contract.schema.json")],
+        hint="the core's contract did not build: run `.venv/bin/python -m pycore contract` to see why")
     write_service_worker(out)
 
 

@@ -22,7 +22,8 @@ import { readRelayToken } from "./app/relay.js";
 import { Settings } from "./app/settings.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
-import { STAGES, WorkerClient } from "./protocol.js";
+import { createAgent } from "./client/orizuru.js";
+import { STAGES } from "./protocol.js";
 import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
@@ -53,20 +54,18 @@ async function main() {
 
   // ------------------------------------------------------------------ the core (Python in a worker)
 
-  let coreReady = false;
+  // The app's client of the core is the same library any page can embed (web/client/orizuru.js).
   let coreInfo = null;
   let bootStage = "runtime";
-  const worker = new Worker(new URL(boot.worker, document.baseURI), { type: "module", name: "pycore" });
-  const core = new WorkerClient(worker, {
+  const core = createAgent({
+    boot, site: document.baseURI,
     onStage: (stage, detail) => showStage(stage, detail),
     onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
   });
-  const ready = core
-    .boot({ base: document.baseURI, pyodide: boot.pyodide, wheels: boot.wheels })
+  const coreReadyNow = () => core.isReady;
+  const ready = core.ready
     .then((info) => {
-      coreReady = true;
       coreInfo = info;
-      core.methods = info.methods ?? [];
       root.dataset.core = "ready";
       performance.mark("core-ready"); // read by bench/boot
       showReady();
@@ -119,11 +118,11 @@ async function main() {
   const settings = new Settings({
     core, keys, notify,
     profiles: store.profiles,
-    coreReadyNow: () => coreReady,
+    coreReadyNow,
     onChange: () => showProfiles(),
   });
 
-  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow: () => coreReady, settings, relayToken, notify });
+  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify });
 
   // Focus memory (per conversation): the panel beside the chat; its calls wait for the core like a turn.
   const focus = new FocusMemory({
@@ -150,7 +149,6 @@ async function main() {
     openSettings: () => settings.open(),
     askKey: (profile) => keyPrompt.ask(profile),
   });
-  chat.coreReadyNow = () => coreReady;
   // A host removed in Settings: its images go back behind placeholders (a running turn redraws when it ends).
   images.subscribe(({ removed }) => {
     if (removed && !chat.running) chat.render();
@@ -164,7 +162,7 @@ async function main() {
     try {
       return (await core.call("focus.validate", { state })).state;
     } catch (err) {
-      throw new Error(err.message.replace(/^[\w.]+Error: /, ""), { cause: err }); // "focus state: <field>: <problem>"
+      throw new Error(err.message, { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
     }
   } });
   const composer = new Composer({
@@ -186,7 +184,7 @@ async function main() {
   const profileSwitch = document.getElementById("profile-switch");
   const modelSwitch = document.getElementById("model-switch");
   const modelSuggestions = new ModelSuggestions({
-    list: document.getElementById("model-switch-list"), core, coreReadyNow: () => coreReady,
+    list: document.getElementById("model-switch-list"), core, coreReadyNow,
     target: () => settings.target(),
   });
   ready.then(() => modelSuggestions.refresh(), () => {});

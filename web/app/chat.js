@@ -27,12 +27,12 @@
 
 import { h } from "./dom.js";
 import { hasText, t } from "./i18n.js";
+import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 
-// The model's stream events (pycore.messages): each belongs to the reply's current step and is stored with it.
-const STREAM_EVENTS = new Set(["text_delta", "reasoning_delta", "tool_call_start", "tool_call_args_delta",
-                               "tool_call_end", "usage", "finish", "error"]);
+// The model's stream events (pycore/contract.py): each belongs to the reply's current step and is stored with it.
+const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, onChange = () => {},
@@ -248,7 +248,7 @@ export class Chat {
       this.#truncateAfter(userMsg);
       this.follow.toEnd(); // the message just sent is in view, and the reply is followed
       const userView = this.views.find((v) => v.msg.id === userMsg.id);
-      if (!this.coreReadyNow?.()) {
+      if (!this.core.isReady) {
         waitingView = userView;
         if (waitingView) Object.assign(waitingView.el.dataset, { state: "waiting", waiting: t("boot.waiting") });
         await this.coreReady;
@@ -385,9 +385,8 @@ export class Chat {
           card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms });
           return;
         }
-        case "page_tool":
-          this.core.call("chat.page_tool_result", { call_id: ev.call_id, is_error: true,
-                                                    content: [{ type: "text", text: "this page has no such tool" }] });
+        case "page_tool": // a JavaScript tool of this page (web/client/orizuru.js registerTool) runs here
+          this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
           return;
         default:
           if (!STREAM_EVENTS.has(ev.type)) return; // only the model's stream makes (or fills) a reply
@@ -400,7 +399,10 @@ export class Chat {
     };
 
     const { tools, policy } = await this.tools();
-    const params = { provider: target.provider, model: target.model, messages, tools, policy };
+    // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and Python.
+    const pageTools = this.core.pageToolDefinitions?.() ?? [];
+    const params = { provider: target.provider, model: target.model, messages,
+                     tools: pageTools.length ? { ...tools, page: pageTools } : tools, policy };
     if (system) params.system = system;
     const call = this.core.call("chat.run", params, onEvent);
     run.callId = call.id;

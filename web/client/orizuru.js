@@ -1,0 +1,207 @@
+// Orizuru's agent for any web page: the core (Python, in a Web Worker) behind a small API. The chat app
+// talks to its core through this module too; a page that embeds the agent imports it from the site:
+//
+//   import { createAgent } from "https://your.host/orizuru/orizuru.js";
+//   const agent = createAgent({ profile: { vendor: "openai", model: "gpt-4o-mini", apiKey } });
+//   agent.registerTool({ name: "roll_dice", description: "Roll a die", inputSchema: { type: "object",
+//     properties: { sides: { type: "integer" } } } }, ({ sides = 6 }) => 1 + Math.floor(Math.random() * sides));
+//   await agent.connect("https://example.com/mcp");          // MCP servers by URL (they must allow CORS)
+//   const result = await agent.run("Roll a d20", { onEvent: (ev) => console.log(ev) });
+//   agent.stop();                                           // Stop the running turn
+//
+// Events and errors are the core's contract (docs/PROTOCOL.md; `dist/contract.schema.json`): a failed
+// call rejects with an Error carrying `code` (one of ERROR_CODES), `message` and `details`.
+// The API key goes to the worker with each run and from there only to the vendor.
+
+import { WorkerClient } from "../protocol.js";
+
+export { ERROR_CODES, LOOP_EVENT_TYPES, PART_TYPES, STREAM_EVENT_TYPES } from "../contract.js";
+
+/**
+ * @typedef {{vendor: string, model: string, apiKey?: string, baseUrl?: string}} Profile
+ * @typedef {{name: string, description?: string, inputSchema?: object}} ToolDefinition
+ * @typedef {(args: object, call: {id: string, name: string}) => any} ToolHandler
+ *   returns a string, a JSON-able value, or MCP content items ([{type: "text", text}, ...]); a throw is an
+ *   error result the model sees
+ * @typedef {{call_id: string, name: string, original_name: string, arguments: object, source: string,
+ *   reason?: object}} ApprovalAsk
+ * @typedef {{pyodide: string, wheels: string[], worker: string}} Boot   what the build writes to boot.json
+ */
+
+/** The site the library was loaded from: its files live in `assets/` under it. */
+const SITE = new URL("../", import.meta.url).href;
+
+/** @param {ConstructorParameters<typeof Agent>[0]} options */
+export function createAgent(options = {}) {
+  return new Agent(options);
+}
+
+export class Agent {
+  /**
+   * @param {{profile?: Profile, site?: string, boot?: Boot, onStage?: (stage: string, detail: any) => void,
+   *   onLog?: (level: string, message: string) => void,
+   *   approve?: (ask: ApprovalAsk) => Promise<"allow"|"deny"|"always">|"allow"|"deny"|"always"}} options
+   *   `approve` answers an MCP tool that asks before it runs (default: deny); the page's own tools
+   *   (registerTool) run without asking, as the page chose them.
+   */
+  constructor({ profile = null, site = SITE, boot = null, onStage = () => {}, onLog = () => {},
+                approve = () => "deny" } = {}) {
+    this.profile = profile;
+    this.site = site;
+    this.approve = approve;
+    /** @type {Map<string, {definition: ToolDefinition, handler: ToolHandler}>} */
+    this.pageTools = new Map();
+    /** The conversation so far (pycore Messages): each run adds its question and the core's messages. */
+    this.messages = [];
+    this.servers = new Set();
+    this.running = null;
+    this.info = null;
+    /** Resolves with the core's info ({version, python, methods}) once Python is up; rejects if it fails. */
+    this.ready = (boot ? Promise.resolve(boot) : fetchBoot(site)).then((b) => this.#boot(b, onStage, onLog));
+    this.ready.catch(() => {}); // a page that never awaits it still sees the failure on its first call
+  }
+
+  /** The core's method names (empty until it is ready). */
+  get methods() {
+    return this.info?.methods ?? [];
+  }
+
+  /** Whether the core is up now (`ready` is the promise of it). */
+  get isReady() {
+    return this.info !== null;
+  }
+
+  async #boot(boot, onStage, onLog) {
+    const worker = new Worker(new URL(boot.worker, this.site), { type: "module", name: "pycore" });
+    this.client = new WorkerClient(worker, { onStage, onLog });
+    this.info = await this.client.boot({ base: this.site, pyodide: boot.pyodide, wheels: boot.wheels });
+    return this.info;
+  }
+
+  /** Call a core method (docs/PROTOCOL.md) once the core is ready; `onEvent` gets its streamed events. */
+  call(method, params = {}, onEvent = () => {}) {
+    if (this.client && this.isReady) return this.client.call(method, params, onEvent);
+    let callId = null;
+    const pending = this.ready.then(() => {
+      const call = this.client.call(method, params, onEvent);
+      callId = call.id;
+      return call;
+    });
+    Object.defineProperty(pending, "id", { get: () => callId });
+    return pending;
+  }
+
+  cancel(id) {
+    if (id != null) this.client?.cancel(id);
+  }
+
+  /** A tool of this page: the model may call it during `run`; `handler` runs here, in the page. */
+  registerTool(definition, handler) {
+    if (!definition?.name || typeof handler !== "function") {
+      throw new TypeError("registerTool({name, description, inputSchema}, handler): a name and a function");
+    }
+    this.pageTools.set(definition.name, {
+      definition: { name: definition.name, description: definition.description ?? "",
+                    inputSchema: definition.inputSchema ?? { type: "object" } },
+      handler,
+    });
+  }
+
+  /** The page tools' definitions, as `chat.run` takes them (`tools.page`). */
+  pageToolDefinitions() {
+    return [...this.pageTools.values()].map((t) => t.definition);
+  }
+
+  /** Answer a `page_tool` event: run the registered handler and send its result to the core. */
+  async answerPageTool(ev) {
+    const tool = this.pageTools.get(ev.name);
+    let content;
+    let isError = false;
+    try {
+      if (!tool) throw new Error(`this page has no tool named ${ev.name}`);
+      content = toContent(await tool.handler(ev.arguments ?? {}, { id: ev.call_id, name: ev.name }));
+    } catch (err) {
+      content = [{ type: "text", text: String(err?.message ?? err) }];
+      isError = true;
+    }
+    await this.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError });
+  }
+
+  /** Connect an MCP server by URL (streamable HTTP or SSE); its tools join the next runs. */
+  async connect(url, { headers = {} } = {}) {
+    const id = `url:${url}`;
+    const info = await this.call("mcp.connect", { id, url, headers });
+    this.servers.add(id);
+    return info;
+  }
+
+  async disconnect(url) {
+    const id = `url:${url}`;
+    this.servers.delete(id);
+    await this.call("mcp.disconnect", { id });
+  }
+
+  /**
+   * One turn: `input` (text) is added to the conversation and the agent answers, calling tools as needed.
+   * Resolves with the run's result ({stop_reason, error?, usage...}); `agent.messages` then holds the turn.
+   * @param {string} input
+   * @param {{system?: string, onEvent?: (ev: object) => void, limits?: object}} options
+   */
+  async run(input, { system, onEvent = () => {}, limits } = {}) {
+    if (!this.profile?.vendor || !this.profile?.model) throw new TypeError("the agent needs a profile: {vendor, model}");
+    if (this.running) throw new Error("a turn is already running: stop() it or wait for it");
+    const question = { role: "user", parts: [{ type: "text", text: String(input) }] };
+    const { vendor, model, apiKey, baseUrl } = this.profile;
+    const params = {
+      provider: { vendor, ...(apiKey ? { api_key: apiKey } : {}), ...(baseUrl ? { base_url: baseUrl } : {}) },
+      model, messages: [...this.messages, question],
+      tools: { page: this.pageToolDefinitions(), mcp: [...this.servers] },
+      ...(system ? { system } : {}), ...(limits ? { limits } : {}),
+    };
+    const added = [question];
+    const handle = (ev) => {
+      if (ev.type === "page_tool") this.answerPageTool(ev).catch((err) => onEvent({ type: "log", message: String(err) }));
+      else if (ev.type === "approval") this.#decide(ev);
+      else if (ev.type === "message") added.push(ev.message);
+      onEvent(ev);
+    };
+    const call = this.call("chat.run", params, handle);
+    this.running = call;
+    try {
+      const result = await call;
+      this.messages.push(...added);
+      return result;
+    } finally {
+      this.running = null;
+    }
+  }
+
+  async #decide(ask) {
+    let decision = "deny";
+    try {
+      decision = await this.approve(ask);
+    } finally {
+      await this.call("chat.approve", { call_id: ask.call_id, decision: decision ?? "deny" });
+    }
+  }
+
+  /** Stop the running turn: it ends with stop_reason "stopped", keeping what arrived. */
+  stop() {
+    this.cancel(this.running?.id);
+  }
+}
+
+async function fetchBoot(site) {
+  const response = await fetch(new URL("boot.json", site));
+  if (!response.ok) throw new Error(`${new URL("boot.json", site)}: HTTP ${response.status}: is this an Orizuru site?`);
+  return response.json();
+}
+
+/** A handler's return value as MCP content items. */
+function toContent(value) {
+  if (Array.isArray(value) && value.every((item) => item && typeof item === "object" && typeof item.type === "string")) {
+    return value;
+  }
+  const text = typeof value === "string" ? value : JSON.stringify(value ?? null);
+  return [{ type: "text", text }];
+}
