@@ -19,12 +19,14 @@ event type, part type or error code this module does not, or the other way round
 from __future__ import annotations
 
 import inspect
+import json
 import sys
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from pycore import __version__
+from pycore.adapters import catalogue
 from pycore.messages import ErrorInfo, Event, Message, Part
 
 ErrorCode = Literal[
@@ -264,6 +266,10 @@ def page_module() -> str:
         js_list("LOOP_EVENT_TYPES", loop_event_types(), "The agent loop's events (pycore.contract)."),
         js_list("PART_TYPES", part_types(), "The parts of a message (pycore.messages.Part)."),
         js_list("ERROR_CODES", ERROR_CODES, "Every error code (pycore.contract.ErrorCode)."),
+        "// The vendors the user can pick, as their adapters declare them (pycore.adapters.catalogue()).",
+        "export const VENDORS = Object.freeze("
+        + json.dumps([v.model_dump(mode="json") for v in catalogue()], indent=2, ensure_ascii=False) + ");",
+        "",
     ])
 
 

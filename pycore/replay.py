@@ -18,7 +18,7 @@ Mode = Literal["auto", "stream", "json"]
 def looks_streamed(vendor: str, body: bytes) -> bool:
     """SSE bodies start with a field or a comment; an Ollama stream is JSON, one object per line."""
     head = body.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if vendor == "ollama":
+    if get_adapter(vendor).stream_parser().ndjson:  # one JSON object per line (Ollama)
         try:
             json.loads(head.split(b"\n", 1)[0])
         except ValueError:

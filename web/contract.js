@@ -73,3 +73,55 @@ export const ERROR_CODES = Object.freeze([
   "mcp_session_expired",
   "oauth_failed",
 ]);
+
+// The vendors the user can pick, as their adapters declare them (pycore.adapters.catalogue()).
+export const VENDORS = Object.freeze([
+  {
+    "id": "openai",
+    "adapter": "openai",
+    "label": "OpenAI",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.openai.com/v1"
+  },
+  {
+    "id": "openai-responses",
+    "adapter": "openai-responses",
+    "label": "OpenAI Responses",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.openai.com/v1"
+  },
+  {
+    "id": "anthropic",
+    "adapter": "anthropic",
+    "label": "Anthropic",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.anthropic.com"
+  },
+  {
+    "id": "gemini",
+    "adapter": "gemini",
+    "label": "Gemini",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://generativelanguage.googleapis.com/v1beta"
+  },
+  {
+    "id": "ollama",
+    "adapter": "ollama",
+    "label": "Ollama",
+    "needs_key": false,
+    "needs_base_url": false,
+    "default_base_url": "http://localhost:11434"
+  },
+  {
+    "id": "openai-compatible",
+    "adapter": "openai",
+    "label": "OpenAI-compatible",
+    "needs_key": false,
+    "needs_base_url": true,
+    "default_base_url": null
+  }
+]);

@@ -19,6 +19,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from pydantic import BaseModel
+
 from pycore.adapters._base import Adapter, StreamParser
 
 _ADAPTERS = {
@@ -45,4 +47,43 @@ def get_adapter(vendor: str, **kwargs: Any) -> Adapter:
     return adapter_class(vendor)(**kwargs)
 
 
-__all__ = ["VENDORS", "Adapter", "StreamParser", "adapter_class", "get_adapter"]
+class VendorInfo(BaseModel):
+    """One choice of vendor the user has, as its adapter declares it (an alias is a choice too)."""
+
+    id: str  # what a profile stores and ``chat.run``'s ``provider.vendor`` takes
+    adapter: str  # the adapter that speaks to it
+    label: str
+    needs_key: bool
+    needs_base_url: bool = False  # no default address: the user's own server
+    default_base_url: str | None = None
+
+
+def catalogue(*, include_fake: bool = False) -> list[VendorInfo]:
+    """Every vendor the user can pick, from the adapters' declarations; the build embeds it in the page
+    (its Settings list, which vendors need a key) so no vendor list is written out anywhere else."""
+    out: list[VendorInfo] = []
+    aliases: list[VendorInfo] = []  # listed after the vendors themselves
+    for name in VENDORS:
+        if name == "fake" and not include_fake:
+            continue
+        cls = adapter_class(name)
+        out.append(VendorInfo(id=name, adapter=name, label=cls.label, needs_key=cls.needs_key,
+                              default_base_url=cls.default_base_url))
+        for alias, facts in cls.aliases.items():
+            aliases.append(VendorInfo(id=alias, adapter=name, label=facts["label"], needs_key=facts["needs_key"],
+                                  needs_base_url=facts.get("needs_base_url", False),
+                                  default_base_url=None if facts.get("needs_base_url") else cls.default_base_url))
+    return out + aliases
+
+
+def resolve_vendor(choice: str) -> tuple[str, VendorInfo]:
+    """The adapter for a vendor the user picked (an alias included) and what the catalogue says of it."""
+    for info in catalogue(include_fake=True):
+        if info.id == choice:
+            return info.adapter, info
+    known = ", ".join(info.id for info in catalogue())
+    raise ValueError(f"unknown vendor {choice!r}; expected one of {known}")
+
+
+__all__ = ["VENDORS", "Adapter", "StreamParser", "VendorInfo", "adapter_class", "catalogue", "get_adapter",
+           "resolve_vendor"]

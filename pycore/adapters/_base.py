@@ -7,9 +7,10 @@ touches the network. :mod:`pycore.client` joins an adapter to a transport.
 from __future__ import annotations
 
 import json
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from pydantic_core import from_json
@@ -96,6 +97,23 @@ class Adapter(ABC):
     default_base_url: ClassVar[str]
     retry_policy: ClassVar[RetryPolicy] = RetryPolicy()
     url_schemes: ClassVar[tuple[str, ...]] = ("https", "http")
+
+    # What the rest of the core and the page know of this vendor: declared by its adapter and nowhere else
+    # (pycore.adapters.catalogue(), which the build puts in the page).
+    label: ClassVar[str]  # its name, as the user reads it
+    needs_key: ClassVar[bool] = True  # False: local servers that usually take none
+    tool_name: ClassVar[re.Pattern[str]] = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # the tool names it documents
+    classifier_mode: ClassVar[Literal["tool", "json"]] = "tool"  # how focus memory's classifier asks for labels
+    # Other names the user may pick that use this adapter, each with what it changes (label, needs_key, and
+    # needs_base_url: an address of the user's own is required).
+    aliases: ClassVar[dict[str, dict[str, Any]]] = {}
+
+    @classmethod
+    def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:
+        """The body fields that make this vendor answer JSON of ``schema`` (``open_schema``: the same without
+        ``additionalProperties: false``, for vendors that refuse it); ``{}`` for a vendor without a JSON
+        mode (the prompt then asks for JSON and the answer is checked)."""
+        return {}
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None) -> None:
         self.api_key = api_key

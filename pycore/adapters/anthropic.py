@@ -218,6 +218,8 @@ def _thinking(part: ReasoningPart) -> list[dict[str, Any]]:
 
 
 class AnthropicAdapter(Adapter):
+    label = "Anthropic"  # no JSON mode of its own: the classifier's prompt asks for JSON, which is checked
+
     vendor = "anthropic"
     default_base_url = "https://api.anthropic.com"
     retry_policy = ANTHROPIC_POLICY

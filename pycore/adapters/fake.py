@@ -101,6 +101,9 @@ def _last_text(parts: PartsManager) -> int:
 
 
 class FakeAdapter(Adapter):
+    label = "Scripted (tests and demos)"
+    needs_key = False
+
     vendor = "fake"
     default_base_url = "fake://model"
     url_schemes = ("fake",)

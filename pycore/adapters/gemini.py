@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any, ClassVar, assert_never
 from urllib.parse import quote
 
@@ -194,6 +195,14 @@ def _result(part: ToolResultPart, names: dict[str, str]) -> list[dict[str, Any]]
 
 
 class GeminiAdapter(Adapter):
+    label = "Gemini"
+    tool_name = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$")
+    classifier_mode = "json"
+
+    @classmethod
+    def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:
+        return {"generationConfig": {"responseMimeType": "application/json", "responseSchema": open_schema}}
+
     vendor = "gemini"
     default_base_url = "https://generativelanguage.googleapis.com/v1beta"
 

@@ -141,6 +141,14 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
 
 
 class OllamaAdapter(Adapter):
+    label = "Ollama"
+    needs_key = False  # a local server
+    classifier_mode = "json"
+
+    @classmethod
+    def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:
+        return {"format": schema}
+
     vendor = "ollama"
     default_base_url = "http://localhost:11434"
 

@@ -172,6 +172,14 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
 
 
 class OpenAIChatAdapter(Adapter):
+    label = "OpenAI"
+    aliases = {"openai-compatible": {"label": "OpenAI-compatible", "needs_key": False, "needs_base_url": True}}
+
+    @classmethod
+    def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "strict": True,
+                                                                           "schema": schema}}}
+
     vendor = "openai"
     default_base_url = "https://api.openai.com/v1"
     retry_policy = OPENAI_POLICY

@@ -231,6 +231,13 @@ def _reasoning(part: ReasoningPart) -> list[dict[str, Any]]:
 
 
 class OpenAIResponsesAdapter(OpenAIChatAdapter):
+    label = "OpenAI Responses"
+    aliases = {}  # not OpenAI Chat's: compatible servers speak Chat Completions
+
+    @classmethod
+    def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:
+        return {"text": {"format": {"type": "json_schema", "name": name, "strict": True, "schema": schema}}}
+
     vendor = VENDOR
 
     stream_fields = {"stream": True}

@@ -29,14 +29,9 @@ from typing import Any
 from pycore.messages import ImagePart, TextPart, Tool
 
 MAX_NAME = 64
+# A name every vendor takes (each adapter declares its own rule: ``Adapter.tool_name``), so a conversation
+# keeps its tools when it moves to another vendor.
 PORTABLE_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
-VENDOR_NAME_RULES = {  # what each vendor documents; PORTABLE_NAME satisfies all of them
-    "openai": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "openai-responses": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "anthropic": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "ollama": re.compile(r"^[a-zA-Z0-9_-]{1,64}$"),
-    "gemini": re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$"),
-}
 MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], None]

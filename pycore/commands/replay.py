@@ -16,10 +16,11 @@ import json
 import sys
 from pathlib import Path
 
+from pycore.adapters import VENDORS as ADAPTERS
 from pycore.exceptions import OrizuruError
 
 HELP = "parse a recorded vendor response body and print the unified result as JSON"
-VENDORS = ("openai", "openai-responses", "anthropic", "gemini", "ollama")
+VENDORS = tuple(v for v in ADAPTERS if v != "fake")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

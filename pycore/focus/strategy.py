@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
+from pycore.adapters import adapter_class
 from pycore.focus.classification import TOOL_NAME, json_schema
 from pycore.messages import ChatRequest, Message, NamedToolChoice, Tool
 
@@ -30,37 +31,18 @@ Strategy = Literal["auto", "tool", "json"]
 STRATEGIES: tuple[Strategy, ...] = ("auto", "tool", "json")
 TEMPERATURE = 0.0  # the issue allows up to 0.1; 0 makes the labels as repeatable as the vendor allows
 MAX_OUTPUT_TOKENS = 400
-DEFAULT_STRATEGY: dict[str, Literal["tool", "json"]] = {
-    "openai": "tool",
-    "openai-responses": "tool",
-    "anthropic": "tool",
-    "gemini": "json",
-    "ollama": "json",
-    "fake": "tool",
-}
 
 
 def resolve(vendor: str, strategy: Strategy = "auto") -> Literal["tool", "json"]:
+    """``auto`` is what the vendor's adapter declares (``classifier_mode``)."""
     if strategy != "auto":
         return strategy
-    return DEFAULT_STRATEGY.get(vendor, "tool")
+    return adapter_class(vendor).classifier_mode
 
 
 def json_mode_options(vendor: str) -> dict[str, Any]:
-    """The body fields that switch on the vendor's JSON mode with our schema."""
-    if vendor == "gemini":
-        config = {"responseMimeType": "application/json", "responseSchema": json_schema(closed=False)}
-        return {"generationConfig": config}
-    if vendor == "ollama":
-        return {"format": json_schema()}
-    if vendor == "openai":
-        schema = {"name": TOOL_NAME, "strict": True, "schema": json_schema()}
-        return {"response_format": {"type": "json_schema", "json_schema": schema}}
-    if vendor == "openai-responses":
-        return {"text": {"format": {"type": "json_schema", "name": TOOL_NAME, "strict": True, "schema": json_schema()}}}
-    if vendor == "anthropic":  # no JSON mode of its own: the prompt asks for JSON, parse() checks it
-        return {}
-    return {}
+    """The body fields that switch on the vendor's JSON mode with our schema (declared by its adapter)."""
+    return adapter_class(vendor).json_mode_options(TOOL_NAME, json_schema(), json_schema(closed=False))
 
 
 def classifier_request(

@@ -93,3 +93,24 @@ class FetchTransport(Transport):
         except JsException as e:  # TypeError "Failed to fetch": network, DNS, CORS, refused
             raise APIConnectionError(f"fetch failed: {e}") from e
         return FetchResponse(response, controller, request.timeout)
+
+
+async def no_cors_reachable(url: str, timeout: float) -> bool:
+    """Browser only: does ``url`` answer at all? A ``no-cors`` fetch resolves (opaque) for any HTTP answer and
+    throws only when nothing answered. A server that accepts the connection but sends nothing within
+    ``timeout`` seconds counts as not answering (the request is aborted): the browser itself would wait
+    minutes. (The CORS doctor's probe, :mod:`pycore.methods.doctor`.)"""
+    controller = js.AbortController.new()
+    options = to_js({"mode": "no-cors", "cache": "no-store", "credentials": "omit", "signal": controller.signal},
+                    dict_converter=js.Object.fromEntries)
+    try:
+        await asyncio.wait_for(js.fetch(url, options), timeout)
+    except TimeoutError:
+        controller.abort()
+        return False
+    except asyncio.CancelledError:
+        controller.abort()
+        raise
+    except JsException:
+        return False
+    return True

@@ -9,7 +9,6 @@ if TYPE_CHECKING:
     from pycore.client import ChatClient
     from pycore.http import Transport
 
-VENDORS = ("openai", "openai-compatible", "openai-responses", "anthropic", "gemini", "ollama")
 _transport_factory: Callable[[], Transport] | None = None
 
 
@@ -20,18 +19,14 @@ def use_transport(factory: Callable[[], Transport] | None) -> None:
 
 
 def make_client(provider: Any) -> ChatClient:
-    from pycore.adapters import get_adapter
+    from pycore.adapters import catalogue, get_adapter, resolve_vendor
     from pycore.client import ChatClient
 
     if not isinstance(provider, dict) or not provider.get("vendor"):
-        raise ValueError("provider must be an object with a vendor: " + ", ".join(VENDORS))
-    vendor = provider["vendor"]
-    if vendor not in VENDORS and vendor != "fake":  # fake: the scripted model of tests and demos
-        raise ValueError(f"unknown vendor {vendor!r}; expected one of {', '.join(VENDORS)}")
+        raise ValueError("provider must be an object with a vendor: " + ", ".join(v.id for v in catalogue()))
+    vendor, info = resolve_vendor(provider["vendor"])  # fake (the scripted model of tests) included
     base_url = provider.get("base_url") or None
-    if vendor == "openai-compatible":
-        if not base_url:
-            raise ValueError("an openai-compatible provider needs a base_url (e.g. http://localhost:8000/v1)")
-        vendor = "openai"
+    if info.needs_base_url and not base_url:
+        raise ValueError(f"an {info.id} provider needs a base_url (e.g. http://localhost:8000/v1)")
     adapter = get_adapter(vendor, api_key=provider.get("api_key") or None, base_url=base_url)
     return ChatClient(adapter, _transport_factory() if _transport_factory else None)

@@ -9,7 +9,6 @@ preflight directly. ``mode`` ("browser" / "direct") overrides the choice, for te
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import Any
 
@@ -17,29 +16,12 @@ from pycore.wire import Emit, method
 
 
 async def no_cors_reachable(url: str, timeout: float) -> bool | None:
-    """Browser only: does ``url`` answer at all? A ``no-cors`` fetch resolves (opaque) for any HTTP answer and
-    throws only when nothing answered. A server that accepts the connection but sends nothing within
-    ``timeout`` seconds counts as not answering (the request is aborted): the browser itself would wait
-    minutes. ``None`` outside a browser."""
+    """Does ``url`` answer at all (:func:`pycore.http.fetch.no_cors_reachable`)? ``None`` outside a browser."""
     if sys.platform != "emscripten":
         return None
-    import js  # type: ignore[import-not-found]
-    from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
+    from pycore.http.fetch import no_cors_reachable as probe
 
-    controller = js.AbortController.new()
-    options = to_js({"mode": "no-cors", "cache": "no-store", "credentials": "omit", "signal": controller.signal},
-                    dict_converter=js.Object.fromEntries)
-    try:
-        await asyncio.wait_for(js.fetch(url, options), timeout)
-    except TimeoutError:
-        controller.abort()
-        return False
-    except asyncio.CancelledError:
-        controller.abort()
-        raise
-    except JsException:
-        return False
-    return True
+    return await probe(url, timeout)
 
 
 @method("mcp.doctor")

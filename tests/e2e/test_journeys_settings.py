@@ -248,3 +248,21 @@ def test_load_this_image_is_one_image_always_is_the_host_and_settings_lists_and_
         page.context.close()
     finally:
         foreign.close()
+
+
+def test_the_provider_list_is_the_cores_catalogue(browser: Browser, site_url: str):
+    """No vendor list is written out in the page: Settings offers what the adapters declare, in Japanese too."""
+    from pycore.adapters import catalogue
+
+    page = open_app(browser, site_url)
+    settings = page.get_by_role("dialog", name="Settings")
+    if not settings.is_visible():
+        page.get_by_role("button", name="Settings").click()
+    provider = settings.get_by_label("Provider", exact=True)
+    options = provider.locator("option")
+    assert options.evaluate_all("(os) => os.map((o) => o.value)") == [v.id for v in catalogue()]
+    assert options.evaluate_all("(os) => os.map((o) => o.textContent)") == [v.label for v in catalogue()]
+    page.get_by_label("Language").select_option("ja")
+    expect(page.locator("#provider option").last).to_have_text("OpenAI 互換")  # a translation where there is one
+    expect(page.locator("#provider option").first).to_have_text("OpenAI")
+    page.context.close()

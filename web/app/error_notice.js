@@ -12,12 +12,13 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { vendorLabel } from "./vendors.js";
 
 /** HTTP statuses whose fix is in Settings (the key, the model name, the Base URL). */
 const SETTINGS_STATUSES = { 401: "error.auth", 403: "error.forbidden", 404: "error.notFound" };
 
 export function explainError(error) {
-  const vendor = error.vendor ? t(`vendor.${error.vendor}`) : t("error.theVendor");
+  const vendor = error.vendor ? vendorLabel(error.vendor) : t("error.theVendor");
   const status = error.status;
   const said = error.message ? t("error.vendorSaid", { vendor, message: error.message }) : undefined;
   if (error.type === "connection_error" && error.host) {

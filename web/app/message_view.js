@@ -21,6 +21,7 @@ import { errorNotice } from "./error_notice.js";
 import { language, t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
 import { textOf } from "./tree.js";
+import { vendorLabel } from "./vendors.js";
 
 export class MessageView {
   constructor(msg, { images, actions = {}, siblings = null, live = false } = {}) {
@@ -72,7 +73,7 @@ export class MessageView {
   }
 
   #setMeta(msg) {
-    const who = [msg.vendor ? t(`vendor.${msg.vendor}`) : null, msg.model].filter(Boolean).join(" · ");
+    const who = [msg.vendor ? vendorLabel(msg.vendor) : null, msg.model].filter(Boolean).join(" · ");
     this.meta.textContent = who;
   }
 

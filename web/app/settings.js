@@ -20,10 +20,13 @@
  * that could be sent a request without one.
  */
 
+import { VENDORS as CATALOGUE } from "../contract.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { vendorInfo, vendorLabel } from "./vendors.js";
 
-export const VENDORS = ["openai", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible"];
+/** The vendors to pick from, as the core's adapters declare them (pycore.adapters.catalogue()). */
+export const VENDORS = CATALOGUE.map((v) => v.id);
 
 /** The profile needs a key this tab does not hold: `sealed` when a saved (encrypted) one can be unlocked. */
 export class MissingKeyError extends Error {
@@ -35,7 +38,6 @@ export class MissingKeyError extends Error {
   }
 }
 const ACTIVE_KEY = "orizuru.profile";
-const KEYLESS = ["ollama", "openai-compatible"]; // local servers often need no key
 // The profile store keeps only its own fields, so a profile's Python tools (source code, not a
 // secret) sit beside it in localStorage under this prefix + the profile id.
 const PYTHON_KEY = "orizuru.pythonTools.";
@@ -60,7 +62,7 @@ export class Settings {
 
   #wire() {
     const f = this.f;
-    f.provider.replaceChildren(...VENDORS.map((v) => h("option", { value: v, dataset: { vendor: v } }, t(`vendor.${v}`))));
+    f.provider.replaceChildren(...VENDORS.map((v) => h("option", { value: v, dataset: { vendor: v } }, vendorLabel(v))));
     f["profile-choice"].addEventListener("change", () => this.#edit(this.#byId(f["profile-choice"].value)));
     document.getElementById("new-profile").addEventListener("click", () => this.#edit(null));
     document.getElementById("delete-profile").addEventListener("click", () => this.#deleteEditing());
@@ -83,7 +85,7 @@ export class Settings {
   }
 
   relabel() {
-    for (const option of this.f.provider.options) option.textContent = t(`vendor.${option.value}`);
+    for (const option of this.f.provider.options) option.textContent = vendorLabel(option.value);
     this.#fillChoice();
   }
 
@@ -194,7 +196,7 @@ export class Settings {
     const provider = this.#formProvider();
     const model = f.model.value.trim();
     if (!model) return void (status.textContent = t("settings.needModel"));
-    if (provider.vendor === "openai-compatible" && !provider.base_url) {
+    if (vendorInfo(provider.vendor)?.needs_base_url && !provider.base_url) {
       return void (status.textContent = t("settings.needBaseUrl"));
     }
     const remember = f["remember-key"].checked && Boolean(provider.api_key);
@@ -203,7 +205,7 @@ export class Settings {
     const profile = {
       ...(this.editing ?? {}),
       id,
-      name: f["profile-name"].value.trim() || `${t(`vendor.${provider.vendor}`)} · ${model}`,
+      name: f["profile-name"].value.trim() || `${vendorLabel(provider.vendor)} · ${model}`,
       vendor: provider.vendor,
       base_url: provider.base_url ?? "",
       model,
@@ -302,13 +304,13 @@ export class Settings {
 
   #targetOf(profile) {
     const key = this.keys.get(profile.id);
-    if (!key && (profile.key || profile.uses_key || !KEYLESS.includes(profile.vendor))) {
+    if (!key && (profile.key || profile.uses_key || vendorInfo(profile.vendor)?.needs_key !== false)) {
       throw new MissingKeyError(profile);
     }
     const provider = { vendor: profile.vendor };
     if (key) provider.api_key = key;
     if (profile.base_url) provider.base_url = profile.base_url;
-    const vendor = profile.vendor === "openai-compatible" ? "openai" : profile.vendor;
+    const vendor = vendorInfo(profile.vendor)?.adapter ?? profile.vendor; // an alias speaks its adapter's API
     return { provider, model: profile.model, vendor: profile.vendor, wireVendor: vendor };
   }
 }

@@ -15,7 +15,7 @@
 
 import { WorkerClient } from "../protocol.js";
 
-export { ERROR_CODES, LOOP_EVENT_TYPES, PART_TYPES, STREAM_EVENT_TYPES } from "../contract.js";
+export { ERROR_CODES, LOOP_EVENT_TYPES, PART_TYPES, STREAM_EVENT_TYPES, VENDORS } from "../contract.js";
 
 /**
  * @typedef {{vendor: string, model: string, apiKey?: string, baseUrl?: string}} Profile

@@ -1,7 +1,8 @@
 // The example of README "Embedding the agent in your page": the library, two page tools, one question.
-import { createAgent } from "../orizuru.js";
+import { createAgent, VENDORS } from "../orizuru.js";
 
 const $ = (id) => document.getElementById(id);
+$("vendors").append(...VENDORS.map((v) => Object.assign(document.createElement("option"), { value: v.id, label: v.label })));
 const log = (line) => $("log").append(`${line}\n`);
 const agent = createAgent({ onStage: (stage) => log(`core: ${stage}`) });
 

@@ -13,12 +13,13 @@
  *   uses_key: the profile was given an API key (kept in memory, or saved as `key`). Not the key: only
  *   that one is needed, so a vendor that can work without one (Ollama, OpenAI-compatible) is not sent
  *   a request without it after a reload forgot it.
- *   vendor: "openai" | "openai-compatible" | "openai-responses" | "anthropic" | "gemini" | "ollama"
+ *   vendor: one of VENDORS (the core's adapters and their aliases: pycore.adapters.catalogue())
  */
 
 import { isKeyRecord } from "./keys.js";
+import { VENDORS as CATALOGUE } from "../contract.js";
 
-export const VENDORS = Object.freeze(["openai", "openai-compatible", "openai-responses", "anthropic", "gemini", "ollama"]);
+export const VENDORS = Object.freeze(CATALOGUE.map((v) => v.id)); // the core's adapters (pycore.adapters.catalogue())
 
 export class Profiles {
   constructor(db) {

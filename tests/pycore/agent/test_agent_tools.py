@@ -12,11 +12,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
+from pycore.adapters import VENDORS, adapter_class
 from pycore.agent.approval import ApprovalPolicy, default_policy
 from pycore.agent.mcp_prompts import prompt_messages
 from pycore.agent.mcp_tools import tool_result
 from pycore.agent.python_tools import ToolSourceError, python_tool, tools_from_source
-from pycore.agent.tools import PORTABLE_NAME, VENDOR_NAME_RULES, ToolContext, ToolRegistry, ToolResult
+from pycore.agent.tools import PORTABLE_NAME, ToolContext, ToolRegistry, ToolResult
 from pycore.messages import ImagePart, TextPart
 
 pytestmark = pytest.mark.pyodide
@@ -56,7 +57,7 @@ def test_every_model_name_is_accepted_by_every_vendor_and_unique(tools: list[tup
     assert len({n.lower() for n in names}) == len(names)
     for name in names:
         assert PORTABLE_NAME.match(name)
-        assert all(rule.match(name) for rule in VENDOR_NAME_RULES.values()), name
+        assert all(adapter_class(v).tool_name.match(name) for v in VENDORS), name
     assert [registry.resolve(n) for n in names] == registry.tools
 
 

@@ -1,0 +1,47 @@
+"""Vendors are declared by their adapters and nowhere else (issue "One contract" item 4)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from pycore.adapters import VENDORS, adapter_class, catalogue, resolve_vendor
+from pycore.focus.strategy import json_mode_options, resolve
+from pycore.methods._provider import make_client
+
+pytestmark = pytest.mark.pyodide
+
+
+def test_every_adapter_declares_what_the_page_and_the_core_need() -> None:
+    for vendor in VENDORS:
+        cls = adapter_class(vendor)
+        assert cls.vendor == vendor and cls.label and isinstance(cls.needs_key, bool), vendor
+        assert isinstance(cls.tool_name, re.Pattern) and cls.classifier_mode in ("tool", "json"), vendor
+        assert isinstance(cls.json_mode_options("t", {"type": "object"}, {"type": "object"}), dict), vendor
+
+
+def test_the_catalogue_lists_each_choice_once_aliases_last_and_without_the_test_model() -> None:
+    ids = [v.id for v in catalogue()]
+    assert ids == ["openai", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible"]
+    assert "fake" in [v.id for v in catalogue(include_fake=True)]
+    compatible = resolve_vendor("openai-compatible")
+    assert compatible[0] == "openai" and compatible[1].needs_base_url and not compatible[1].needs_key
+    assert [v.id for v in catalogue() if not v.needs_key] == ["ollama", "openai-compatible"]
+    with pytest.raises(ValueError, match="unknown vendor 'nope'; expected one of openai, "):
+        resolve_vendor("nope")
+
+
+def test_an_alias_speaks_its_adapters_api_and_needs_its_own_address() -> None:
+    client = make_client({"vendor": "openai-compatible", "base_url": "http://127.0.0.1:8000/v1"})
+    assert client.adapter.vendor == "openai" and client.adapter.base_url == "http://127.0.0.1:8000/v1"
+    with pytest.raises(ValueError, match="an openai-compatible provider needs a base_url"):
+        make_client({"vendor": "openai-compatible"})
+
+
+def test_focus_memory_asks_each_vendor_in_the_way_its_adapter_declares() -> None:
+    assert {v: resolve(v) for v in VENDORS} == {"openai": "tool", "openai-responses": "tool", "anthropic": "tool",
+                                                "gemini": "json", "ollama": "json", "fake": "tool"}
+    assert json_mode_options("anthropic") == {}
+    assert set(json_mode_options("gemini")["generationConfig"]) == {"responseMimeType", "responseSchema"}
+    assert json_mode_options("openai")["response_format"]["json_schema"]["strict"] is True
