@@ -226,7 +226,7 @@ def part_types() -> list[str]:
 def json_schema() -> dict[str, Any]:
     """One JSON Schema document: ``$defs`` holds every model; ``events``, ``parts``, ``error`` and
     ``run_error`` point into it; ``error_codes`` and ``methods`` list the closed sets."""
-    from pycore import wire
+    from pycore.methods import METHODS
 
     defs: dict[str, Any] = {}
     roots: dict[str, Any] = {}
@@ -240,7 +240,7 @@ def json_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Orizuru: the contract between the page and the core",
         "version": __version__,
-        "methods": sorted(wire.METHODS),
+        "methods": sorted(METHODS),
         "event_types": event_types(),
         "part_types": part_types(),
         "error_codes": list(ERROR_CODES),
@@ -275,7 +275,7 @@ def page_module() -> str:
 
 def protocol_markdown() -> str:
     """``docs/PROTOCOL.md``: generated from this module and the methods' docstrings."""
-    from pycore import wire
+    from pycore.methods import METHODS
 
     out = [
         "# The page ↔ core protocol",
@@ -294,8 +294,8 @@ def protocol_markdown() -> str:
         "",
     ]
     by_module: dict[str, list[str]] = {}
-    for name in sorted(wire.METHODS):
-        by_module.setdefault(wire.METHODS[name].__module__, []).append(name)
+    for name in sorted(METHODS):
+        by_module.setdefault(METHODS[name].__module__, []).append(name)
     for module_name, names in sorted(by_module.items()):
         module = sys.modules[module_name]
         out += [f"### {', '.join(f'`{n}`' for n in names)}", "", f"From `{module_name}`:", "", "```text",

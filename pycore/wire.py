@@ -11,9 +11,10 @@ JS/Python boundary as a proxy:
   ``cancel``. (``start`` is the same for Python callers, raising the method's exception instead;)
 - nothing else: new capabilities are new entries in ``METHODS``.
 
-The methods live in :mod:`pycore.methods` (one module per concern), imported at the end of this
-module so they register themselves. What crosses the boundary (events, parts, error codes) is
-declared in :mod:`pycore.contract`; the methods and events are listed in ``docs/PROTOCOL.md``.
+The methods live in :mod:`pycore.methods` (one module per concern), where they register themselves;
+the dependency runs one way (the methods never import this module). What crosses the boundary
+(events, parts, error codes) is declared in :mod:`pycore.contract`; the methods and events are listed
+in ``docs/PROTOCOL.md``.
 
 Secrets: the API key (``provider.api_key``) and credential headers (``Authorization``,
 ``X-API-Key``, ...) the page sends are replaced by ``[redacted]`` in every event, result and error
@@ -26,29 +27,17 @@ import asyncio
 import json
 import re
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pycore import __version__
-
-Emit = Callable[[dict[str, Any]], None]
-Handler = Callable[[dict[str, Any], Emit], Awaitable[Any]]
-
-METHODS: dict[str, Handler] = {}
+from pycore.methods import METHODS
 
 
 class UnknownMethodError(LookupError):
     """The page asked for a method the core does not have."""
 
     error_code: ClassVar[str] = "unknown_method"
-
-
-def method(name: str) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
-        METHODS[name] = handler
-        return handler
-
-    return register
 
 
 def info() -> str:
@@ -155,16 +144,3 @@ def describe_error(error: BaseException) -> dict[str, Any]:
         code, details, message = error_code(error), error_details(error), str(error) or type(error).__name__
     info = WireErrorInfo.model_validate({"code": code, "message": message, "details": details})
     return info.model_dump(mode="json")
-
-
-@method("core.echo")
-async def echo(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    """Stream the text back word by word: the round trip page -> Python -> page, with events."""
-    text = str(params.get("text", ""))
-    for i, word in enumerate(text.split(" ")):
-        emit({"type": "text_delta", "index": 0, "text": (" " if i else "") + word})
-        await asyncio.sleep(0)
-    return {"text": text}
-
-
-from pycore import methods as _methods  # noqa: E402,F401 - registers the methods; they import `method` from here

@@ -19,7 +19,7 @@ import js  # type: ignore[import-not-found]
 from pyodide.ffi import JsException, to_js  # type: ignore[import-not-found]
 
 from pycore.exceptions import APIConnectionError, APITimeoutError
-from pycore.http import Request, Response, Transport
+from pycore.http.base import Request, Response, Transport
 
 
 def page_origin() -> str | None:

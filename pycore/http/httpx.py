@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator
 import httpx
 
 from pycore.exceptions import APIConnectionError, APITimeoutError
-from pycore.http import Request, Response, Transport
+from pycore.http.base import Request, Response, Transport
 
 CONNECT_TIMEOUT = 5.0
 

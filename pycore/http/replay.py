@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request, Response, Transport
+from pycore.http.base import Request, Response, Transport
 
 
 @dataclass

@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from pycore.exceptions import APIConnectionError
-from pycore.http import Request, Response, Transport
+from pycore.http.base import Request, Response, Transport
 
 INITIAL_DELAY = 0.5
 MAX_DELAY = 8.0

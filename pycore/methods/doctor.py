@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from pycore.wire import Emit, method
+from pycore.methods._registry import Emit, method
 
 
 async def no_cors_reachable(url: str, timeout: float) -> bool | None:

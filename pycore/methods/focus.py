@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pycore.methods._provider import make_client
-from pycore.wire import Emit, method
+from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
     from pycore.focus import Classifier

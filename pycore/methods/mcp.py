@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pycore.wire import Emit, method
+from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
     import mcp_types as t

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from pycore.methods._provider import make_client
-from pycore.wire import Emit, method
+from pycore.methods._registry import Emit, method
 
 
 @method("models.list")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pycore.wire import Emit, method
+from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
     from pycore.agent.tools import AgentTool
