@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from pycore import __version__
 from pycore.methods import METHODS
+from pycore.methods._state import STATE
 
 
 class UnknownMethodError(LookupError):
@@ -103,7 +104,7 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
 
     async def run() -> str:
         try:
-            result = await handler(params, lambda event: emit(redact(json.dumps(event))))
+            result = await handler(params, lambda event: emit(redact(json.dumps(event))), STATE)
         except Exception as e:
             message = str(e)
             clean = redact(message)

@@ -8,17 +8,16 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pycore.client import ChatClient
     from pycore.http import Transport
-
-_transport_factory: Callable[[], Transport] | None = None
-
+    from pycore.methods._state import WorkerState
 
 def use_transport(factory: Callable[[], Transport] | None) -> None:
     """Tests: serve every vendor request from ``factory()`` instead of the network (None: back to it)."""
-    global _transport_factory
-    _transport_factory = factory
+    from pycore.methods._state import STATE
+
+    STATE.transport_factory = factory
 
 
-def make_client(provider: Any) -> ChatClient:
+def make_client(provider: Any, worker: WorkerState) -> ChatClient:
     from pycore.adapters import catalogue, get_adapter, resolve_vendor
     from pycore.client import ChatClient
 
@@ -29,4 +28,5 @@ def make_client(provider: Any) -> ChatClient:
     if info.needs_base_url and not base_url:
         raise ValueError(f"an {info.id} provider needs a base_url (e.g. http://localhost:8000/v1)")
     adapter = get_adapter(vendor, api_key=provider.get("api_key") or None, base_url=base_url)
-    return ChatClient(adapter, _transport_factory() if _transport_factory else None)
+    factory = worker.transport_factory
+    return ChatClient(adapter, factory() if factory else None)

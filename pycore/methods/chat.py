@@ -23,33 +23,11 @@ from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
-    from pycore.agent.pending import Pending
     from pycore.agent.tools import AgentTool
-
-_approvals: Pending | None = None
-_page_results: Pending | None = None
-
-
-def approvals() -> Pending:
-    global _approvals
-    if _approvals is None:
-        from pycore.agent.pending import Pending
-
-        _approvals = Pending("approval")
-    return _approvals
-
-
-def page_results() -> Pending:
-    global _page_results
-    if _page_results is None:
-        from pycore.agent.pending import Pending
-
-        _page_results = Pending("a page tool result")
-    return _page_results
-
+    from pycore.methods._state import WorkerState
 
 @method("chat.run")
-async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def chat_run(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.approval import ApprovalPolicy
     from pycore.agent.loop import AgentLoop, Limits
     from pycore.agent.tools import ToolRegistry
@@ -58,14 +36,16 @@ async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     spec = params.get("tools") or {}
     if not isinstance(spec, dict):
         raise ValueError("tools must be an object: {mcp?: [server id], page?: [definition], python?: [set id]}")
-    registry = ToolRegistry(_mcp_tools(spec.get("mcp") or []) + _python_tools(spec.get("python") or [])
-                            + _page_tools(spec.get("page") or [], emit))
+    registry = ToolRegistry([tool for server_id in spec.get("mcp") or []
+                             for tool in worker.connection(server_id).agent_tools()]
+                            + [tool for set_id in spec.get("python") or [] for tool in worker.tool_set(set_id)]
+                            + _page_tools(spec.get("page") or [], emit, worker))
     choices = _choices(params.get("policy") or [], spec.get("disabled") or [])
     trusted = spec.get("trusted") or []
     if not isinstance(trusted, list) or not all(isinstance(server_id, str) for server_id in trusted):
         raise ValueError("tools.trusted is a list of the ids of the MCP servers the user marked trusted")
     limits = params.get("limits") or {}
-    client = make_client(params.get("provider"))
+    client = make_client(params.get("provider"), worker)
     loop = AgentLoop(
         client, request, registry,
         policy=ApprovalPolicy(choices, trusted=[f"mcp:{server_id}" for server_id in trusted]),
@@ -75,7 +55,7 @@ async def chat_run(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
             tool_timeout=float(limits.get("tool_timeout_s") or 60),
         ),
         emit=emit,
-        approvals=approvals(),
+        approvals=worker.approvals,
     )
     try:
         result = await loop.run()
@@ -113,30 +93,12 @@ def _request(params: dict[str, Any]) -> Any:
     )
 
 
-def _mcp_tools(server_ids: list[str]) -> list[AgentTool]:
-    from pycore.methods.mcp import connection
-
-    tools: list[AgentTool] = []
-    for server_id in server_ids:
-        tools += connection(server_id).agent_tools()
-    return tools
-
-
-def _python_tools(set_ids: list[str]) -> list[AgentTool]:
-    from pycore.methods.python import tool_set
-
-    tools: list[AgentTool] = []
-    for set_id in set_ids:
-        tools += tool_set(set_id)
-    return tools
-
-
-def _page_tools(definitions: list[dict[str, Any]], emit: Emit) -> list[AgentTool]:
+def _page_tools(definitions: list[dict[str, Any]], emit: Emit, worker: WorkerState) -> list[AgentTool]:
     from pycore.agent.tools import AgentTool, ToolContext, ToolResult
 
     def handler_for(name: str) -> Any:
         async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-            answer = page_results().expect(context.call_id)
+            answer = worker.page_results.expect(context.call_id)
             emit({"type": "page_tool", "call_id": context.call_id, "name": name, "arguments": arguments})
             result: ToolResult = await answer
             return result
@@ -156,21 +118,21 @@ def _page_tools(definitions: list[dict[str, Any]], emit: Emit) -> list[AgentTool
 
 
 @method("chat.approve")
-async def chat_approve(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def chat_approve(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     decision = params.get("decision")
     if decision not in ("allow", "deny", "always"):
         raise ValueError(f"decision must be 'allow', 'deny' or 'always', not {decision!r}")
-    approvals().resolve(str(params.get("call_id")), decision)
+    worker.approvals.resolve(str(params.get("call_id")), decision)
     return {}
 
 
 @method("chat.page_tool_result")
-async def chat_page_tool_result(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def chat_page_tool_result(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.tools import ToolResult
 
     content = params.get("content") or []
     if not isinstance(content, list) or not all(isinstance(item, dict) and item.get("type") for item in content):
         raise ValueError("content must be a list of content items like {type: 'text', text: '...'}")
-    results = page_results()
-    results.resolve(str(params.get("call_id")), ToolResult(content=content, is_error=bool(params.get("is_error"))))
+    result = ToolResult(content=content, is_error=bool(params.get("is_error")))
+    worker.page_results.resolve(str(params.get("call_id")), result)
     return {}

@@ -10,9 +10,12 @@ preflight directly. ``mode`` ("browser" / "direct") overrides the choice, for te
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pycore.methods._registry import Emit, method
+
+if TYPE_CHECKING:
+    from pycore.methods._state import WorkerState
 
 
 async def no_cors_reachable(url: str, timeout: float) -> bool | None:
@@ -25,7 +28,7 @@ async def no_cors_reachable(url: str, timeout: float) -> bool | None:
 
 
 @method("mcp.doctor")
-async def mcp_doctor(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def mcp_doctor(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.http import default_transport
     from pycore.mcp.doctor import PROBE_TIMEOUT, diagnose_browser, diagnose_direct
 

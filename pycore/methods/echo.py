@@ -4,13 +4,16 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pycore.methods._registry import Emit, method
 
+if TYPE_CHECKING:
+    from pycore.methods._state import WorkerState
+
 
 @method("core.echo")
-async def echo(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def echo(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     text = str(params.get("text", ""))
     for i, word in enumerate(text.split(" ")):
         emit({"type": "text_delta", "index": 0, "text": (" " if i else "") + word})

@@ -33,6 +33,7 @@ from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
     from pycore.focus import Classifier
+    from pycore.methods._state import WorkerState
 
 DEFAULT_BUDGET = 2000
 
@@ -51,7 +52,7 @@ def _state(params: dict[str, Any]) -> Any:
     return FocusState.from_export(params.get("state"))
 
 
-def _classifier(spec: Any) -> Classifier:
+def _classifier(spec: Any, worker: WorkerState) -> Classifier:
     from pycore.focus import Classifier
     from pycore.focus.strategy import STRATEGIES
 
@@ -60,11 +61,11 @@ def _classifier(spec: Any) -> Classifier:
     strategy = spec.get("strategy") or "auto"
     if strategy not in STRATEGIES:
         raise ValueError(f"focus: classifier.strategy must be auto, tool or json, not {strategy!r}")
-    return Classifier(make_client(spec.get("provider")), str(spec["model"]), strategy=strategy)
+    return Classifier(make_client(spec.get("provider"), worker), str(spec["model"]), strategy=strategy)
 
 
 @method("focus.synthesize")
-async def focus_synthesize(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def focus_synthesize(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.focus import synthesize
 
     budget = params.get("budget") or DEFAULT_BUDGET
@@ -76,9 +77,9 @@ async def focus_synthesize(params: dict[str, Any], emit: Emit) -> dict[str, Any]
 
 
 @method("focus.classify")
-async def focus_classify(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def focus_classify(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     state, text = _state(params), _text(params.get("text"), "text")
-    classifier = _classifier(params.get("classifier"))
+    classifier = _classifier(params.get("classifier"), worker)
     try:
         result = await classifier.classify(text, state)
     finally:
@@ -87,7 +88,7 @@ async def focus_classify(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
 
 
 @method("focus.update")
-async def focus_update(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def focus_update(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.focus import ClassifierResult, update_focus
 
     state, message = _state(params), params.get("message")
@@ -95,7 +96,7 @@ async def focus_update(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
         raise ValueError("focus: message must be {id?, text}")
     text, reply = _text(message, "message"), _text(params["reply"], "reply") if params.get("reply") else ""
     classified = ClassifierResult.model_validate(params["classified"]) if params.get("classified") else None
-    classifier = _classifier(params["classifier"]) if params.get("classifier") and classified is None else None
+    classifier = _classifier(params["classifier"], worker) if params.get("classifier") and classified is None else None
     try:
         result = await update_focus(state, message_id=message.get("id"), text=text, reply=reply,
                                     classifier=classifier, classified=classified)
@@ -106,7 +107,7 @@ async def focus_update(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
 
 
 @method("focus.templates")
-async def focus_templates(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def focus_templates(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.focus.prompts import LOCALES, SYNTHESIS_TEMPLATES, TemplateError, check, default_source, locale_of
 
     locale = locale_of(params.get("locale"))
@@ -121,5 +122,5 @@ async def focus_templates(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
 
 
 @method("focus.validate")
-async def focus_validate(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def focus_validate(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     return {"state": _state(params).to_export()}

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
     from pycore.agent.tools import AgentTool
     from pycore.mcp import ClientSession
+    from pycore.methods._state import WorkerState
 
 
 class Connection:
@@ -52,19 +53,8 @@ class Connection:
         return tools
 
 
-CONNECTIONS: dict[str, Connection] = {}
-
-
-def connection(server_id: str) -> Connection:
-    try:
-        return CONNECTIONS[server_id]
-    except KeyError:
-        known = ", ".join(sorted(CONNECTIONS)) or "none"
-        raise LookupError(f"no MCP server {server_id!r} is connected (connected: {known})") from None
-
-
 @method("mcp.connect")
-async def mcp_connect(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def mcp_connect(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.mcp import ClientSession
 
     server_id, url = str(params.get("id") or ""), str(params.get("url") or "")
@@ -78,8 +68,8 @@ async def mcp_connect(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
     transport = params.get("transport") or "auto"
     if transport not in ("auto", "streamable-http", "sse"):
         raise ValueError(f"transport must be auto, streamable-http or sse, not {transport!r}")
-    if server_id in CONNECTIONS:
-        await _close(CONNECTIONS.pop(server_id))
+    if server_id in worker.connections:
+        await _close(worker.connections.pop(server_id))
     session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http")
     async with _closing_on_error(session):
         await session.connect()
@@ -88,8 +78,8 @@ async def mcp_connect(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
         resources = await session.list_resources() if capabilities and capabilities.resources else []
         prompts = await session.list_prompts() if capabilities and capabilities.prompts else []
     conn = Connection(server_id, url, session, resources=resources, prompts=prompts)
-    CONNECTIONS[server_id] = conn
-    return describe(conn)
+    worker.connections[server_id] = conn
+    return describe(conn, worker)
 
 
 class _closing_on_error:  # noqa: N801 - used as a context manager
@@ -104,13 +94,13 @@ class _closing_on_error:  # noqa: N801 - used as a context manager
             await self.session.aclose()
 
 
-def describe(conn: Connection) -> dict[str, Any]:
+def describe(conn: Connection, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.approval import default_policy, fingerprint
     from pycore.agent.tools import ToolRegistry
 
     server = conn.session.server
-    mine = [tool for c in CONNECTIONS.values() if c.status == "connected" for tool in c.agent_tools()]
-    if conn.id not in CONNECTIONS:
+    mine = [tool for c in worker.connections.values() if c.status == "connected" for tool in c.agent_tools()]
+    if conn.id not in worker.connections:
         mine += conn.agent_tools()
     registry = ToolRegistry(mine)
     tools = []
@@ -148,21 +138,21 @@ async def _close(conn: Connection) -> None:
 
 
 @method("mcp.disconnect")
-async def mcp_disconnect(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    conn = CONNECTIONS.pop(str(params.get("id") or ""), None)
+async def mcp_disconnect(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    conn = worker.connections.pop(str(params.get("id") or ""), None)
     if conn is not None:
         await _close(conn)
     return {}
 
 
 @method("mcp.list")
-async def mcp_list(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    return {"servers": [describe(conn) for conn in CONNECTIONS.values()]}
+async def mcp_list(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    return {"servers": [describe(conn, worker) for conn in worker.connections.values()]}
 
 
 @method("mcp.read_resource")
-async def mcp_read_resource(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    conn = connection(str(params.get("id") or ""))
+async def mcp_read_resource(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    conn = worker.connection(str(params.get("id") or ""))
     uri = params.get("uri")
     if not uri:
         raise ValueError("mcp.read_resource needs a uri")
@@ -180,10 +170,10 @@ async def mcp_read_resource(params: dict[str, Any], emit: Emit) -> dict[str, Any
 
 
 @method("mcp.get_prompt")
-async def mcp_get_prompt(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def mcp_get_prompt(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.mcp_prompts import prompt_messages
 
-    conn = connection(str(params.get("id") or ""))
+    conn = worker.connection(str(params.get("id") or ""))
     if not params.get("name"):
         raise ValueError("mcp.get_prompt needs the prompt's name")
     arguments = {str(k): str(v) for k, v in (params.get("arguments") or {}).items()}

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
+if TYPE_CHECKING:
+    from pycore.methods._state import WorkerState
+
 
 @method("models.list")
-async def list_models(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    client = make_client(params.get("provider"))
+async def list_models(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    client = make_client(params.get("provider"), worker)
     try:
         models = await client.list_models()
     finally:

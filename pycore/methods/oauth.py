@@ -23,27 +23,14 @@ from typing import TYPE_CHECKING, Any
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
-    from pycore.mcp.oauth import MemoryOAuthStore, OAuthClient
-
-_client: OAuthClient | None = None
-
-
-def oauth_client() -> OAuthClient:
-    """The worker's OAuth client, created and installed on first use."""
-    global _client
-    if _client is None:
-        from pycore.http import default_transport
-        from pycore.mcp.oauth import MemoryOAuthStore, OAuthClient, install
-
-        _client = OAuthClient(default_transport(), MemoryOAuthStore())
-        install(_client)
-    return _client
+    from pycore.mcp.oauth import MemoryOAuthStore
+    from pycore.methods._state import WorkerState
 
 
-def _store() -> MemoryOAuthStore:
+def _store(worker: WorkerState) -> MemoryOAuthStore:
     from pycore.mcp.oauth import MemoryOAuthStore
 
-    store = oauth_client().store
+    store = worker.oauth().store
     assert isinstance(store, MemoryOAuthStore)
     return store
 
@@ -60,13 +47,13 @@ def _text(params: dict[str, Any], name: str, *, required: bool = True) -> str | 
 
 
 @method("mcp.oauth_begin")
-async def oauth_begin(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def oauth_begin(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{server_url, redirect_uri, www_authenticate?, scope?, client_id?, client_secret?,
     client_metadata_url?}`` → ``{authorization_url, state, issuer, resource, scope, client_id, registration}``."""
     from pycore.mcp.oauth import challenge_of
     from pycore.mcp.oauth_urls import canonical_resource
 
-    oauth = oauth_client()
+    oauth = worker.oauth()
     server_url = _text(params, "server_url")
     assert server_url is not None
     metadata_url = _text(params, "client_metadata_url", required=False)
@@ -85,17 +72,17 @@ async def oauth_begin(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
 
 
 @method("mcp.oauth_finish")
-async def oauth_finish(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def oauth_finish(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{callback_url}`` (the popup's URL after the redirect) → ``{resource, issuer, scope, expires_at, store}``."""
-    tokens = await oauth_client().finish(_text(params, "callback_url") or "")
+    tokens = await worker.oauth().finish(_text(params, "callback_url") or "")
     return {"resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
-            "expires_at": tokens.expires_at, "store": _store().export()}
+            "expires_at": tokens.expires_at, "store": _store(worker).export()}
 
 
 @method("mcp.oauth_status")
-async def oauth_status(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def oauth_status(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{server_url}`` → ``{authorized, resource?, issuer?, scope?, expires_at?, refreshable?}`` (no secrets)."""
-    tokens = await oauth_client().tokens_for(_text(params, "server_url") or "")
+    tokens = await worker.oauth().tokens_for(_text(params, "server_url") or "")
     if tokens is None:
         return {"authorized": False}
     return {"authorized": True, "resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
@@ -103,25 +90,25 @@ async def oauth_status(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
 
 
 @method("mcp.oauth_forget")
-async def oauth_forget(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def oauth_forget(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{server_url}`` → ``{store}``: drop the server's tokens (sign out)."""
     server_url = _text(params, "server_url") or ""
-    tokens = await oauth_client().tokens_for(server_url)
-    await _store().delete_tokens(tokens.resource if tokens else server_url)
-    return {"store": _store().export()}
+    tokens = await worker.oauth().tokens_for(server_url)
+    await _store(worker).delete_tokens(tokens.resource if tokens else server_url)
+    return {"store": _store(worker).export()}
 
 
 @method("mcp.oauth_load")
-async def oauth_load(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def oauth_load(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{store}`` (what ``mcp.oauth_finish`` returned earlier) → ``{resources}``."""
     store = params.get("store") or {}
     if not isinstance(store, dict):
         raise ValueError("'store' must be the object mcp.oauth_finish returned")
-    _store().load(store)
-    return {"resources": sorted(_store().tokens)}
+    _store(worker).load(store)
+    return {"resources": sorted(_store(worker).tokens)}
 
 
 @method("mcp.oauth_export")
-async def oauth_export(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def oauth_export(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """→ ``{store}``: the tokens now held (refreshes rotate them, so the page saves this after use)."""
-    return {"store": _store().export()}
+    return {"store": _store(worker).export()}

@@ -11,21 +11,10 @@ from typing import TYPE_CHECKING, Any
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
-    from pycore.agent.tools import AgentTool
-
-TOOL_SETS: dict[str, list[AgentTool]] = {}
-
-
-def tool_set(set_id: str) -> list[AgentTool]:
-    try:
-        return TOOL_SETS[set_id]
-    except KeyError:
-        known = ", ".join(sorted(TOOL_SETS)) or "none"
-        raise LookupError(f"no Python tool set {set_id!r} (known: {known}); send it with tools.python first") from None
-
+    from pycore.methods._state import WorkerState
 
 @method("tools.python")
-async def define_python_tools(params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+async def define_python_tools(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.python_tools import tools_from_source
 
     set_id = str(params.get("id") or "")
@@ -33,8 +22,8 @@ async def define_python_tools(params: dict[str, Any], emit: Emit) -> dict[str, A
         raise ValueError("tools.python needs an id for the tool set")
     source = params.get("source") or ""
     if not source.strip():
-        TOOL_SETS.pop(set_id, None)
+        worker.tool_sets.pop(set_id, None)
         return {"tools": []}
     tools = tools_from_source(set_id, source)
-    TOOL_SETS[set_id] = tools
+    worker.tool_sets[set_id] = tools
     return {"tools": [{"name": t.name, "description": t.description, "inputSchema": t.input_schema} for t in tools]}

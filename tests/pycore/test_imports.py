@@ -1,8 +1,9 @@
 """pycore has no import cycles: a module never needs, directly or through others, a module that needs it.
 
-Every import counts, at module level and inside functions (a lazy import is still a dependency, and a cycle
-through one shows up as a half-initialized module the first time the function runs). ``from pkg import
-name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``.
+Every import that runs counts, at module level and inside functions (a lazy import is still a dependency, and
+a cycle through one shows up as a half-initialized module the first time the function runs); imports only
+for the type checker (``if TYPE_CHECKING:``) never run and do not count. ``from pkg import name`` counts as
+importing ``pkg.name`` when that is a module, else ``pkg``.
 """
 
 from __future__ import annotations
@@ -23,12 +24,26 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def runtime_nodes(tree: ast.AST) -> list[ast.AST]:
+    """Every node, except what sits under ``if TYPE_CHECKING:``."""
+    out: list[ast.AST] = []
+    todo = [tree]
+    while todo:
+        node = todo.pop()
+        out.append(node)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            todo.extend(node.orelse)
+            continue
+        todo.extend(ast.iter_child_nodes(node))
+    return out
+
+
 def graph() -> dict[str, set[str]]:
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     edges: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             targets: list[str] = []
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]

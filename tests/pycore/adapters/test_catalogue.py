@@ -9,6 +9,7 @@ import pytest
 from pycore.adapters import VENDORS, adapter_class, catalogue, resolve_vendor
 from pycore.focus.strategy import json_mode_options, resolve
 from pycore.methods._provider import make_client
+from pycore.methods._state import WorkerState
 
 pytestmark = pytest.mark.pyodide
 
@@ -33,10 +34,10 @@ def test_the_catalogue_lists_each_choice_once_aliases_last_and_without_the_test_
 
 
 def test_an_alias_speaks_its_adapters_api_and_needs_its_own_address() -> None:
-    client = make_client({"vendor": "openai-compatible", "base_url": "http://127.0.0.1:8000/v1"})
+    client = make_client({"vendor": "openai-compatible", "base_url": "http://127.0.0.1:8000/v1"}, WorkerState())
     assert client.adapter.vendor == "openai" and client.adapter.base_url == "http://127.0.0.1:8000/v1"
     with pytest.raises(ValueError, match="an openai-compatible provider needs a base_url"):
-        make_client({"vendor": "openai-compatible"})
+        make_client({"vendor": "openai-compatible"}, WorkerState())
 
 
 def test_focus_memory_asks_each_vendor_in_the_way_its_adapter_declares() -> None:

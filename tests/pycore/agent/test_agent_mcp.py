@@ -17,7 +17,7 @@ from pycore.agent.mcp_tools import session_tools
 from pycore.http.replay import ReplayTransport
 from pycore.mcp import ClientSession
 from pycore.methods import _provider
-from pycore.methods.mcp import CONNECTIONS
+from pycore.methods._state import STATE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from mcp_servers import free_port, running  # noqa: E402
@@ -74,7 +74,7 @@ async def test_mcp_connect_describes_the_server_with_model_names_and_default_pol
     finally:
         await call("mcp.disconnect", {"id": "t"})
         await call("mcp.disconnect", {"id": "u"})
-    assert CONNECTIONS == {}
+    assert STATE.connections == {}
     with pytest.raises(LookupError, match="no MCP server 't' is connected"):
         await call("mcp.read_resource", {"id": "t", "uri": "test://readme"})
 
@@ -85,7 +85,7 @@ async def test_connect_errors_name_the_problem() -> None:
         await call("mcp.connect", {"id": "x", "url": f"http://127.0.0.1:{port}/mcp"})
     with pytest.raises(ValueError, match="not an http"):
         await call("mcp.connect", {"id": "x", "url": "ftp://example.com"})
-    assert "x" not in CONNECTIONS
+    assert "x" not in STATE.connections
 
 
 async def test_a_recorded_tool_call_runs_on_the_mcp_server_and_its_result_goes_back(mcp_url: str) -> None:

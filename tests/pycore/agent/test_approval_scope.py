@@ -26,7 +26,7 @@ from pycore.agent.approval import ApprovalPolicy, fingerprint
 from pycore.agent.tools import AgentTool
 from pycore.http.replay import Recording, ReplayTransport
 from pycore.methods import _provider
-from pycore.methods.mcp import CONNECTIONS
+from pycore.methods._state import STATE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 
@@ -157,7 +157,7 @@ async def run_with(two_servers: tuple[str, str], turns: list[list[Any]], policy:
         _provider.use_transport(None)
         for url in two_servers:
             await call("mcp.disconnect", {"id": f"url:{url}"})
-    assert CONNECTIONS == {}
+    assert STATE.connections == {}
     return result, events, tools
 
 

@@ -33,8 +33,7 @@ from pydantic import AnyHttpUrl
 
 from pycore import wire
 from pycore.mcp.oauth import install
-from pycore.methods import oauth as oauth_methods
-from pycore.methods.mcp import CONNECTIONS
+from pycore.methods._state import STATE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "http"))
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
@@ -201,9 +200,7 @@ async def call(name: str, params: dict[str, Any], emitted: list[str] | None = No
 
 async def forget_oauth() -> None:
     """A fresh worker's OAuth client (as after a reload)."""
-    if oauth_methods._client is not None:
-        await oauth_methods._client.http.aclose()
-    oauth_methods._client = None
+    await STATE.forget_oauth()
     install(None)
 
 
@@ -259,7 +256,7 @@ async def test_each_secret_reaches_its_own_host_only(vendor: str, mcp_side: McpS
             }, emitted)
         finally:
             for server_id in ("a", "b"):
-                if server_id in CONNECTIONS:
+                if server_id in STATE.connections:
                     await call("mcp.disconnect", {"id": server_id})
             await forget_oauth()
     a_seen, b_seen = mcp_side.a.seen[a_before:], mcp_side.b.seen[b_before:]

@@ -24,7 +24,7 @@ from test_approval_scope import SERVER, call, choice_for, run_with, tool
 from pycore.agent.approval import ApprovalPolicy, default_policy
 from pycore.http.replay import Recording, ReplayTransport
 from pycore.methods import _provider
-from pycore.methods.mcp import CONNECTIONS
+from pycore.methods._state import STATE
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "mcp"))
 from mcp_servers import free_port, running  # noqa: E402
@@ -165,4 +165,4 @@ async def test_a_tool_added_by_list_changed_is_listed_and_asks_before_its_first_
         finally:
             _provider.use_transport(None)
             await call("mcp.disconnect", {"id": server_id})
-    assert CONNECTIONS == {}
+    assert STATE.connections == {}

@@ -13,7 +13,7 @@ from test_oauth import APP, browser
 from pycore import wire
 from pycore.mcp import MCPAuthRequiredError, MCPInsufficientScopeError, OAuthCallbackError
 from pycore.mcp.oauth import install
-from pycore.methods import oauth as oauth_methods
+from pycore.methods._state import STATE
 
 
 async def call(name: str, **params: Any) -> dict[str, Any]:
@@ -22,9 +22,7 @@ async def call(name: str, **params: Any) -> dict[str, Any]:
 
 async def new_worker() -> None:
     """Forget the worker's OAuth client (as a page reload would), closing its connections."""
-    if oauth_methods._client is not None:
-        await oauth_methods._client.http.aclose()
-    oauth_methods._client = None
+    await STATE.forget_oauth()
     install(None)
 
 
@@ -74,7 +72,7 @@ async def test_step_up_uses_the_403_challenge_the_worker_saw() -> None:
             await call("mcp.connect", id="s", url=url)
         step_up = await call("mcp.oauth_begin", server_url=url, redirect_uri=APP, scope="mcp:read mcp:write")
         assert "insufficient_scope" not in step_up["authorization_url"]
-        worker = oauth_methods.oauth_client()
+        worker = STATE.oauth()
         assert worker.challenges == {} and list(worker._step_ups.values()) == [1]  # the 403's challenge, counted
         await call("mcp.oauth_finish", callback_url=await browser(step_up["authorization_url"]))
         connected = await call("mcp.connect", id="s", url=url)

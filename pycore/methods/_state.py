@@ -1,0 +1,70 @@
+"""What the worker keeps between calls, in one object: :class:`WorkerState`, handed to every method.
+
+One page talks to one worker, so there is one state (:data:`STATE`), made by :mod:`pycore.wire` when it
+runs a method. Nothing else in :mod:`pycore.methods` keeps anything at module level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from pycore.agent.pending import Pending
+
+if TYPE_CHECKING:
+    from pycore.agent.tools import AgentTool
+    from pycore.http import Transport
+    from pycore.mcp.oauth import OAuthClient
+    from pycore.methods.mcp import Connection
+
+
+@dataclass
+class WorkerState:
+    # mcp.connect: the MCP servers the page connected, by the page's server id
+    connections: dict[str, Connection] = field(default_factory=dict)
+    # tools.python: the page's Python tool sets, by id
+    tool_sets: dict[str, list[AgentTool]] = field(default_factory=dict)
+    # chat.approve and chat.page_tool_result answer what a running chat.run waits for
+    approvals: Pending = field(default_factory=lambda: Pending("approval"))
+    page_results: Pending = field(default_factory=lambda: Pending("a page tool result"))
+    # tests and demos: vendors answered from recordings instead of the network (use_transport)
+    transport_factory: Callable[[], Transport] | None = None
+    _oauth: OAuthClient | None = None
+
+    def oauth(self) -> OAuthClient:
+        """The OAuth client every MCP session uses, created and installed on first use."""
+        if self._oauth is None:
+            from pycore.http import default_transport
+            from pycore.mcp.oauth import MemoryOAuthStore, OAuthClient, install
+
+            self._oauth = OAuthClient(default_transport(), MemoryOAuthStore())
+            install(self._oauth)
+        return self._oauth
+
+    async def forget_oauth(self) -> None:
+        """Drop the OAuth client and its tokens, as a page reload does (the page keeps them, encrypted)."""
+        if self._oauth is not None:
+            from pycore.mcp.oauth import install
+
+            await self._oauth.http.aclose()
+            self._oauth = None
+            install(None)
+
+    def connection(self, server_id: str) -> Connection:
+        try:
+            return self.connections[server_id]
+        except KeyError:
+            known = ", ".join(sorted(self.connections)) or "none"
+            raise LookupError(f"no MCP server {server_id!r} is connected (connected: {known})") from None
+
+    def tool_set(self, set_id: str) -> list[AgentTool]:
+        try:
+            return self.tool_sets[set_id]
+        except KeyError:
+            known = ", ".join(sorted(self.tool_sets)) or "none"
+            raise LookupError(f"no Python tool set {set_id!r} (known: {known}); send it with tools.python first"
+                              ) from None
+
+
+STATE = WorkerState()
