@@ -27,17 +27,7 @@ import { STAGES } from "./protocol.js";
 import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
-
-const FOCUS_PANEL_KEY = "orizuru.focusPanel"; // "open" | "closed": a UI preference, nothing secret
-const IMAGE_HOSTS_KEY = "orizuru.imageHosts"; // ["host[:port]", …]: "Always load images from <host>"
-
-function savedImageHosts() {
-  try {
-    return JSON.parse(localStorage.getItem(IMAGE_HOSTS_KEY) ?? "[]");
-  } catch {
-    return []; // unreadable: every image asks again, which is the safe way to be wrong
-  }
-}
+import { PREFS, prefs } from "./store/prefs.js";
 
 // A sign-in popup coming back from an MCP server's authorization server is handed to the page that
 // opened it (web/app/oauth.js) and closes: it never boots a second app.
@@ -110,8 +100,8 @@ async function main() {
 
   // Remote images (web/render/images.js): the hosts the user chose "Always load images from <host>" for
   // are kept here; a single image the user loads is not kept (it asks again after a reload).
-  const images = new ImagePolicy(savedImageHosts(),
-    (hosts) => localStorage.setItem(IMAGE_HOSTS_KEY, JSON.stringify(hosts)));
+  const images = new ImagePolicy(prefs.getJSON(PREFS.imageHosts, []),
+    (hosts) => prefs.setJSON(PREFS.imageHosts, hosts));
 
   const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
 
@@ -216,12 +206,12 @@ async function main() {
     document.body.classList.toggle("focus-open", open);
     focusToggle.setAttribute("aria-expanded", String(open));
   };
-  showFocus(localStorage.getItem(FOCUS_PANEL_KEY) === "open");
+  showFocus(prefs.get(PREFS.focusPanel) === "open");
   focusToggle.addEventListener("click", (ev) => {
     ev.stopPropagation();
     const open = !document.body.classList.contains("focus-open");
     showFocus(open);
-    localStorage.setItem(FOCUS_PANEL_KEY, open ? "open" : "closed");
+    prefs.set(PREFS.focusPanel, open ? "open" : "closed");
   });
   document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
     ev.stopPropagation();

@@ -113,15 +113,17 @@ def test_branches_are_siblings_and_the_conversation_remembers_its_leaf(browser: 
         const edited = await store.addMessage(c.id, {parent_id: null, role: "user",
                                                      parts: [{type: "text", text: "q'"}]});
         let loaded = await store.loadConversation(c.id);
-        const sib = s.siblingsOf(loaded.messages, a2.id);
+        const tree = new s.ConversationTree(loaded.messages);
+        const sib = tree.siblings(a2);
         const path = s.branchPath(loaded.messages, loaded.conversation.current_leaf).map(m => m.parts[0].text);
-        await store.setCurrentLeaf(c.id, s.deepestLeaf(loaded.messages, q.id));
+        tree.choose(q);  // back to the first question: below it, the newest reply
+        await store.setCurrentLeaf(c.id, tree.last().id);
         loaded = await store.loadConversation(c.id);
         const path2 = s.branchPath(loaded.messages, loaded.conversation.current_leaf).map(m => m.parts[0].text);
-        return {sib: sib.siblings.map(m => m.parts[0].text), index: sib.index, path, path2,
-                roots: s.childrenOf(loaded.messages, null).length};
+        return {sib, path, path2, shown: tree.path().map(m => m.parts[0].text), roots: tree.siblings(q).count};
     """)
-    assert result["sib"] == ["a1", "a2"] and result["index"] == 1
+    assert result["sib"] == {"index": 2, "count": 2}  # a2 is the second of a1, a2
+    assert result["shown"] == ["q", "a2"] and result["roots"] == 2
     assert result["path"] == ["q'"]
     assert result["path2"] == ["q", "a2"]
     assert result["roots"] == 2
@@ -583,8 +585,10 @@ def test_markdown_export_shows_the_branch_on_show(browser: Browser, store_site: 
     assert "## Assistant\n\nFour." in md and "It is **4**." not in md  # the branch on show only
     md = js(page, """
         const data = await store.loadConversation(arg);
-        const first = s.childrenOf(data.messages, data.messages[0].id)[0];
-        await store.setCurrentLeaf(arg, s.deepestLeaf(data.messages, first.id));
+        const tree = new s.ConversationTree(data.messages);
+        const replies = data.messages.filter(m => m.parent_id === data.messages[0].id);
+        tree.choose(replies.reduce((a, b) => (a.created <= b.created ? a : b)));  // the first reply's branch
+        await store.setCurrentLeaf(arg, tree.last().id);
         return await (await store.exportConversation(arg, 'markdown')).text();
     """, conversation)
     assert "## Assistant · openai/gpt-4o" in md and "**Tool call** `calc`" in md and '"expr": "2+2"' in md

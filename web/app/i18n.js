@@ -9,31 +9,23 @@
  *       data-i18n-title="key"        its title
  *   onLanguageChange(cb)             for parts drawn by code (they redraw themselves)
  *
- * The choice is kept in localStorage ("orizuru.lang"); the first visit follows the browser.
+ * The choice is kept as a preference (web/store/prefs.js); the first visit follows the browser.
  */
 
 import en from "../i18n/en.json";
 import ja from "../i18n/ja.json";
+import { PREFS, prefs } from "../store/prefs.js";
 
 export const LANGUAGES = Object.freeze({ en: "English", ja: "日本語" });
 const TABLES = { en, ja };
-const KEY = "orizuru.lang";
 const listeners = new Set();
 
 let current = pickInitial();
 
 function pickInitial() {
-  const saved = safeStorage()?.getItem(KEY);
+  const saved = prefs.get(PREFS.language);
   if (saved && TABLES[saved]) return saved;
   return (navigator.language || "en").toLowerCase().startsWith("ja") ? "ja" : "en";
-}
-
-function safeStorage() {
-  try {
-    return window.localStorage;
-  } catch {
-    return null;
-  }
 }
 
 export function language() {
@@ -64,7 +56,7 @@ export function applyTranslations(root = document) {
 export function setLanguage(lang) {
   if (!TABLES[lang] || lang === current) return;
   current = lang;
-  safeStorage()?.setItem(KEY, lang);
+  prefs.set(PREFS.language, lang);
   applyTranslations();
   for (const cb of listeners) cb(lang);
 }

@@ -24,6 +24,7 @@ import { VENDORS as CATALOGUE } from "../contract.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { vendorInfo, vendorLabel } from "./vendors.js";
+import { PREFS, prefs } from "../store/prefs.js";
 
 /** The vendors to pick from, as the core's adapters declare them (pycore.adapters.catalogue()). */
 export const VENDORS = CATALOGUE.map((v) => v.id);
@@ -37,13 +38,9 @@ export class MissingKeyError extends Error {
     this.sealed = Boolean(profile.key);
   }
 }
-const ACTIVE_KEY = "orizuru.profile";
-// The profile store keeps only its own fields, so a profile's Python tools (source code, not a
-// secret) sit beside it in localStorage under this prefix + the profile id.
-const PYTHON_KEY = "orizuru.pythonTools.";
-// Focus memory's classifier: {profile: id | "" (the conversation's own), model: name | "" (the profile's)}.
-// Ids and model names only; the key is looked up in this tab's keys when a call is made.
-const CLASSIFIER_KEY = "orizuru.classifier";
+// Kept as preferences (web/store/prefs.js): the active profile; each profile's Python tools (source code, not
+// a secret: the profile store keeps only its own fields); focus memory's classifier {profile: id | "" (the
+// conversation's own), model: name | "" (the profile's)}: ids and names only, the key is looked up when used.
 
 export class Settings {
   constructor({ core, coreReadyNow, profiles, keys, onChange = () => {}, notify = () => {} }) {
@@ -74,8 +71,8 @@ export class Settings {
     f.provider.addEventListener("change", () => this.#providerChanged());
     this.classifierProfile = document.getElementById("classifier-profile");
     this.classifierModel = document.getElementById("classifier-model");
-    const saveClassifier = () => localStorage.setItem(CLASSIFIER_KEY, JSON.stringify({
-      profile: this.classifierProfile.value, model: this.classifierModel.value.trim() }));
+    const saveClassifier = () => prefs.setJSON(PREFS.classifier, {
+      profile: this.classifierProfile.value, model: this.classifierModel.value.trim() });
     this.classifierProfile.addEventListener("change", saveClassifier);
     this.classifierModel.addEventListener("change", saveClassifier);
     this.form.addEventListener("submit", (ev) => {
@@ -91,7 +88,7 @@ export class Settings {
 
   async load() {
     this.profiles = await this.profilesApi.list();
-    const wanted = localStorage.getItem(ACTIVE_KEY);
+    const wanted = prefs.get(PREFS.activeProfile);
     this.activate(this.#byId(wanted) ?? this.profiles[0] ?? null);
     return this.active;
   }
@@ -121,12 +118,8 @@ export class Settings {
   }
 
   classifierChoice() {
-    try {
-      const saved = JSON.parse(localStorage.getItem(CLASSIFIER_KEY) ?? "{}");
-      return { profile: String(saved?.profile ?? ""), model: String(saved?.model ?? "") };
-    } catch {
-      return { profile: "", model: "" };
-    }
+    const saved = prefs.getJSON(PREFS.classifier, {});
+    return { profile: String(saved?.profile ?? ""), model: String(saved?.model ?? "") };
   }
 
   classifierFor(target) {
@@ -231,7 +224,7 @@ export class Settings {
   /** Save extra, non-secret fields of the active profile (the Python tools' source). */
   async update(fields) {
     if (!this.active) return;
-    if ("python_tools" in fields) localStorage.setItem(PYTHON_KEY + this.active.id, fields.python_tools);
+    if ("python_tools" in fields) prefs.set(PREFS.pythonTools + this.active.id, fields.python_tools);
     const profile = { ...this.active, ...fields };
     await this.#persist(profile);
     this.active = profile;
@@ -239,8 +232,8 @@ export class Settings {
 
   activate(profile) {
     this.active = profile;
-    if (profile) localStorage.setItem(ACTIVE_KEY, profile.id);
-    if (profile) profile.python_tools = localStorage.getItem(PYTHON_KEY + profile.id) ?? "";
+    if (profile) prefs.set(PREFS.activeProfile, profile.id);
+    if (profile) profile.python_tools = prefs.get(PREFS.pythonTools + profile.id) ?? "";
     this.onChange(profile);
   }
 

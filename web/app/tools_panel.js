@@ -10,7 +10,7 @@
  *                                     (mcp.read_resource), goes with the next message
  *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
  *
- * Remembered in localStorage (nothing secret): server URLs with header NAMES only, and each tool's
+ * Remembered as preferences (web/store/prefs.js; nothing secret): server URLs with header NAMES only, and each tool's
  * on/off and approval. Header values (tokens) stay in memory; such a server is reconnected by hand.
  *
  * A tool's choices are keyed by its server's id (`url:<the URL the user added>` or `relay:<the relay's
@@ -22,7 +22,7 @@
  *
  *   panel.alwaysAllow(approvalEvent)  "Always allow this tool" pressed on a tool card
  *
- * Each server has a "Trust this server" switch (off by default; kept in localStorage by server id): a
+ * Each server has a "Trust this server" switch (off by default; kept in the preferences by server id): a
  * trusted server's tools run without asking unless they say they are destructive or were added or
  * changed since the connection (pycore.agent.approval). Opening the dialog and starting a run re-read
  * the servers (mcp.list), so a tool a server added by notifications/tools/list_changed shows up, marked
@@ -33,11 +33,8 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
+import { PREFS, prefs } from "../store/prefs.js";
 
-const SERVERS_KEY = "orizuru.mcpServers";
-const PREFS_KEY = "orizuru.toolChoices";
-const OLD_PREFS_KEY = "orizuru.toolPrefs"; // keyed by bare tool names: dropped
-const TRUSTED_KEY = "orizuru.trustedServers"; // [server id]
 // The error codes (pycore/contract.py) after which "Sign in" is the way on: OAuth, or sign in for more scope.
 const SIGN_IN_CODES = new Set(["mcp_auth_required", "mcp_insufficient_scope"]);
 const FOLLOW_MS = 1000; // how often the open panel asks the worker for the servers' tool lists (no network)
@@ -49,9 +46,9 @@ export class ToolsPanel {
     this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
     this.relayServers = [];
     this.relayError = null;
-    this.prefs = load(PREFS_KEY, {});
-    this.trusted = new Set(load(TRUSTED_KEY, []).filter((id) => typeof id === "string"));
-    localStorage.removeItem(OLD_PREFS_KEY);
+    this.prefs = prefs.getJSON(PREFS.toolChoices, {});
+    this.trusted = new Set(prefs.getJSON(PREFS.trustedServers, []).filter((id) => typeof id === "string"));
+    prefs.remove(PREFS.oldToolChoices); // keyed by bare tool names, from before choices were per server
     this.python = { id: null, tools: [], registered: false };
     this.pythonPending = Promise.resolve(false);
     this.onAttach = null;
@@ -69,7 +66,7 @@ export class ToolsPanel {
       this.#addFromForm();
     });
     document.getElementById("python-save").addEventListener("click", () => this.#savePython());
-    for (const saved of load(SERVERS_KEY, [])) {
+    for (const saved of prefs.getJSON(PREFS.mcpServers, [])) {
       this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
                                    status: "disconnected", relay: saved.relay ?? null });
     }
@@ -124,7 +121,7 @@ export class ToolsPanel {
   #setTrusted(id, on) {
     if (on) this.trusted.add(id);
     else this.trusted.delete(id);
-    localStorage.setItem(TRUSTED_KEY, JSON.stringify([...this.trusted]));
+    prefs.setJSON(PREFS.trustedServers, [...this.trusted]);
   }
 
   async #loadRelay() {
@@ -223,7 +220,7 @@ export class ToolsPanel {
 
   #setPref(key, change) {
     this.prefs[key] = { ...(this.prefs[key] ?? {}), ...change };
-    localStorage.setItem(PREFS_KEY, JSON.stringify(this.prefs));
+    prefs.setJSON(PREFS.toolChoices, this.prefs);
   }
 
   /** "Always allow this tool" on a card: that server's tool, as it is defined now (the approval event). */
@@ -317,7 +314,7 @@ export class ToolsPanel {
   #save() {
     const saved = [...this.servers.values()].filter((s) => !s.relay)
       .map((s) => ({ id: s.id, url: s.url, headerNames: s.headerNames ?? [] }));
-    localStorage.setItem(SERVERS_KEY, JSON.stringify(saved));
+    prefs.setJSON(PREFS.mcpServers, saved);
   }
 
   async #reconnectSaved() {
@@ -445,12 +442,4 @@ function doctorNodes(advice) {
   const nodes = [adviceNodes(advice)];
   if (advice?.relay_hint) nodes.push(h("p", { className: "hint" }, String(advice.relay_hint)));
   return nodes;
-}
-
-function load(key, fallback) {
-  try {
-    return JSON.parse(localStorage.getItem(key) ?? "null") ?? fallback;
-  } catch {
-    return fallback;
-  }
 }

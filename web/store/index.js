@@ -13,7 +13,7 @@
  *   replies.js      ReplyWriter: one streamed reply, delta by delta
  *   replay.js       rebuild parts from stored stream events
  *   repair.js       tree shapes older builds stored, repaired when a conversation is loaded
- *   tree.js         branches: branchPath, childrenOf, siblingsOf, deepestLeaf
+ *   tree.js         the message tree: ConversationTree, branchPath
  *   exchange.js     export JSON/Markdown, import JSON (validated first, never overwrites)
  *   keys.js         in-memory keys, passphrase encryption (PBKDF2 + AES-GCM), redaction
  *   profiles.js     saved provider profiles
@@ -38,7 +38,7 @@ export async function openStore({ onError = () => {}, name = DB_NAME } = {}) {
 export { Store } from "./transcripts.js";
 export { ReplyWriter } from "./replies.js";
 export { replayEvents, textOfParts } from "./replay.js";
-export { branchPath, childrenOf, siblingsOf, deepestLeaf } from "./tree.js";
+export { ConversationTree, branchPath } from "./tree.js";
 export { ImportError, validateExport, EXPORT_FORMAT, EXPORT_VERSION } from "./exchange.js";
 export {
   encryptSecret, decryptSecret, isKeyRecord, sessionKeys, redactSecrets, containsSecret, WrongPassphraseError,

@@ -1,11 +1,97 @@
 /**
- * The message tree of one conversation (pure functions over StoredMessage arrays).
+ * The message tree of one conversation: stored messages linked by parent_id (edits and regenerations make
+ * siblings). The one model of it, for the store and the page.
  *
- *   branchPath(messages, leafId) -> [StoredMessage]   first message ... leaf (the branch on show)
- *   childrenOf(messages, parentId) -> [StoredMessage] in creation order (parentId null = first messages)
- *   siblingsOf(messages, messageId) -> {siblings, index}   for "< 2/3 >" branch navigation
- *   deepestLeaf(messages, fromId) -> id               follow the newest child down (after switching branch)
+ *   const tree = new ConversationTree(messages)   // StoredMessage[] from the store
+ *   tree.path()            the messages shown, root to leaf, following the chosen branch at each fork
+ *                          (the newest child where nothing was chosen)
+ *   tree.add(msg)          a new message; it becomes the chosen branch at its fork
+ *   tree.choose(msg)       show the branch through msg
+ *   tree.siblings(msg)     {index, count} for the ‹ 1/2 › switcher
+ *   tree.step(msg, ±1)     switch to the previous / next sibling
+ *   tree.promptOf(msg)     the user message a reply answers
+ *   branchPath(messages, leafId)   first message ... leaf: the branch a stored current_leaf names
  */
+
+const ROOT = "\u0000root";
+
+export class ConversationTree {
+  constructor(messages = []) {
+    this.byId = new Map();
+    this.children = new Map();
+    this.chosen = new Map();
+    for (const msg of [...messages].sort(byCreated)) this.#insert(msg);
+  }
+
+  #insert(msg) {
+    this.byId.set(msg.id, msg);
+    const key = msg.parent_id ?? ROOT;
+    const kids = this.children.get(key) ?? [];
+    if (!kids.includes(msg.id)) kids.push(msg.id);
+    this.children.set(key, kids);
+  }
+
+  add(msg) {
+    this.#insert(msg);
+    this.chosen.set(msg.parent_id ?? ROOT, msg.id);
+    return msg;
+  }
+
+  update(msg) {
+    if (this.byId.has(msg.id)) this.byId.set(msg.id, { ...this.byId.get(msg.id), ...msg });
+    else this.add(msg);
+  }
+
+  get(id) {
+    return this.byId.get(id);
+  }
+
+  path() {
+    const out = [];
+    let key = ROOT;
+    for (;;) {
+      const kids = this.children.get(key);
+      if (!kids?.length) return out;
+      const id = this.chosen.get(key) ?? kids[kids.length - 1];
+      out.push(this.byId.get(id));
+      key = id;
+    }
+  }
+
+  last() {
+    const path = this.path();
+    return path[path.length - 1] ?? null;
+  }
+
+  siblings(msg) {
+    const kids = this.children.get(msg.parent_id ?? ROOT) ?? [msg.id];
+    return { index: kids.indexOf(msg.id) + 1, count: kids.length };
+  }
+
+  /** Show the branch through `msg`: it becomes the chosen one at its fork (below it, the newest). */
+  choose(msg) {
+    this.chosen.set(msg.parent_id ?? ROOT, msg.id);
+  }
+
+  step(msg, delta) {
+    const key = msg.parent_id ?? ROOT;
+    const kids = this.children.get(key) ?? [];
+    const next = kids[kids.indexOf(msg.id) + delta];
+    if (next) this.chosen.set(key, next);
+    return next;
+  }
+
+  /** The user message a reply answers: the nearest ancestor the person typed (not tool results). */
+  promptOf(msg) {
+    let cur = msg;
+    while (cur && !(cur.role === "user" && !isToolResults(cur))) cur = this.byId.get(cur.parent_id);
+    return cur ?? null;
+  }
+}
+
+function byCreated(a, b) {
+  return (a.created ?? 0) - (b.created ?? 0);
+}
 
 export function branchPath(messages, leafId) {
   const byId = new Map(messages.map((m) => [m.id, m]));
@@ -18,26 +104,6 @@ export function branchPath(messages, leafId) {
   return path.reverse();
 }
 
-export function childrenOf(messages, parentId) {
-  return messages.filter((m) => (m.parent_id ?? null) === (parentId ?? null)).sort(byCreated);
-}
-
-export function siblingsOf(messages, messageId) {
-  const me = messages.find((m) => m.id === messageId);
-  if (!me) return { siblings: [], index: -1 };
-  const siblings = childrenOf(messages, me.parent_id);
-  return { siblings, index: siblings.findIndex((m) => m.id === messageId) };
-}
-
-export function deepestLeaf(messages, fromId) {
-  let id = fromId;
-  for (;;) {
-    const kids = childrenOf(messages, id);
-    if (kids.length === 0) return id;
-    id = kids[kids.length - 1].id;
-  }
-}
-
-function byCreated(a, b) {
-  return a.created - b.created || (a.id < b.id ? -1 : 1);
+export function isToolResults(msg) {
+  return msg.role === "user" && msg.parts.length > 0 && msg.parts.every((p) => p.type === "tool_result");
 }

@@ -1,0 +1,67 @@
+/**
+ * The page's preferences: small, not secret, this browser only (localStorage). Conversations, profiles
+ * and keys live in IndexedDB (web/store/index.js); only what is listed in PREFS is kept here, and every
+ * module reads and writes it through this one place. Storage that is disabled or full is not an error:
+ * a preference that cannot be read falls back to its default, one that cannot be written is lost.
+ *
+ *   prefs.get(PREFS.language)                  -> string | null
+ *   prefs.set(PREFS.language, "ja")
+ *   prefs.getJSON(PREFS.imageHosts, [])        -> the parsed value, or the fallback
+ *   prefs.setJSON(PREFS.imageHosts, ["a.example"])
+ *   prefs.remove(PREFS.oldToolChoices)
+ */
+
+export const PREFS = Object.freeze({
+  language: "orizuru.lang", // "en" | "ja"
+  activeProfile: "orizuru.profile", // the id of the profile in use
+  pythonTools: "orizuru.pythonTools.", // + profile id: the profile's Python tool source
+  classifier: "orizuru.classifier", // focus memory's classifier: {profile, model, strategy}
+  mcpServers: "orizuru.mcpServers", // the MCP servers added by URL (headers' values are not kept)
+  toolChoices: "orizuru.toolChoices", // per server and tool: ask / allow / deny, with the tool's fingerprint
+  oldToolChoices: "orizuru.toolPrefs", // choices by bare tool name, from before they were per server: dropped
+  trustedServers: "orizuru.trustedServers", // [server id] the user marked trusted
+  imageHosts: "orizuru.imageHosts", // ["host[:port]"]: "Always load images from <host>"
+  focusPanel: "orizuru.focusPanel", // "open" | "closed"
+});
+
+function storage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // disabled (some private modes, sandboxed frames)
+  }
+}
+
+export const prefs = {
+  get(key) {
+    try {
+      return storage()?.getItem(key) ?? null;
+    } catch {
+      return null;
+    }
+  },
+  set(key, value) {
+    try {
+      storage()?.setItem(key, String(value));
+    } catch {
+      // full or disabled: the preference lasts for this page only
+    }
+  },
+  getJSON(key, fallback) {
+    try {
+      return JSON.parse(this.get(key) ?? "null") ?? fallback;
+    } catch {
+      return fallback; // unreadable: the default is the safe way to be wrong
+    }
+  },
+  setJSON(key, value) {
+    this.set(key, JSON.stringify(value));
+  },
+  remove(key) {
+    try {
+      storage()?.removeItem(key);
+    } catch {
+      // nothing to remove
+    }
+  },
+};
