@@ -8,6 +8,7 @@
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 
 import { Chat } from "./app/chat.js";
+import { h } from "./app/dom.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
 import { KeyPrompt } from "./app/key_prompt.js";
@@ -15,7 +16,6 @@ import { ModelSuggestions } from "./app/model_switch.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
 import { ImageHostsList } from "./app/image_hosts.js";
-import { focusT } from "./focus/strings.js";
 import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
 import { Notifier } from "./app/notify.js";
 import { readRelayToken } from "./app/relay.js";
@@ -118,7 +118,7 @@ async function main() {
   const focus = new FocusMemory({
     core, store, notify,
     element: document.getElementById("focus-aside"),
-    t: focusT(language()),
+    t,
     locale: () => language(),
     classifier: (target) => settings.classifierFor(target),
   });
@@ -181,12 +181,7 @@ async function main() {
   modelSwitch.addEventListener("focus", () => modelSuggestions.refresh());
   function showProfiles() {
     const active = settings.active;
-    profileSwitch.replaceChildren(...settings.profiles.map((p) => {
-      const option = document.createElement("option");
-      option.value = p.id;
-      option.textContent = p.name || p.model;
-      return option;
-    }));
+    profileSwitch.replaceChildren(...settings.profiles.map((p) => h("option", { value: p.id }, p.name || p.model)));
     profileSwitch.hidden = settings.profiles.length === 0;
     modelSwitch.hidden = !active;
     if (active) {
@@ -224,12 +219,7 @@ async function main() {
   });
 
   const languageSelect = document.getElementById("language");
-  languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => {
-    const option = document.createElement("option");
-    option.value = code;
-    option.textContent = name;
-    return option;
-  }));
+  languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code }, name)));
   languageSelect.value = language();
   languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
   onLanguageChange(() => {
@@ -237,7 +227,7 @@ async function main() {
     settings.relabel();
     imageHosts.render();
     chat.render();
-    focus.setT(focusT(language()));
+    focus.setT(t); // drawn again in the new language
     sidebar.refresh().catch(() => {});
     tools.render();
   });

@@ -34,12 +34,12 @@ STATE = {
 }
 ENTRY = """
 import { mountFocusPanel } from "%(web)s/focus/panel.js";
-import { focusT } from "%(web)s/focus/strings.js";
+import { translator } from "%(web)s/app/i18n.js";
 const lang = new URLSearchParams(location.search).get("lang") || "en";
 const out = document.getElementById("out");
 const panel = mountFocusPanel(document.getElementById("panel"), {
   state: %(state)s,
-  t: focusT(lang),
+  t: translator(lang),
   onChange: (state) => { out.textContent = JSON.stringify(state); },
 });
 panel.setStatus({ok: true, classification: {labels: ["CONSTRAINT_ADDITION"], reason: "adds a flight rule"},

@@ -41,6 +41,13 @@ export function t(key, vars = {}) {
   return template.replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
 }
 
+/** A t() for one language, whatever the page's is (a part shown in another language, tests). */
+export function translator(lang) {
+  const table = TABLES[lang] ?? en;
+  return (key, vars = {}) => (table[key] ?? en[key] ?? key)
+    .replace(/\{(\w+)\}/g, (_, name) => (name in vars ? String(vars[name]) : `{${name}}`));
+}
+
 export function hasText(key) {
   return key in TABLES[current] || key in en;
 }

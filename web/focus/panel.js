@@ -6,7 +6,7 @@
  *   const panel = mountFocusPanel(element, {
  *     state,                  // the conversation's focus state (focus.update's "state"), or null
  *     onChange(newState) {},  // every user edit: store it (store.setFocus) and send it next turn
- *     t,                      // optional: (key, vars) => text; default focusT(<html lang>)
+ *     t,                      // optional: (key, vars) => text; default the app's t (web/app/i18n.js)
  *   });
  *   panel.update(state)       // after focus.update returns (or the conversation changes)
  *   panel.setStatus(result)   // focus.update's result: last labels, reason, cost, error
@@ -18,23 +18,11 @@
  * written by a model) goes in as text nodes, never as HTML.
  */
 
-import { focusT } from "./strings.js";
+import { h } from "../app/dom.js";
+import { t as appT } from "../app/i18n.js";
 
 const EMPTY = Object.freeze({ version: 1, enabled: false, core: null, evolving: [], turn: [], window: 3, seen: 0,
   cost: { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0 } });
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [name, value] of Object.entries(attrs)) {
-    if (value === undefined || value === null || value === false) continue;
-    if (name === "class") node.className = value;
-    else if (name === "text") node.textContent = value;
-    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
-    else node.setAttribute(name, value === true ? "" : String(value));
-  }
-  for (const child of children) if (child) node.append(child);
-  return node;
-}
 
 function nextId(evolving) {
   const numbers = evolving.map((item) => Number(item.id.slice(1))).filter(Number.isFinite);
@@ -50,11 +38,11 @@ function withoutItem(state, id) {
 
 export function mountFocusPanel(element, { state = null, onChange = () => {}, t = null } = {}) {
   let current = structuredClone(state ?? EMPTY);
-  let tr = t ?? focusT(document.documentElement.lang?.startsWith("ja") ? "ja" : "en");
+  let tr = t ?? appT;
   let status = null;
   let prompt = null;
   let editing = null; // "core" or an item id
-  const root = el("section", { class: "focus-panel" });
+  const root = h("section", { className: "focus-panel" });
   element.append(root);
 
   function commit(next) {
@@ -65,7 +53,7 @@ export function mountFocusPanel(element, { state = null, onChange = () => {}, t 
   }
 
   function editor(initial, save) {
-    const input = el("textarea", { class: "focus-edit", rows: 2, "aria-label": tr("focus.edit_label") });
+    const input = h("textarea", { className: "focus-edit", rows: 2, "aria-label": tr("focus.edit_label") });
     input.value = initial;
     const done = () => {
       const text = input.value.trim();
@@ -76,73 +64,73 @@ export function mountFocusPanel(element, { state = null, onChange = () => {}, t 
       if (event.key === "Escape") { editing = null; render(); }
     });
     queueMicrotask(() => input.focus());
-    return el("div", { class: "focus-editor" }, input,
-      el("button", { type: "button", class: "focus-save", text: tr("focus.save"), onclick: done }),
-      el("button", { type: "button", class: "focus-cancel", text: tr("focus.cancel"),
-        onclick: () => { editing = null; render(); } }));
+    return h("div", { className: "focus-editor" }, input,
+      h("button", { type: "button", className: "focus-save", onclick: done }, tr("focus.save")),
+      h("button", { type: "button", className: "focus-cancel",
+        onclick: () => { editing = null; render(); } }, tr("focus.cancel")));
   }
 
   function goalSection() {
-    const section = el("div", { class: "focus-goal" }, el("h3", { text: tr("focus.goal") }));
+    const section = h("div", { className: "focus-goal" }, h("h3", {}, tr("focus.goal")));
     const core = current.core;
     if (editing === "core") {
       section.append(editor(core?.text ?? "", (text) =>
         commit({ ...current, core: { text, source_id: core?.source_id ?? null, edited: true } })));
     } else if (core) {
-      section.append(el("p", { class: "focus-goal-text", text: core.text }),
-        el("div", { class: "focus-actions" },
-          el("button", { type: "button", class: "focus-edit-button", text: tr("focus.edit"),
-            onclick: () => { editing = "core"; render(); } }),
-          el("button", { type: "button", class: "focus-delete", text: tr("focus.delete"),
-            onclick: () => commit({ ...current, core: null }) })));
+      section.append(h("p", { className: "focus-goal-text" }, core.text),
+        h("div", { className: "focus-actions" },
+          h("button", { type: "button", className: "focus-edit-button",
+            onclick: () => { editing = "core"; render(); } }, tr("focus.edit")),
+          h("button", { type: "button", className: "focus-delete",
+            onclick: () => commit({ ...current, core: null }) }, tr("focus.delete"))));
     } else {
-      section.append(el("p", { class: "focus-empty", text: tr("focus.no_goal") }),
-        el("button", { type: "button", class: "focus-set-goal", text: tr("focus.set_goal"),
-          onclick: () => { editing = "core"; render(); } }));
+      section.append(h("p", { className: "focus-empty" }, tr("focus.no_goal")),
+        h("button", { type: "button", className: "focus-set-goal",
+          onclick: () => { editing = "core"; render(); } }, tr("focus.set_goal")));
     }
     return section;
   }
 
   function itemRow(item) {
     const byId = new Map(current.evolving.map((other) => [other.id, other]));
-    const row = el("li", { class: `focus-item${item.pinned ? " pinned" : ""}${item.conflicts_with.length ? " conflict" : ""}`,
+    const row = h("li", { className: `focus-item${item.pinned ? " pinned" : ""}${item.conflicts_with.length ? " conflict" : ""}`,
       "data-id": item.id });
     if (editing === item.id) {
       row.append(editor(item.text, (text) => commit({ ...current,
         evolving: current.evolving.map((other) => (other.id === item.id ? { ...other, text, edited: true } : other)) })));
       return row;
     }
-    row.append(el("span", { class: "focus-item-text", text: item.text }));
-    if (item.kind === "decision") row.append(el("span", { class: "focus-badge", text: tr("focus.decision") }));
-    if (item.source_id) row.append(el("span", { class: "focus-source", text: tr("focus.from_message", { id: item.source_id }) }));
+    row.append(h("span", { className: "focus-item-text" }, item.text));
+    if (item.kind === "decision") row.append(h("span", { className: "focus-badge" }, tr("focus.decision")));
+    if (item.source_id) row.append(h("span", { className: "focus-source" }, tr("focus.from_message", { id: item.source_id })));
     for (const otherId of item.conflicts_with) {
       const other = byId.get(otherId);
       if (!other) continue;
-      row.append(el("p", { class: "focus-conflict", role: "note", text: `⚠ ${tr("focus.conflict", { text: other.text })}` }));
+      row.append(h("p", { className: "focus-conflict", role: "note" }, `⚠ ${tr("focus.conflict", { text: other.text })}`));
     }
     const pin = () => commit({ ...current,
       evolving: current.evolving.map((other) => (other.id === item.id ? { ...other, pinned: !other.pinned } : other)) });
     const keepBoth = () => commit({ ...current, evolving: current.evolving.map((other) => (
       other.id === item.id ? { ...other, conflicts_with: [] }
         : { ...other, conflicts_with: other.conflicts_with.filter((id) => id !== item.id) })) });
-    row.append(el("div", { class: "focus-actions" },
-      el("button", { type: "button", class: "focus-pin", "aria-pressed": String(item.pinned),
-        text: item.pinned ? tr("focus.unpin") : tr("focus.pin"), onclick: pin }),
-      el("button", { type: "button", class: "focus-edit-button", text: tr("focus.edit"),
-        onclick: () => { editing = item.id; render(); } }),
-      el("button", { type: "button", class: "focus-delete", text: tr("focus.delete"),
-        onclick: () => commit(withoutItem(current, item.id)) }),
+    row.append(h("div", { className: "focus-actions" },
+      h("button", { type: "button", className: "focus-pin", "aria-pressed": String(item.pinned),
+        onclick: pin }, item.pinned ? tr("focus.unpin") : tr("focus.pin")),
+      h("button", { type: "button", className: "focus-edit-button",
+        onclick: () => { editing = item.id; render(); } }, tr("focus.edit")),
+      h("button", { type: "button", className: "focus-delete",
+        onclick: () => commit(withoutItem(current, item.id)) }, tr("focus.delete")),
       item.conflicts_with.length
-        ? el("button", { type: "button", class: "focus-keep-both", text: tr("focus.keep_both"), onclick: keepBoth })
+        ? h("button", { type: "button", className: "focus-keep-both", onclick: keepBoth }, tr("focus.keep_both"))
         : null));
     return row;
   }
 
   function constraintsSection() {
     const items = [...current.evolving.filter((i) => i.pinned), ...current.evolving.filter((i) => !i.pinned)];
-    const list = el("ul", { class: "focus-items" });
+    const list = h("ul", { className: "focus-items" });
     for (const item of items) list.append(itemRow(item));
-    const input = el("input", { type: "text", class: "focus-add-input", placeholder: tr("focus.add_placeholder"),
+    const input = h("input", { type: "text", className: "focus-add-input", placeholder: tr("focus.add_placeholder"),
       "aria-label": tr("focus.add_placeholder") });
     const add = () => {
       const text = input.value.trim();
@@ -151,41 +139,41 @@ export function mountFocusPanel(element, { state = null, onChange = () => {}, t 
         source_id: null, repeated_in: [], pinned: false, edited: true, conflicts_with: [] }] });
     };
     input.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); add(); } });
-    return el("div", { class: "focus-constraints" }, el("h3", { text: tr("focus.constraints") }),
-      items.length ? list : el("p", { class: "focus-empty", text: tr("focus.no_constraints") }),
-      el("div", { class: "focus-add" }, input, el("button", { type: "button", class: "focus-add-button",
-        text: tr("focus.add"), onclick: add })));
+    return h("div", { className: "focus-constraints" }, h("h3", {}, tr("focus.constraints")),
+      items.length ? list : h("p", { className: "focus-empty" }, tr("focus.no_constraints")),
+      h("div", { className: "focus-add" }, input, h("button", { type: "button", className: "focus-add-button",
+        onclick: add }, tr("focus.add"))));
   }
 
   function footer() {
     const cost = current.cost ?? EMPTY.cost;
-    const box = el("div", { class: "focus-footer" });
+    const box = h("div", { className: "focus-footer" });
     let line = tr("focus.cost", { calls: cost.calls, input: cost.input_tokens.toLocaleString(),
       output: cost.output_tokens.toLocaleString() });
     if (cost.failures) line += ` · ${tr("focus.cost_failures", { failures: cost.failures })}`;
-    box.append(el("p", { class: "focus-cost", text: line }));
+    box.append(h("p", { className: "focus-cost" }, line));
     if (status?.ok === false) {
-      box.append(el("p", { class: "focus-status error", role: "status", text: tr("focus.last_failed", { error: status.error ?? "?" }) }));
+      box.append(h("p", { className: "focus-status error", role: "status" }, tr("focus.last_failed", { error: status.error ?? "?" })));
     } else if (status?.classification) {
-      box.append(el("p", { class: "focus-status", role: "status", text: tr("focus.last", {
-        labels: status.classification.labels.join(", "), reason: status.classification.reason }) }));
+      box.append(h("p", { className: "focus-status", role: "status" }, tr("focus.last", {
+        labels: status.classification.labels.join(", "), reason: status.classification.reason })));
     }
     if (prompt) {
-      box.append(el("p", { class: "focus-prompt", text: tr("focus.prompt", { tokens: prompt.tokens, budget: prompt.budget }) }));
-      if (prompt.over_budget) box.append(el("p", { class: "focus-over", role: "alert", text: tr("focus.over_budget") }));
+      box.append(h("p", { className: "focus-prompt" }, tr("focus.prompt", { tokens: prompt.tokens, budget: prompt.budget })));
+      if (prompt.over_budget) box.append(h("p", { className: "focus-over", role: "alert" }, tr("focus.over_budget")));
     }
     return box;
   }
 
   function render() {
     const id = `focus-switch-${Math.random().toString(36).slice(2, 8)}`;
-    const toggle = el("input", { type: "checkbox", role: "switch", id, class: "focus-switch",
+    const toggle = h("input", { type: "checkbox", role: "switch", id, className: "focus-switch",
       checked: current.enabled, "aria-checked": String(Boolean(current.enabled)) });
     toggle.addEventListener("change", () => commit({ ...current, enabled: toggle.checked }));
-    const header = el("div", { class: "focus-header" }, toggle, el("label", { for: id, text: tr("focus.switch") }));
+    const header = h("div", { className: "focus-header" }, toggle, h("label", { for: id }, tr("focus.switch")));
     const body = current.enabled
       ? [goalSection(), constraintsSection(), footer()]
-      : [el("p", { class: "focus-off", text: tr("focus.off_hint") })];
+      : [h("p", { className: "focus-off" }, tr("focus.off_hint"))];
     root.replaceChildren(header, ...body);
   }
 
