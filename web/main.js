@@ -112,7 +112,8 @@ async function main() {
     onChange: () => showProfiles(),
   });
 
-  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify });
+  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify,
+                                 onAttach: (resource, _contents, parts) => composer.attachResource(resource, parts) });
 
   // Focus memory (per conversation): the panel beside the chat; its calls wait for the core like a turn.
   const focus = new FocusMemory({
@@ -160,7 +161,6 @@ async function main() {
     prompts: () => tools.prompts(),
     getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
   });
-  tools.onAttach = (resource, _contents, parts) => composer.attachResource(resource, parts);
 
   store.subscribe?.((change) => {
     sidebar.refresh().catch(() => {});

@@ -2,16 +2,16 @@
  * The Tools dialog: MCP servers (by URL + headers, or the relay's own in one click), their tools,
  * resources and prompts, per-tool on/off and approval policy; and the Python tools editor.
  *
- *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify})
+ *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify, onAttach})
+ *                                     onAttach(resource, contents, parts): the user attached a resource
+ *                                     (mcp.read_resource); it goes with the next message
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
  *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md)
  *   panel.profileChanged(profile)     load that profile's Python tools into the worker
- *   panel.onAttach(resource, contents, parts)   set by main.js: a resource read, with its message parts
- *                                     (mcp.read_resource), goes with the next message
  *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
  *
- * Remembered as preferences (web/store/prefs.js; nothing secret): server URLs with header NAMES only, and each tool's
- * on/off and approval. Header values (tokens) stay in memory; such a server is reconnected by hand.
+ * Remembered as preferences (web/store/prefs.js; nothing secret): server URLs with header NAMES only, and
+ * each tool's on/off and approval. Header values (tokens) stay in memory; such a server is reconnected by hand.
  *
  * A tool's choices are keyed by its server's id (`url:<the URL the user added>` or `relay:<the relay's
  * name>`: never a name the server gives itself) and the tool's own name (not the name the model sees).
@@ -41,7 +41,7 @@ const FOLLOW_MS = 1000; // how often the open panel asks the worker for the serv
 const POLICIES = ["ask", "allow", "deny"];
 
 export class ToolsPanel {
-  constructor({ core, ready, coreReadyNow, settings, relayToken, notify }) {
+  constructor({ core, ready, coreReadyNow, settings, relayToken, notify, onAttach = () => {} }) {
     Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify });
     this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
     this.relayServers = [];
@@ -51,7 +51,7 @@ export class ToolsPanel {
     prefs.remove(PREFS.oldToolChoices); // keyed by bare tool names, from before choices were per server
     this.python = { id: null, tools: [], registered: false };
     this.pythonPending = Promise.resolve(false);
-    this.onAttach = null;
+    this.onAttach = onAttach; // (resource, contents, parts): the user attached a resource it read
     this.onPrompt = null;
     this.dialog = document.getElementById("tools-dialog");
     this.list = document.getElementById("mcp-servers");
@@ -327,7 +327,7 @@ export class ToolsPanel {
     try {
       const { contents, parts } = await this.core.call("mcp.read_resource",
         { id: conn.id, uri: resource.uri, name: resource.name ?? undefined, as_parts: true });
-      this.onAttach?.(resource, contents, parts ?? []);
+      this.onAttach(resource, contents, parts ?? []);
       this.notify(t("tools.attached", { name: resource.name ?? resource.uri }));
     } catch (err) {
       this.notify(err.message, { error: true });
