@@ -76,7 +76,7 @@ export class ReplyWriter {
     };
     for (const key of ["usage", "finish_reason", "error"]) if (final[key] === undefined) delete final[key];
     try {
-      this.message = await this.store._compactReply(final, this.queue.length > 0);
+      this.message = await this.store.compactReply(final, this.queue.length > 0);
     } finally {
       this.queue.length = 0;
       this.store.writers.delete(this.id);
@@ -90,7 +90,7 @@ export class ReplyWriter {
       await null; // let a synchronous burst of appends join the first batch
       while (this.queue.length) {
         const batch = this.queue.splice(0);
-        const saved = await this.store._putDeltas(this.message, batch.map((b) => b.record));
+        const saved = await this.store.appendDeltas(this.message, batch.map((b) => b.record));
         for (const b of batch) b.resolve(saved);
         if (!saved) {
           this.queue.unshift(...batch.map(({ record }) => ({ record, resolve: () => {} })));

@@ -28,6 +28,8 @@
  *        make one chain, nothing lost); null = a first message; an id = a branch from that message.
  *        The new message becomes the current leaf.
  *   beginReply(conversationId, {parent_id?, vendor?, model?}) -> ReplyWriter (replies.js)
+ *   appendDeltas(message, records) -> written?            a ReplyWriter's batch of stream events
+ *   compactReply(final)                                    a ReplyWriter's final message replaces its events
  *   setCurrentLeaf(conversationId, messageId)              switch branch
  *   setFocus(conversationId, state)                        opaque JSON of the focus-memory module
  *   search(query) -> [{conversation_id, message_id | null, title, snippet}]   case-insensitive, all text
@@ -305,7 +307,7 @@ export class Store {
   }
 
   /** ReplyWriter's batch of delta records; true when written. */
-  async _putDeltas(message, records) {
+  async appendDeltas(message, records) {
     const ok = await this._write(message.conversation_id, ["deltas"], (tx) => {
       const deltas = tx.objectStore("deltas");
       for (const record of records) deltas.add(record).catch(ignore);
@@ -319,7 +321,7 @@ export class Store {
   }
 
   /** ReplyWriter.finish: the final message replaces the reply's delta records in one transaction. */
-  async _compactReply(final) {
+  async compactReply(final) {
     await withConversationLock(this.name, final.conversation_id, () =>
       this._write(final.conversation_id, ["conversations", "messages", "deltas"], async (tx) => {
         const deltas = tx.objectStore("deltas");
