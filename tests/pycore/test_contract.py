@@ -142,3 +142,18 @@ def test_every_error_code_the_page_names_exists() -> None:
             named |= set(re.findall(r'"(\w+)"', codes))
     assert named, "the page names no error code: this test reads the wrong files"
     assert named <= set(contract.ERROR_CODES), named - set(contract.ERROR_CODES)
+
+
+def test_the_command_writes_the_schema_and_the_generated_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]
+                                                               ) -> None:
+    from pycore.__main__ import main
+
+    files = {"schema": tmp_path / "contract.schema.json", "markdown": tmp_path / "PROTOCOL.md",
+             "js": tmp_path / "contract.js"}
+    assert main(["contract", *[a for k, p in files.items() for a in (f"--{k}", str(p))]]) == 0
+    schema = json.loads(files["schema"].read_text(encoding="utf-8"))
+    assert schema["error_codes"] == list(contract.ERROR_CODES) and "chat.run" in schema["methods"]
+    assert files["markdown"].read_text(encoding="utf-8") == contract.protocol_markdown()
+    assert files["js"].read_text(encoding="utf-8") == contract.page_module()
+    assert main(["contract"]) == 0  # no file named: the schema on stdout
+    assert json.loads(capsys.readouterr().out) == schema
