@@ -4,7 +4,8 @@ The JavaScript half, with the full message list, is ``web/protocol.js``; the two
 The worker calls three things here, always with JSON strings so that nothing crosses the
 JS/Python boundary as a proxy:
 
-- ``info() -> str``: what the core is (version, Python, methods); sent with the ``ready`` stage;
+- ``info() -> str``: what the core is (version, Python, methods, and the vendors its adapters declare,
+  :func:`pycore.adapters.catalogue`); sent with the ``ready`` stage;
 - ``call(method, params_json, emit) -> asyncio.Task``: run one method; the task's result is the JSON
   ``{"result": ...}`` or ``{"error": {code, message, details}}`` (:mod:`pycore.contract`), and
   ``emit(event_json)`` sends each streamed ``event``. The worker cancels the task on the page's
@@ -31,6 +32,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pycore import __version__
+from pycore.adapters import catalogue
 from pycore.methods import METHODS
 from pycore.methods._state import STATE
 
@@ -47,6 +49,7 @@ def info() -> str:
         "python": sys.version.split()[0],
         "platform": sys.platform,
         "methods": sorted(METHODS),
+        "vendors": [vendor.model_dump(mode="json") for vendor in catalogue()],
     })
 
 

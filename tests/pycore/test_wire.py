@@ -15,6 +15,8 @@ def test_info_names_version_python_and_methods():
     assert info["version"] == __version__
     assert "core.echo" in info["methods"]
     assert info["python"].count(".") == 2
+    vendors = {v["id"]: v for v in info["vendors"]}  # the adapters' catalogue: the page reads it, not a list of its own
+    assert {"anthropic", "openai"} <= set(vendors) and vendors["anthropic"]["needs_key"] is True
 
 
 async def test_echo_streams_events_then_returns_the_result():
