@@ -19,6 +19,7 @@ import re
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
+from journeys_tool_servers import serve_tools
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text
 
@@ -264,4 +265,46 @@ def test_the_focus_panel_is_closed_at_first_and_remembered_once_opened(browser: 
     page.reload()
     wait_core(page)
     expect(region).to_be_hidden()
+    page.context.close()
+
+
+# --- the "Trust this server" switch ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("viewport", "scheme"), [(DESKTOP, "light"), (PHONE, "dark")],
+                         ids=["desktop-light", "phone-dark"])
+def test_the_trust_switch_is_a_labelled_switch_inside_its_server_entry(
+        browser: Browser, site_url: str, vendor: VendorReplay, viewport: dict[str, int], scheme: str):
+    """The switch is drawn as a switch (a track wider than tall, no native box), sits on its own line
+    inside the server's entry with its label on one line, and shows on and off in different colours."""
+    page = new_page(browser, site_url, viewport, scheme)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    parts = site_url.split("/")
+    with serve_tools(f"{parts[0]}//{parts[2]}", "A") as server:  # a real SDK server on loopback
+        page.get_by_role("button", name="Tools", exact=True).click()
+        tools = page.get_by_role("dialog", name="Tools")
+        tools.get_by_label("Server URL").fill(server.url)
+        tools.get_by_role("button", name="Add server").click()
+        item = tools.locator("#mcp-servers li.server").filter(has_text=server.url)
+        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        switch = item.get_by_role("checkbox", name=re.compile("^Trust "))
+        expect(switch).to_be_visible()
+        measure = """(input) => {
+          const box = (el) => el.getBoundingClientRect();
+          const label = input.closest('label'), entry = input.closest('li.server');
+          const name = entry.querySelector('.server-head > :first-child');
+          const style = getComputedStyle(input);
+          return {track: box(input).toJSON(), label: box(label).toJSON(), entry: box(entry).toJSON(),
+                  nameBottom: box(name).bottom, lineHeight: parseFloat(getComputedStyle(label).lineHeight) || 20,
+                  appearance: style.appearance, background: style.backgroundColor, viewport: innerWidth};
+        }"""
+        off = switch.evaluate(measure)
+        assert off["appearance"] == "none" and off["track"]["width"] > 1.5 * off["track"]["height"], off
+        assert off["entry"]["left"] <= off["label"]["left"] and off["label"]["right"] <= off["entry"]["right"], off
+        assert off["entry"]["right"] <= off["viewport"], off
+        assert off["label"]["height"] < 2 * off["lineHeight"], f"the label wraps: {off}"
+        assert off["label"]["top"] >= off["nameBottom"] - 1, f"the switch is not on its own line: {off}"
+        item.get_by_text("Trust this server").click()  # the label toggles it, as a switch's label does
+        expect(switch).to_be_checked()
+        on = switch.evaluate(measure)
+        assert on["background"] != off["background"], (off, on)
     page.context.close()
