@@ -272,6 +272,9 @@ def test_the_approval_card_shows_the_server_and_the_arguments_and_offers_three_c
         approval = card.get_by_role("region", name="Approval for write_note")
         expect(approval.locator(".approval-server")).to_have_text(server.url)  # who asks: the URL the user added
         expect(approval.locator(".approval-tool")).to_have_text("write_note")
+        expect(approval.get_by_role("note")).to_have_count(0)  # nothing read from another server: no reason
+        stray = approval.evaluate("(el) => [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data)")
+        assert stray == [], stray  # no loose text (the card showed "null" where a reason would go)
         args = approval.locator(".approval-args")
         expect(args).to_contain_text('"title": "Groceries"')  # readable JSON
         fold = args.locator("details")  # the long value, folded

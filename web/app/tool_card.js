@@ -76,7 +76,7 @@ export class ToolCard {
     };
     const tool = ask.original_name ?? this.name; // the tool's own name: the model's may carry a prefix
     this.approvalEl.setAttribute("aria-label", t("tool.approval", { name: tool }));
-    this.approvalEl.replaceChildren(
+    this.approvalEl.replaceChildren(...[ // (replaceChildren would show a null as the text "null")
       h("h4", {}, t("tool.askTitle")),
       // Why it asks although allowed: data from another server's tools in this reply (pycore.agent.loop).
       ask.reason?.kind === "cross_server"
@@ -91,7 +91,8 @@ export class ToolCard {
       h("div", { className: "approval-actions" },
         h("button", { type: "button", className: "approve primary", onclick: () => decide("allow") }, t("tool.allowOnce")),
         h("button", { type: "button", className: "always", onclick: () => decide("always") }, t("tool.alwaysAllow")),
-        h("button", { type: "button", className: "deny", onclick: () => decide("deny") }, t("tool.deny"))));
+        h("button", { type: "button", className: "deny", onclick: () => decide("deny") }, t("tool.deny")))]
+      .filter(Boolean));
     this.approvalEl.hidden = false;
   }
 

@@ -206,7 +206,7 @@ export class ToolsPanel {
       })));
     }
     if (resources.length) {
-      box.append(h("h4", {}, t("tools.resources")), h("ul", {}, resources.map((r) => h("li", {},
+      box.append(h("h4", {}, t("tools.resources")), h("ul", { className: "resource-list" }, resources.map((r) => h("li", {},
         h("span", {}, r.name ?? r.uri), " ", h("code", {}, r.uri),
         h("button", { type: "button", "aria-label": `${t("tools.attach")} ${r.name ?? r.uri}`,
                       onclick: () => this.#attachResource(conn, r) }, t("tools.attach"))))));
