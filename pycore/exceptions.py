@@ -170,3 +170,14 @@ def status_error_class(status: int, type: str | None = None) -> type[APIStatusEr
     if status in _BY_STATUS:
         return _BY_STATUS[status]
     return InternalServerError if status >= 500 else APIStatusError
+
+
+class InvalidParamsError(OrizuruError, ValueError):
+    """A method's params are not what it takes (:mod:`pycore.contract.params`). The message names each
+    field and its problem; ``details`` lists them as ``{"errors": [{"field", "problem"}]}``."""
+
+    error_code: ClassVar[str] = "invalid_params"
+
+    def __init__(self, message: str, *, errors: list[dict[str, str]]) -> None:
+        super().__init__(message)
+        self.details: dict[str, Any] = {"errors": errors}

@@ -33,7 +33,9 @@ from typing import Any, ClassVar
 
 from pycore import __version__
 from pycore.adapters import catalogue
+from pycore.contract.params import validate
 from pycore.methods import METHODS
+from pycore.methods._registry import PARAMS
 from pycore.methods._state import STATE
 
 
@@ -104,10 +106,12 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
     if not isinstance(params, dict):
         raise TypeError(f"{name}: params must be a JSON object, not {type(params).__name__}")
     redact = redactor(secrets_in(params))
+    model = PARAMS.get(name)
 
     async def run() -> str:
         try:
-            result = await handler(params, lambda event: emit(redact(json.dumps(event))), STATE)
+            args = params if model is None else validate(name, model, params)
+            result = await handler(args, lambda event: emit(redact(json.dumps(event))), STATE)
         except Exception as e:
             message = str(e)
             clean = redact(message)

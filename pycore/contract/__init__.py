@@ -93,8 +93,12 @@ def error_code(error: BaseException) -> ErrorCode:
 
 
 def error_details(error: BaseException) -> dict[str, Any]:
-    """What the page may act on besides the code: the HTTP status and URL of an MCP or vendor error."""
+    """What the page may act on besides the code: the HTTP status and URL of an MCP or vendor error; the
+    fields and their problems of ``invalid_params`` (:class:`pycore.exceptions.InvalidParamsError`)."""
     details: dict[str, Any] = {}
+    errors = getattr(error, "details", {}).get("errors") if isinstance(getattr(error, "details", None), dict) else None
+    if isinstance(errors, list):
+        details["errors"] = errors
     for name in ("status", "url", "vendor"):
         value = getattr(error, name, None)
         if isinstance(value, (int, str)) and not isinstance(value, bool):

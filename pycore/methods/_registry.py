@@ -1,5 +1,7 @@
 """Where the wire methods register: ``@method("name")`` puts a handler in :data:`METHODS`. A handler is
-``async (params, emit, state)``: ``state`` is the worker's :class:`~pycore.methods._state.WorkerState`.
+``async (params, emit, state)``: ``state`` is the worker's :class:`~pycore.methods._state.WorkerState`;
+``params`` is the method's params model (``@method(name, params=Model)``, :mod:`pycore.contract.params`),
+validated by the wire before the handler runs, or the raw dict for a method that declares none yet.
 
 The method modules import this, never :mod:`pycore.wire`; the wire imports :mod:`pycore.methods` (which
 imports every method module) and reads :data:`METHODS`. So the dependency runs one way.
@@ -8,20 +10,27 @@ imports every method module) and reads :data:`METHODS`. So the dependency runs o
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pydantic import BaseModel
 
 if TYPE_CHECKING:
     from pycore.methods._state import WorkerState
 
 Emit = Callable[[dict[str, Any]], None]
-Handler = Callable[[dict[str, Any], Emit, "WorkerState"], Awaitable[Any]]
+Handler = Callable[[Any, Emit, "WorkerState"], Awaitable[Any]]
+
+H = TypeVar("H", bound=Handler)
 
 METHODS: dict[str, Handler] = {}
+PARAMS: dict[str, type[BaseModel]] = {}  # the methods' params models, by method name
 
 
-def method(name: str) -> Callable[[Handler], Handler]:
-    def register(handler: Handler) -> Handler:
+def method(name: str, params: type[BaseModel] | None = None) -> Callable[[H], H]:
+    def register(handler: H) -> H:
         METHODS[name] = handler
+        if params is not None:
+            PARAMS[name] = params
         return handler
 
     return register

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import ApproveParams, PageToolResultParams
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
@@ -117,22 +118,16 @@ def _page_tools(definitions: list[dict[str, Any]], emit: Emit, worker: WorkerSta
     return tools
 
 
-@method("chat.approve")
-async def chat_approve(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    decision = params.get("decision")
-    if decision not in ("allow", "deny", "always"):
-        raise ValueError(f"decision must be 'allow', 'deny' or 'always', not {decision!r}")
-    worker.approvals.resolve(str(params.get("call_id")), decision)
+@method("chat.approve", params=ApproveParams)
+async def chat_approve(params: ApproveParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    worker.approvals.resolve(params.call_id, params.decision)
     return {}
 
 
-@method("chat.page_tool_result")
-async def chat_page_tool_result(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("chat.page_tool_result", params=PageToolResultParams)
+async def chat_page_tool_result(params: PageToolResultParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.tools import ToolResult
 
-    content = params.get("content") or []
-    if not isinstance(content, list) or not all(isinstance(item, dict) and item.get("type") for item in content):
-        raise ValueError("content must be a list of content items like {type: 'text', text: '...'}")
-    result = ToolResult(content=content, is_error=bool(params.get("is_error")))
-    worker.page_results.resolve(str(params.get("call_id")), result)
+    result = ToolResult(content=params.content, is_error=params.is_error)
+    worker.page_results.resolve(params.call_id, result)
     return {}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import GetPromptParams, NoParams, ReadResourceParams, ServerParams
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -137,47 +138,47 @@ async def _close(conn: Connection) -> None:
     await conn.session.aclose()
 
 
-@method("mcp.disconnect")
-async def mcp_disconnect(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    conn = worker.connections.pop(str(params.get("id") or ""), None)
+@method("mcp.disconnect", params=ServerParams)
+async def mcp_disconnect(params: ServerParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    conn = worker.connections.pop(params.id, None)
     if conn is not None:
         await _close(conn)
     return {}
 
 
-@method("mcp.list")
-async def mcp_list(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.list", params=NoParams)
+async def mcp_list(params: NoParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     return {"servers": [describe(conn, worker) for conn in worker.connections.values()]}
 
 
-@method("mcp.read_resource")
-async def mcp_read_resource(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    conn = worker.connection(str(params.get("id") or ""))
-    uri = params.get("uri")
+@method("mcp.read_resource", params=ReadResourceParams)
+async def mcp_read_resource(params: ReadResourceParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    conn = worker.connection(params.id)
+    uri = params.uri
     if not uri:
         raise ValueError("mcp.read_resource needs a uri")
     result = await conn.session.read_resource(str(uri))
     out: dict[str, Any] = {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True)
                                         for c in result.contents]}
-    if params.get("as_parts"):
+    if params.as_parts:
         # {as_parts: true, name?}: also the contents as message parts to attach to the next user message
         # (text labelled with its URI, real images only: pycore.mcp.attach), which the page adds as they are.
         from pycore.mcp.attach import resource_parts
 
-        parts = resource_parts(result, name=str(params["name"]) if params.get("name") else None)
+        parts = resource_parts(result, name=params.name or None)
         out["parts"] = [p.model_dump(mode="json", by_alias=True, exclude_none=True) for p in parts]
     return out
 
 
-@method("mcp.get_prompt")
-async def mcp_get_prompt(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.get_prompt", params=GetPromptParams)
+async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.mcp_prompts import prompt_messages
 
-    conn = worker.connection(str(params.get("id") or ""))
-    if not params.get("name"):
+    conn = worker.connection(params.id)
+    if not params.name:
         raise ValueError("mcp.get_prompt needs the prompt's name")
-    arguments = {str(k): str(v) for k, v in (params.get("arguments") or {}).items()}
-    result = await conn.session.get_prompt(str(params["name"]), arguments)
+    arguments = {str(k): str(v) for k, v in params.arguments.items()}
+    result = await conn.session.get_prompt(params.name, arguments)
     messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in prompt_messages(result)]
     out: dict[str, Any] = {"messages": messages}
     if result.description:

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import PythonToolsParams
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
     from pycore.methods._state import WorkerState
 
-@method("tools.python")
-async def define_python_tools(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("tools.python", params=PythonToolsParams)
+async def define_python_tools(params: PythonToolsParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.python_tools import tools_from_source
 
-    set_id = str(params.get("id") or "")
+    set_id, source = params.id, params.source
     if not set_id:
         raise ValueError("tools.python needs an id for the tool set")
-    source = params.get("source") or ""
     if not source.strip():
         worker.tool_sets.pop(set_id, None)
         return {"tools": []}

@@ -91,6 +91,18 @@ async def test_a_failed_call_comes_back_as_a_code_and_a_sentence() -> None:
     assert (await outcome("core.echo", {"text": "a b"})) == {"result": {"text": "a b"}}
 
 
+async def test_params_of_the_wrong_shape_name_the_field_and_its_problem() -> None:
+    """Params are models (pycore/contract/params.py): a mistake is invalid_params naming each field."""
+    bad = (await outcome("chat.page_tool_result", {"content": "done", "is_error": "perhaps"}))["error"]
+    assert bad["code"] == "invalid_params"
+    assert [e["field"] for e in bad["details"]["errors"]] == ["call_id", "content", "is_error"]
+    assert bad["message"].startswith("chat.page_tool_result: call_id: Field required; content: content must be a list")
+    assert "is_error: Input should be a valid boolean" in bad["message"]
+    typed = (await outcome("core.echo", {"text": ["not", "text"]}))["error"]
+    assert typed == {"code": "invalid_params", "message": "core.echo: text: Input should be a valid string",
+                     "details": {"errors": [{"field": "text", "problem": "Input should be a valid string"}]}}
+
+
 async def test_a_redacted_error_keeps_its_code() -> None:
     with serving(Recording(json.dumps({"error": {"message": f"key {KEY} is wrong"}}).encode(), status=401)):
         refused = (await outcome("models.list", {"provider": provider("openai")}))["error"]

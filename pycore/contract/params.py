@@ -1,0 +1,110 @@
+"""The params of the wire methods, as models: a method registers with ``@method(name, params=Model)``
+(:mod:`pycore.methods._registry`) and receives the validated model instead of a dict.
+
+:func:`validate` is the one place params are checked: a mistake becomes an
+:class:`~pycore.exceptions.InvalidParamsError` (code ``invalid_params``) whose message names each field and
+its problem ("chat.approve: decision: decision must be 'allow', 'deny' or 'always', not 'maybe'").
+Fields the page may send beyond these are ignored, so a newer page still talks to an older core.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from pycore.exceptions import InvalidParamsError
+
+P = TypeVar("P", bound=BaseModel)
+
+
+class Params(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class NoParams(Params):
+    """The method takes nothing."""
+
+
+class EchoParams(Params):
+    """``core.echo``: the text to send back, word by word."""
+
+    text: str = ""
+
+
+class PythonToolsParams(Params):
+    """``tools.python``: a tool set's id and its Python source (empty: remove the set)."""
+
+    id: str
+    source: str = ""
+
+
+class ApproveParams(Params):
+    """``chat.approve``: the user's answer to an ``approval`` event."""
+
+    call_id: str
+    decision: str
+
+    @field_validator("decision")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        if value not in ("allow", "deny", "always"):
+            raise ValueError(f"decision must be 'allow', 'deny' or 'always', not {value!r}")
+        return value
+
+
+class PageToolResultParams(Params):
+    """``chat.page_tool_result``: the page's answer to a ``page_tool`` event (MCP content items)."""
+
+    call_id: str
+    content: list[dict[str, Any]] = Field(default_factory=list)
+    is_error: bool = False
+
+    @field_validator("content", mode="before")
+    @classmethod
+    def _items(cls, value: Any) -> Any:
+        if value is None:
+            return []
+        if not isinstance(value, list) or not all(isinstance(item, dict) and item.get("type") for item in value):
+            raise ValueError("content must be a list of content items like {type: 'text', text: '...'}")
+        return value
+
+
+class ServerParams(Params):
+    """``mcp.disconnect``: the page's id of a connected MCP server."""
+
+    id: str = ""
+
+
+class ReadResourceParams(ServerParams):
+    """``mcp.read_resource``: a resource of a connected server; ``as_parts`` also returns it as message
+    parts to attach (``name`` labels them)."""
+
+    uri: str = ""
+    as_parts: bool = False
+    name: str | None = None
+
+
+class GetPromptParams(ServerParams):
+    """``mcp.get_prompt``: a prompt of a connected server, with its arguments."""
+
+    name: str = ""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+def _field(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(part) for part in loc) or "params"
+
+
+def _problem(error: Any) -> str:
+    message = str(error["msg"])
+    return message.removeprefix("Value error, ")  # our own validators' sentences, as they were written
+
+
+def validate(method: str, model: type[P], params: dict[str, Any]) -> P:
+    try:
+        return model.model_validate(params)
+    except ValidationError as e:
+        errors = [{"field": _field(err["loc"]), "problem": _problem(err)} for err in e.errors()]
+        said = "; ".join(f"{err['field']}: {err['problem']}" for err in errors)
+        raise InvalidParamsError(f"{method}: {said}", errors=errors) from None
