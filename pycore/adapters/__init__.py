@@ -21,7 +21,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from pycore.adapters._base import Adapter, StreamParser
+from pycore.adapters._base import Adapter, StreamParser, VendorAlias
 
 _ADAPTERS = {
     "openai": ("pycore.adapters.openai", "OpenAIChatAdapter"),
@@ -69,10 +69,10 @@ def catalogue(*, include_fake: bool = False) -> list[VendorInfo]:
         cls = adapter_class(name)
         out.append(VendorInfo(id=name, adapter=name, label=cls.label, needs_key=cls.needs_key,
                               default_base_url=cls.default_base_url))
-        for alias, facts in cls.aliases.items():
-            aliases.append(VendorInfo(id=alias, adapter=name, label=facts["label"], needs_key=facts["needs_key"],
-                                  needs_base_url=facts.get("needs_base_url", False),
-                                  default_base_url=None if facts.get("needs_base_url") else cls.default_base_url))
+        aliases += [VendorInfo(id=alias.id, adapter=name, label=alias.label, needs_key=alias.needs_key,
+                               needs_base_url=alias.needs_base_url,
+                               default_base_url=None if alias.needs_base_url else cls.default_base_url)
+                    for alias in cls.aliases]
     return out + aliases
 
 
@@ -85,5 +85,5 @@ def resolve_vendor(choice: str) -> tuple[str, VendorInfo]:
     raise ValueError(f"unknown vendor {choice!r}; expected one of {known}")
 
 
-__all__ = ["VENDORS", "Adapter", "StreamParser", "VendorInfo", "adapter_class", "catalogue", "get_adapter",
-           "resolve_vendor"]
+__all__ = ["VENDORS", "Adapter", "StreamParser", "VendorAlias", "VendorInfo", "adapter_class", "catalogue",
+           "get_adapter", "resolve_vendor"]

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
+from pydantic import BaseModel, ConfigDict
 from pydantic_core import from_json
 
 from pycore._json import loads
@@ -88,6 +89,18 @@ class StreamParser(ABC):
         """One decoded event (:meth:`decode`): the unified events it makes, through :attr:`parts`."""
 
 
+class VendorAlias(BaseModel):
+    """Another name the user may pick that speaks an adapter's API, with what it changes (declared by
+    that adapter in :attr:`Adapter.aliases`; the catalogue lists it after the vendors)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    label: str
+    needs_key: bool
+    needs_base_url: bool = False  # no default address: the user's own server is required
+
+
 class Adapter(ABC):
     """Where the key goes (SECURITY.md V1): only to ``base_url``, the vendor's own address unless the
     user gave another. :meth:`check_destination` is asked before anything is sent, and transports
@@ -104,9 +117,7 @@ class Adapter(ABC):
     needs_key: ClassVar[bool] = True  # False: local servers that usually take none
     tool_name: ClassVar[re.Pattern[str]] = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # the tool names it documents
     classifier_mode: ClassVar[Literal["tool", "json"]] = "tool"  # how focus memory's classifier asks for labels
-    # Other names the user may pick that use this adapter, each with what it changes (label, needs_key, and
-    # needs_base_url: an address of the user's own is required).
-    aliases: ClassVar[dict[str, dict[str, Any]]] = {}
+    aliases: ClassVar[tuple[VendorAlias, ...]] = ()  # other names the user may pick that speak its API
 
     @classmethod
     def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:

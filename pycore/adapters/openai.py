@@ -11,11 +11,11 @@ Azure's content-filter chunks with empty ``choices``, ``refusal`` deltas (kept a
 from __future__ import annotations
 
 import json
-from typing import Any, assert_never
+from typing import Any, ClassVar, assert_never
 from urllib.parse import urlsplit
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
+from pycore.adapters._base import Adapter, StreamParser, VendorAlias, drop_none, finish_from, sse_json
 from pycore.adapters._convert import data_url, result_images, result_text
 from pycore.decoders import SSEEvent
 from pycore.http import Request
@@ -173,7 +173,8 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
 
 class OpenAIChatAdapter(Adapter):
     label = "OpenAI"
-    aliases = {"openai-compatible": {"label": "OpenAI-compatible", "needs_key": False, "needs_base_url": True}}
+    aliases: ClassVar[tuple[VendorAlias, ...]] = (
+        VendorAlias(id="openai-compatible", label="OpenAI-compatible", needs_key=False, needs_base_url=True),)
 
     @classmethod
     def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:

@@ -232,7 +232,7 @@ def _reasoning(part: ReasoningPart) -> list[dict[str, Any]]:
 
 class OpenAIResponsesAdapter(OpenAIChatAdapter):
     label = "OpenAI Responses"
-    aliases = {}  # not OpenAI Chat's: compatible servers speak Chat Completions
+    aliases = ()  # not OpenAI Chat's: compatible servers speak Chat Completions
 
     @classmethod
     def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:

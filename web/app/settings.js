@@ -135,7 +135,7 @@ export class Settings {
     this.editing = profile;
     this.#fillChoice();
     f["profile-name"].value = profile?.name ?? "";
-    f.provider.value = profile?.vendor ?? "openai";
+    f.provider.value = profile?.vendor ?? VENDORS[0]; // a new profile starts on the catalogue's first vendor
     f["base-url"].value = profile?.base_url ?? "";
     f.model.value = profile?.model ?? "";
     f["api-key"].value = (profile && this.keys.get(profile.id)) ?? "";

@@ -46,3 +46,12 @@ def test_focus_memory_asks_each_vendor_in_the_way_its_adapter_declares() -> None
     assert json_mode_options("anthropic") == {}
     assert set(json_mode_options("gemini")["generationConfig"]) == {"responseMimeType", "responseSchema"}
     assert json_mode_options("openai")["response_format"]["json_schema"]["strict"] is True
+
+
+def test_an_alias_is_a_typed_declaration_of_its_adapter_and_no_alias_shadows_a_vendor() -> None:
+    declared = [(vendor, alias) for vendor in VENDORS for alias in adapter_class(vendor).aliases]
+    assert [(vendor, alias.id) for vendor, alias in declared] == [("openai", "openai-compatible")]
+    assert not {alias.id for _, alias in declared} & set(VENDORS)
+    info = {v.id: v for v in catalogue()}
+    assert info["openai-compatible"].default_base_url is None  # the user's own server: no address assumed
+    assert info["openai"].default_base_url == adapter_class("openai").default_base_url

@@ -19,12 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from vendor_fixtures import ROOT, STREAMED
 
-from pycore.adapters import get_adapter
+from pycore.adapters import catalogue, get_adapter
 from pycore.messages import ReasoningDelta, TextDelta, ToolCallArgsDelta
 
 pytestmark = pytest.mark.pyodide
 
-VENDORS = ["openai", "openai-responses", "anthropic", "gemini", "ollama"]
+VENDORS = [v.id for v in catalogue() if v.adapter == v.id]  # every real adapter; an alias adds no parser
 
 
 def recorded_events(vendor: str) -> list[bytes]:
@@ -39,6 +39,7 @@ def recorded_events(vendor: str) -> list[bytes]:
 
 
 RECORDED = {vendor: recorded_events(vendor) for vendor in VENDORS}
+assert all(RECORDED.values()), "an adapter has no streamed recording in tests/fixtures/vendors"
 TEXT = st.text(max_size=12) | st.sampled_from(["", "é", "日本", "🙂", '"', "\\", "\n", "\t", "\u2028", "a\u0000b"])
 
 
