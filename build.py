@@ -22,6 +22,7 @@ Each step is skipped when a stamp of its inputs says nothing changed.
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import os
@@ -344,6 +345,7 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
     run([str(venv_python()), "-m", "pycore", "contract", "--schema", str(out / "contract.schema.json")],
         hint="the core's contract did not build: run `.venv/bin/python -m pycore contract` to see why")
     write_service_worker(out)
+    write_precompressed(out)
 
 
 # Folders whose names change with their content (hashes, versions): any host may cache them forever.
@@ -378,6 +380,19 @@ def write_service_worker(out: Path) -> None:
     precache = ["./" if name == "index.html" else name for name in files]
     build = json.dumps({"version": h.hexdigest()[:16], "precache": precache})
     (out / "sw.js").write_text(f"self.ORIZURU_BUILD = {build};\n" + (WEB / "sw.js").read_text())
+
+
+def write_precompressed(out: Path, least: int = 64 * 1024) -> None:
+    """NAME.gz beside each file of at least ``least`` bytes that gzip shrinks by a tenth or more (the
+    wasm, the JS; not the wheels or the stdlib zip, already deflated), for the relay to send with
+    Content-Encoding: gzip (server/static.py). Written after sw.js, so the precache lists no copy."""
+    for path in sorted(p for p in out.rglob("*") if p.is_file() and p.suffix not in (".gz", ".map")):
+        data = path.read_bytes()
+        if len(data) < least:
+            continue
+        packed = gzip.compress(data, compresslevel=9, mtime=0)
+        if len(packed) <= 0.9 * len(data):
+            path.with_name(path.name + ".gz").write_bytes(packed)
 
 
 # ---------------------------------------------------------------- commands

@@ -11,13 +11,13 @@ from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
-from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from server.api import servers_endpoint
 from server.remote import RemoteBridge
 from server.security import GUARDED_PREFIXES, Guard, Policy
 from server.sessions import Relay, refuse
+from server.static import SiteFiles
 
 # Content-hashed or version-pinned folders: safe to keep forever.
 IMMUTABLE_PREFIXES = ("/assets/", "/wheels/", "/pyodide/")
@@ -131,5 +131,5 @@ def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | N
                     await remote.aclose()
 
     if dist is not None:
-        routes.append(Mount("/", app=StaticFiles(directory=dist, html=True), name="site"))
+        routes.append(Mount("/", app=SiteFiles(directory=dist, html=True), name="site"))
     return Starlette(routes=routes, middleware=middleware, lifespan=lifespan)

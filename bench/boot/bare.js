@@ -1,10 +1,16 @@
 // A bare page for bench/boot: boots Pyodide, installs the same wheels as the app and imports
 // pydantic and jinja2 — nothing of ours. Runs on the main thread, or in a worker when loaded as one.
+// Mode "pyodide" is the floor for the first visit: loadPyodide in a worker and nothing else.
 
 const inWorker = typeof window === "undefined";
 
-async function bareBoot(base, boot) {
+async function bareBoot(base, boot, onlyPyodide = false) {
   const indexURL = new URL(boot.pyodide, base).href;
+  if (onlyPyodide) {
+    const { loadPyodide } = await import(`${indexURL}pyodide.mjs`);
+    await loadPyodide({ indexURL, packages: [] });
+    return;
+  }
   const wheels = boot.wheels
     .filter((w) => !w.includes("/pycore-"))
     .map((w) => fetch(new URL(w, base)).then((r) => r.arrayBuffer()));
@@ -19,7 +25,7 @@ async function bareBoot(base, boot) {
 
 if (inWorker) {
   self.onmessage = async ({ data }) => {
-    await bareBoot(data.base, data.boot);
+    await bareBoot(data.base, data.boot, data.onlyPyodide);
     self.postMessage("ready");
   };
 } else {
@@ -29,10 +35,11 @@ if (inWorker) {
     document.documentElement.dataset.core = "ready";
     performance.mark("core-ready");
   };
-  if (document.documentElement.dataset.mode === "worker") {
+  const mode = document.documentElement.dataset.mode;
+  if (mode === "worker" || mode === "pyodide") {
     const worker = new Worker(new URL(import.meta.url), { type: "module" });
     worker.onmessage = done;
-    worker.postMessage({ base: document.baseURI, boot });
+    worker.postMessage({ base: document.baseURI, boot, onlyPyodide: mode === "pyodide" });
   } else {
     bareBoot(document.baseURI, boot).then(done);
   }

@@ -1,7 +1,13 @@
 """Boot benchmark: the app's page against bare Pyodide pages, cold and warm, in headless Chromium.
 
     .venv/bin/python bench/boot/run.py [--runs 5] [--dist DIR] [--no-sw] [--sw NAME=FILE ...]
+    .venv/bin/python bench/boot/run.py --first-visit [--runs 5] [--dist DIR]
     (after `python3 build.py build`)
+
+``--first-visit`` measures only cold visits on an emulated link (CDP Network.emulateNetworkConditions:
+20 Mbit/s down, 40 ms latency, fresh profile) and adds ``bytes``: what crossed the wire (the
+resource timing ``transferSize`` of the page's and its workers' requests, headers included) before
+core ready; beside ``app`` it loads ``bare-pyodide``, loadPyodide in a worker and nothing else.
 
 Pages, interleaved in every round so that they see the same machine:
 - ``app``: dist/index.html (Pyodide in a worker, our wheels, ``import pycore.wire``), with the
@@ -49,6 +55,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 BARE = ["bare-worker", "bare-main"]
+LINK = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
 
 
 def make_variant(dist: Path, out: Path, sw_code: Path) -> None:
@@ -64,7 +71,7 @@ def make_site(dist: Path, out: Path) -> None:
     html = (dist / "index.html").read_text()
     boot = re.search(r'<script type="application/json" id="boot">.*?</script>', html, re.S).group(0)
     shutil.copy2(HERE / "bare.js", out / "bare.js")
-    for mode in ("worker", "main"):
+    for mode in ("worker", "main", "pyodide"):
         (out / f"bare-{mode}.html").write_text(
             f'<!doctype html><html data-mode="{mode}"><head><meta charset="utf-8">{boot}'
             '<script type="module" src="bare.js"></script></head><body>bare</body></html>'
@@ -118,6 +125,43 @@ def measure(page, url: str, profile: str) -> dict[str, float]:
             "Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
         result.update({k.removeprefix("stage:"): v + offset for k, v in stages.items()})
     return result
+
+
+TRANSFERRED = "() => performance.getEntriesByType('resource').reduce((n, e) => n + e.transferSize, 0)"
+
+
+def first_visit(pw, url: str) -> dict[str, float]:
+    """A cold visit on the emulated link: times as in ``measure`` plus the bytes moved before ready."""
+    with tempfile.TemporaryDirectory() as profile:
+        context = pw.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = context.pages[0]
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", LINK)
+        result = measure(page, url, profile)
+        nav = page.evaluate("performance.getEntriesByType('navigation')[0].transferSize")
+        result["bytes"] = nav + page.evaluate(TRANSFERRED) + sum(w.evaluate(TRANSFERRED) for w in page.workers)
+        context.close()
+    return result
+
+
+def first_visits(pw, pages: dict[str, str], runs: int) -> None:
+    rounds = []
+    for i in range(runs):
+        names = list(pages)
+        order = names[i % len(names):] + names[:i % len(names)]
+        rounds.append({name: first_visit(pw, pages[name]) for name in order})
+        print(f"round {i + 1}/{runs}: " + ", ".join(f"{n} {r['ready']:.0f} ms {r['bytes'] / 1e6:.2f} MB"
+                                                    for n, r in rounds[-1].items()), file=sys.stderr)
+    lines = ["| page | core ready (ms), median [min–max] | ready ÷ bare-pyodide, paired | MB before ready |",
+             "|---|---|---|---|"]
+    for name in pages:
+        ready = [r[name]["ready"] for r in rounds]
+        ratio = statistics.median(r[name]["ready"] / r["bare-pyodide"]["ready"] for r in rounds)
+        lines.append(f"| {name} | {statistics.median(ready):.0f} [{min(ready):.0f}–{max(ready):.0f}] | {ratio:.2f} | "
+                     f"{statistics.median(r[name]['bytes'] for r in rounds) / 1e6:.2f} |")
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    print("\n".join(lines) + f"\n\nmedians of {runs} rounds, 20 Mbit/s 40 ms, cold; load average: {' '.join(load)}")
 
 
 SETTLE_SW = """async () => {
@@ -187,6 +231,7 @@ def main() -> int:
                         help="also measure the app with FILE as its service worker's code")
     parser.add_argument("--site", action="append", default=[], metavar="NAME=DIST",
                         help="also measure another build of the site (e.g. with a change to the page)")
+    parser.add_argument("--first-visit", action="store_true", help="cold visits on a 20 Mbit/s, 40 ms link, with bytes")
     parser.add_argument("--report", type=Path, help="only print the table of a saved results file")
     parser.add_argument("--settle", type=float, default=8.0, help="least seconds between cold ready and the warm visit")
     args = parser.parse_args()
@@ -203,6 +248,11 @@ def main() -> int:
             proc, base = serve(Path(tmp) / "site")
             procs.append(proc)
             # Every variant on its own server (its own origin), so no service worker sees another's files.
+            if args.first_visit:
+                with sync_playwright() as pw:
+                    first_visits(pw, {"app": base, "bare-pyodide": f"{base}bare-pyodide.html",
+                                      "bare-worker": f"{base}bare-worker.html"}, args.runs)
+                return 0
             pages = {"app": (base, False)}
             if args.no_sw:
                 pages["app-nosw"] = (base, True)
