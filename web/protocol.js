@@ -17,7 +17,7 @@
 //   {type: "result", id, result}                call or boot `id` finished
 //   {type: "error", id, error: {code, message, details, stage?}}
 //                                               call or boot `id` failed: `code` is one of the contract's
-//                                               error codes (pycore/contract.py, docs/PROTOCOL.md); the
+//                                               error codes (pycore/contract/, docs/PROTOCOL.md); the
 //                                               page branches on it, never on `message`; a boot error
 //                                               names its stage
 //   {type: "log", level, message}               a log line: level is debug | info | warn | error

@@ -48,7 +48,7 @@ async function boot({ id, base, pyodide: pyodideDir, wheels }) {
 }
 
 // A call's outcome comes back from pycore.wire.call as {result} or {error: {code, message, details}}
-// (pycore/contract.py): the page gets a stable code and a clean sentence, never a Python traceback.
+// (pycore/contract/): the page gets a stable code and a clean sentence, never a Python traceback.
 async function call({ id, method, params }) {
   if (!wire) {
     post({ type: "error", id, error: { code: "not_ready", message: "the core is not ready yet", details: {} } });

@@ -27,20 +27,20 @@ class NoParams(Params):
 
 
 class EchoParams(Params):
-    """``core.echo``: the text to send back, word by word."""
+    """The text to send back, word by word."""
 
     text: str = ""
 
 
 class PythonToolsParams(Params):
-    """``tools.python``: a tool set's id and its Python source (empty: remove the set)."""
+    """A tool set's id and its Python source (empty: remove the set)."""
 
     id: str
     source: str = ""
 
 
 class ApproveParams(Params):
-    """``chat.approve``: the user's answer to an ``approval`` event."""
+    """The user's answer to an ``approval`` event."""
 
     call_id: str
     decision: str
@@ -54,7 +54,7 @@ class ApproveParams(Params):
 
 
 class PageToolResultParams(Params):
-    """``chat.page_tool_result``: the page's answer to a ``page_tool`` event (MCP content items)."""
+    """The page's answer to a ``page_tool`` event (MCP content items)."""
 
     call_id: str
     content: list[dict[str, Any]] = Field(default_factory=list)
@@ -71,13 +71,13 @@ class PageToolResultParams(Params):
 
 
 class ServerParams(Params):
-    """``mcp.disconnect``: the page's id of a connected MCP server."""
+    """The page's id of a connected MCP server."""
 
     id: str = ""
 
 
 class ReadResourceParams(ServerParams):
-    """``mcp.read_resource``: a resource of a connected server; ``as_parts`` also returns it as message
+    """A resource of a connected server; ``as_parts`` also returns it as message
     parts to attach (``name`` labels them)."""
 
     uri: str = ""
@@ -86,7 +86,7 @@ class ReadResourceParams(ServerParams):
 
 
 class GetPromptParams(ServerParams):
-    """``mcp.get_prompt``: a prompt of a connected server, with its arguments."""
+    """A prompt of a connected server, with its arguments."""
 
     name: str = ""
     arguments: dict[str, Any] = Field(default_factory=dict)

@@ -1,4 +1,4 @@
-"""The contract between the page and the core (pycore/contract.py) holds on both sides.
+"""The contract between the page and the core (pycore/contract/) holds on both sides.
 
 - Every event a real ``chat.run`` streams over the recorded vendor fixtures, and its result's error, is
   valid against the emitted JSON Schema: a field renamed on one side fails here, not for a user.
@@ -189,6 +189,8 @@ def test_the_command_writes_the_schema_and_the_generated_files(tmp_path: Path, c
     assert main(["contract", *[a for k, p in files.items() for a in (f"--{k}", str(p))]]) == 0
     schema = json.loads(files["schema"].read_text(encoding="utf-8"))
     assert schema["error_codes"] == list(contract.ERROR_CODES) and "chat.run" in schema["methods"]
+    approve = jsonschema.Draft202012Validator({"$defs": schema["$defs"], **schema["params"]["chat.approve"]})
+    assert approve.is_valid({"call_id": "c1", "decision": "allow"}) and not approve.is_valid({"decision": "allow"})
     assert files["markdown"].read_text(encoding="utf-8") == contract.protocol_markdown()
     assert files["js"].read_text(encoding="utf-8") == contract.page_module()
     assert main(["contract"]) == 0  # no file named: the schema on stdout
