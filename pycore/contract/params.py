@@ -9,7 +9,7 @@ Fields the page may send beyond these are ignored, so a newer page still talks t
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -90,6 +90,55 @@ class GetPromptParams(ServerParams):
 
     name: str = ""
     arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ProviderParams(Params):
+    """The vendor to ask (``models.list``): ``{vendor, api_key?, base_url?}``, checked by the adapters'
+    catalogue (:mod:`pycore.methods._provider`)."""
+
+    provider: Any = None
+
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class OAuthBeginParams(Params):
+    """Start signing in to an MCP server: the popup opens the returned ``authorization_url``."""
+
+    server_url: NonEmpty
+    redirect_uri: NonEmpty
+    www_authenticate: str | None = None
+    scope: str | None = None
+    client_id: str | None = None
+    client_secret: str | None = None
+    client_metadata_url: str | None = None
+
+
+class OAuthFinishParams(Params):
+    """The popup's URL after the redirect."""
+
+    callback_url: NonEmpty
+
+
+class OAuthServerParams(Params):
+    """An MCP server's URL (``mcp.oauth_status``, ``mcp.oauth_forget``)."""
+
+    server_url: NonEmpty
+
+
+class OAuthLoadParams(Params):
+    """The tokens the page kept: what ``mcp.oauth_finish`` or ``mcp.oauth_export`` returned earlier."""
+
+    store: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("store", mode="before")
+    @classmethod
+    def _object(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return {}
+        if not isinstance(value, dict):
+            raise ValueError("'store' must be the object mcp.oauth_finish returned")
+        return value
 
 
 def _field(loc: tuple[int | str, ...]) -> str:

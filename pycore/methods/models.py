@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import ProviderParams
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
@@ -11,9 +12,9 @@ if TYPE_CHECKING:
     from pycore.methods._state import WorkerState
 
 
-@method("models.list")
-async def list_models(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    client = make_client(params.get("provider"), worker)
+@method("models.list", params=ProviderParams)
+async def list_models(params: ProviderParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    client = make_client(params.provider, worker)
     try:
         models = await client.list_models()
     finally:

@@ -20,6 +20,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import (
+    NoParams,
+    OAuthBeginParams,
+    OAuthFinishParams,
+    OAuthLoadParams,
+    OAuthServerParams,
+)
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -35,80 +42,63 @@ def _store(worker: WorkerState) -> MemoryOAuthStore:
     return store
 
 
-def _text(params: dict[str, Any], name: str, *, required: bool = True) -> str | None:
-    value = params.get(name)
-    if value is None or value == "":
-        if required:
-            raise ValueError(f"missing {name!r}")
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"{name!r} must be a string")
-    return value
-
-
-@method("mcp.oauth_begin")
-async def oauth_begin(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_begin", params=OAuthBeginParams)
+async def oauth_begin(params: OAuthBeginParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{server_url, redirect_uri, www_authenticate?, scope?, client_id?, client_secret?,
     client_metadata_url?}`` → ``{authorization_url, state, issuer, resource, scope, client_id, registration}``."""
     from pycore.mcp.oauth import challenge_of
     from pycore.mcp.oauth_urls import canonical_resource
 
     oauth = worker.oauth()
-    server_url = _text(params, "server_url")
-    assert server_url is not None
-    metadata_url = _text(params, "client_metadata_url", required=False)
-    if metadata_url is not None:
-        oauth.client_metadata_url = metadata_url
+    server_url = params.server_url
+    if params.client_metadata_url:
+        oauth.client_metadata_url = params.client_metadata_url
     # The 401/403 challenge: given by the page, else the one the worker saw (a 403 insufficient_scope names the
     # scope to step up to), else asked of the server afresh.
-    challenge = _text(params, "www_authenticate", required=False) or oauth.challenges.pop(
+    challenge = params.www_authenticate or oauth.challenges.pop(
         canonical_resource(server_url), None) or await challenge_of(oauth.http, server_url)
     request = await oauth.begin(
-        server_url, _text(params, "redirect_uri") or "", www_authenticate=challenge,
-        scope=_text(params, "scope", required=False), client_id=_text(params, "client_id", required=False),
-        client_secret=_text(params, "client_secret", required=False),
+        server_url, params.redirect_uri, www_authenticate=challenge,
+        scope=params.scope or None, client_id=params.client_id or None, client_secret=params.client_secret or None,
     )
     return request.model_dump(mode="json")
 
 
-@method("mcp.oauth_finish")
-async def oauth_finish(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_finish", params=OAuthFinishParams)
+async def oauth_finish(params: OAuthFinishParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{callback_url}`` (the popup's URL after the redirect) → ``{resource, issuer, scope, expires_at, store}``."""
-    tokens = await worker.oauth().finish(_text(params, "callback_url") or "")
+    tokens = await worker.oauth().finish(params.callback_url)
     return {"resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
             "expires_at": tokens.expires_at, "store": _store(worker).export()}
 
 
-@method("mcp.oauth_status")
-async def oauth_status(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_status", params=OAuthServerParams)
+async def oauth_status(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{server_url}`` → ``{authorized, resource?, issuer?, scope?, expires_at?, refreshable?}`` (no secrets)."""
-    tokens = await worker.oauth().tokens_for(_text(params, "server_url") or "")
+    tokens = await worker.oauth().tokens_for(params.server_url)
     if tokens is None:
         return {"authorized": False}
     return {"authorized": True, "resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
             "expires_at": tokens.expires_at, "refreshable": bool(tokens.refresh_token)}
 
 
-@method("mcp.oauth_forget")
-async def oauth_forget(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_forget", params=OAuthServerParams)
+async def oauth_forget(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{server_url}`` → ``{store}``: drop the server's tokens (sign out)."""
-    server_url = _text(params, "server_url") or ""
+    server_url = params.server_url
     tokens = await worker.oauth().tokens_for(server_url)
     await _store(worker).delete_tokens(tokens.resource if tokens else server_url)
     return {"store": _store(worker).export()}
 
 
-@method("mcp.oauth_load")
-async def oauth_load(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_load", params=OAuthLoadParams)
+async def oauth_load(params: OAuthLoadParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """``{store}`` (what ``mcp.oauth_finish`` returned earlier) → ``{resources}``."""
-    store = params.get("store") or {}
-    if not isinstance(store, dict):
-        raise ValueError("'store' must be the object mcp.oauth_finish returned")
-    _store(worker).load(store)
+    _store(worker).load(params.store)
     return {"resources": sorted(_store(worker).tokens)}
 
 
-@method("mcp.oauth_export")
-async def oauth_export(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_export", params=NoParams)
+async def oauth_export(params: NoParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     """→ ``{store}``: the tokens now held (refreshes rotate them, so the page saves this after use)."""
     return {"store": _store(worker).export()}
