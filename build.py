@@ -253,6 +253,9 @@ def browser_wheels(purpose: str) -> list[Path]:
 
 def build_pycore_wheel(out: Path) -> Path:
     env = {**os.environ, "SOURCE_DATE_EPOCH": SOURCE_DATE_EPOCH}
+    # setuptools copies into build/lib and never deletes there: a module since moved or removed (contract.py
+    # became a package) would ship in the wheel beside its successor
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
     run([venv_python(), "-m", "pip", "--disable-pip-version-check", "--quiet", "wheel", "--no-deps",
          "--no-build-isolation", "-w", out, "."], env=env, stdout=subprocess.DEVNULL,
         hint="pycore's wheel did not build: the error above names the file (pyproject.toml, package data)")
