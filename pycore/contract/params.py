@@ -76,6 +76,32 @@ class ServerParams(Params):
     id: str = ""
 
 
+class ConnectParams(ServerParams):
+    """Connect an MCP server over HTTP: the page's id for it, its URL, headers to send (a credential) and the
+    transport (``auto`` tries Streamable HTTP, then the older HTTP+SSE)."""
+
+    url: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    transport: str = "auto"
+
+    @field_validator("headers", mode="before")
+    @classmethod
+    def _strings(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ValueError("headers must be an object of strings, e.g. {\"Authorization\": \"Bearer ...\"}")
+        return value
+
+    @field_validator("transport", mode="before")
+    @classmethod
+    def _transport(cls, value: Any) -> Any:
+        value = value or "auto"
+        if value not in ("auto", "streamable-http", "sse"):
+            raise ValueError(f"transport must be auto, streamable-http or sse, not {value!r}")
+        return value
+
+
 class ReadResourceParams(ServerParams):
     """A resource of a connected server; ``as_parts`` also returns it as message
     parts to attach (``name`` labels them)."""

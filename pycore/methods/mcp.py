@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pycore.contract.params import GetPromptParams, NoParams, ReadResourceParams, ServerParams
+from pycore.contract.params import ConnectParams, GetPromptParams, NoParams, ReadResourceParams, ServerParams
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -54,21 +54,16 @@ class Connection:
         return tools
 
 
-@method("mcp.connect")
-async def mcp_connect(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.connect", params=ConnectParams)
+async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.mcp import ClientSession
 
-    server_id, url = str(params.get("id") or ""), str(params.get("url") or "")
+    server_id, url = params.id, params.url
     if not server_id or not url:
         raise ValueError("mcp.connect needs an id and a url")
     if not url.startswith(("http://", "https://")):
         raise ValueError(f"{url!r} is not an http(s) URL; an MCP server over HTTP has one like https://host/mcp")
-    headers = params.get("headers") or {}
-    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
-        raise ValueError("headers must be an object of strings, e.g. {\"Authorization\": \"Bearer ...\"}")
-    transport = params.get("transport") or "auto"
-    if transport not in ("auto", "streamable-http", "sse"):
-        raise ValueError(f"transport must be auto, streamable-http or sse, not {transport!r}")
+    headers, transport = params.headers, params.transport
     if server_id in worker.connections:
         await _close(worker.connections.pop(server_id))
     session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http")

@@ -98,6 +98,12 @@ async def test_params_of_the_wrong_shape_name_the_field_and_its_problem() -> Non
     assert [e["field"] for e in bad["details"]["errors"]] == ["call_id", "content", "is_error"]
     assert bad["message"].startswith("chat.page_tool_result: call_id: Field required; content: content must be a list")
     assert "is_error: Input should be a valid boolean" in bad["message"]
+    headers = (await outcome("mcp.connect", {"id": "s", "url": "https://mcp.example/mcp", "headers": {"X": 1},
+                                             "transport": "carrier-pigeon"}))["error"]
+    assert headers["code"] == "invalid_params" and [e["field"] for e in headers["details"]["errors"]] == [
+        "headers", "transport"]
+    assert "headers must be an object of strings" in headers["message"]
+    assert "transport must be auto, streamable-http or sse, not 'carrier-pigeon'" in headers["message"]
     typed = (await outcome("core.echo", {"text": ["not", "text"]}))["error"]
     assert typed == {"code": "invalid_params", "message": "core.echo: text: Input should be a valid string",
                      "details": {"errors": [{"field": "text", "problem": "Input should be a valid string"}]}}
