@@ -102,6 +102,26 @@ class ConnectParams(ServerParams):
         return value
 
 
+class DoctorParams(Params):
+    """Why a browser page cannot reach an MCP server: its URL, the page's origin, the headers the page would
+    send; ``mode`` ``browser`` (default in Pyodide) or ``direct``; ``reachable`` the page's own no-cors probe."""
+
+    url: str = ""
+    origin: str = ""
+    headers: dict[str, str] = Field(default_factory=dict)
+    mode: str | None = None
+    reachable: bool | None = None
+
+    @field_validator("headers", mode="before")
+    @classmethod
+    def _strings(cls, value: Any) -> Any:
+        if value is None or value == "":
+            return {}
+        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+            raise ValueError("headers must be an object of strings")
+        return value
+
+
 class ReadResourceParams(ServerParams):
     """A resource of a connected server; ``as_parts`` also returns it as message
     parts to attach (``name`` labels them)."""

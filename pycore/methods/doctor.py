@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import DoctorParams
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -27,25 +28,23 @@ async def no_cors_reachable(url: str, timeout: float) -> bool | None:
     return await probe(url, timeout)
 
 
-@method("mcp.doctor")
-async def mcp_doctor(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.doctor", params=DoctorParams)
+async def mcp_doctor(params: DoctorParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.http import default_transport
     from pycore.mcp.doctor import PROBE_TIMEOUT, diagnose_browser, diagnose_direct
 
-    url, origin = params.get("url"), params.get("origin")
-    if not isinstance(url, str) or not url.startswith(("http://", "https://")):
+    url, origin = params.url, params.origin
+    if not url.startswith(("http://", "https://")):
         raise ValueError("mcp.doctor needs the server's http(s) url")
-    if not isinstance(origin, str) or not origin.startswith(("http://", "https://")):
+    if not origin.startswith(("http://", "https://")):
         raise ValueError("mcp.doctor needs the page's origin, e.g. location.origin")
-    headers = params.get("headers") or {}
-    if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
-        raise ValueError("headers must be an object of strings")
-    mode = params.get("mode") or ("browser" if sys.platform == "emscripten" else "direct")
+    headers = params.headers
+    mode = params.mode or ("browser" if sys.platform == "emscripten" else "direct")
     http = default_transport()
     try:
         if mode == "browser":
-            reachable = params.get("reachable")
-            if not isinstance(reachable, bool):
+            reachable = params.reachable
+            if reachable is None:
                 reachable = await no_cors_reachable(url, PROBE_TIMEOUT)
             diagnosis = await diagnose_browser(http, url, origin, headers, reachable)
         elif mode == "direct":
