@@ -68,7 +68,9 @@ export class WorkerClient {
   }
 
   #failAll(message) {
-    for (const entry of this.pending.values()) entry.reject(Object.assign(new Error(message), { stage: "runtime" }));
+    // The worker itself did not load (its script failed): the contract's boot_failed, so every rejection has a code.
+    const error = { code: "boot_failed", message, details: {}, stage: "runtime" };
+    for (const entry of this.pending.values()) entry.reject(Object.assign(new Error(message), error));
     this.pending.clear();
   }
 }
