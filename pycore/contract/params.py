@@ -22,6 +22,15 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
+def _headers(value: Any, problem: str) -> Any:
+    """HTTP headers the page sends: an object of strings (absent: none)."""
+    if value is None or value == "":
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise ValueError(problem)
+    return value
+
+
 class NoParams(Params):
     """The method takes nothing."""
 
@@ -87,11 +96,7 @@ class ConnectParams(ServerParams):
     @field_validator("headers", mode="before")
     @classmethod
     def _strings(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return {}
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ValueError("headers must be an object of strings, e.g. {\"Authorization\": \"Bearer ...\"}")
-        return value
+        return _headers(value, "headers must be an object of strings, e.g. {\"Authorization\": \"Bearer ...\"}")
 
     @field_validator("transport", mode="before")
     @classmethod
@@ -115,11 +120,7 @@ class DoctorParams(Params):
     @field_validator("headers", mode="before")
     @classmethod
     def _strings(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return {}
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise ValueError("headers must be an object of strings")
-        return value
+        return _headers(value, "headers must be an object of strings")
 
 
 class ReadResourceParams(ServerParams):
