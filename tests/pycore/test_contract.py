@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -149,28 +147,6 @@ def test_the_page_handles_exactly_the_contracts_event_and_part_types() -> None:
     assert cases("app/chat.js", ("const onEvent = (ev) =>", "const { tools, policy }")) == \
         set(contract.loop_event_types())
     assert cases("store/exchange.js") == set(contract.part_types())
-
-
-def node() -> str:
-    found = shutil.which("node")
-    if found is None:
-        pytest.skip("node is not on PATH (the build needs it: README, Set-up)")
-    return found
-
-
-def test_the_pages_reducer_handles_exactly_the_contracts_event_and_part_types() -> None:
-    """web/store/reduce.js is the one place where the core's events become parts; it exports the event
-    types it handles and the part types it builds. One side only fails: a new part type (say, a citation)
-    in pycore/messages.py without its reducer case, or the other way round."""
-    reducer = WEB / "store" / "reduce.js"
-    assert reducer.exists(), "web/store/reduce.js (the page's reducer, exporting EVENT_TYPES and PART_TYPES) is missing"
-    script = ("const m = await import(process.argv[1]);"
-              "console.log(JSON.stringify({events: [...m.EVENT_TYPES], parts: [...m.PART_TYPES]}));")
-    out = subprocess.run([node(), "--input-type=module", "-e", script, reducer.as_uri()],
-                         capture_output=True, text=True, check=True, cwd=ROOT).stdout
-    page = json.loads(out)
-    assert sorted(set(page["events"]) ^ set(contract.event_types())) == [], "event types on one side only"
-    assert sorted(set(page["parts"]) ^ set(contract.part_types())) == [], "part types on one side only"
 
 
 def test_every_error_code_the_page_names_exists() -> None:
