@@ -305,6 +305,7 @@ def test_the_trust_switch_is_a_labelled_switch_inside_its_server_entry(
         assert off["label"]["top"] >= off["nameBottom"] - 1, f"the switch is not on its own line: {off}"
         item.get_by_text("Trust this server").click()  # the label toggles it, as a switch's label does
         expect(switch).to_be_checked()
+        switch.evaluate("(el) => Promise.all(el.getAnimations().map((a) => a.finished))")  # the colour eases in
         on = switch.evaluate(measure)
         assert on["background"] != off["background"], (off, on)
     page.context.close()
