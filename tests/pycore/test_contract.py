@@ -143,7 +143,7 @@ def cases(path: str, between: tuple[str, str] | None = None) -> set[str]:
 
 def test_the_page_handles_exactly_the_contracts_event_and_part_types() -> None:
     """One side only (a type the core sends that the page drops, or one the page waits for in vain) fails."""
-    assert cases("store/replay.js") == set(contract.stream_event_types())
+    assert cases("store/reduce.js") == set(contract.stream_event_types())
     assert cases("app/chat.js", ("const onEvent = (ev) =>", "const { tools, policy }")) == \
         set(contract.loop_event_types())
     assert cases("store/exchange.js") == set(contract.part_types())

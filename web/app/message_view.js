@@ -16,6 +16,7 @@
  */
 
 import { StreamRenderer } from "../render/markdown.js";
+import { ReplyReducer } from "../store/reduce.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
 import { language, t } from "./i18n.js";
@@ -30,7 +31,8 @@ export class MessageView {
     this.actions = actions;
     this.cards = new Map(); // call id -> ToolCard
     this.cardsByIndex = new Map(); // stream index -> ToolCard (before the call id is final)
-    this.textIndex = null;
+    this.reply = new ReplyReducer(); // a live reply's parts so far
+    this.textShown = false;
     this.el = h("li", { className: `msg ${msg.role}`, dataset: { id: msg.id ?? "" } });
     this.el.dataset.state = stateOf(msg);
     if (msg.role === "user") this.#buildUser(msg);
@@ -78,20 +80,39 @@ export class MessageView {
   }
 
   #fillStored(msg) {
-    let text = "";
-    for (const part of msg.parts) {
-      if (part.type === "text") text += (text && !text.endsWith("\n") ? "\n\n" : "") + part.text;
-      else if (part.type === "reasoning" && part.text) this.#reasoning(part.text);
-      else if (part.type === "tool_call") {
-        const card = this.#newCard(part.name, part.id);
-        card.setArguments(part.arguments);
-      }
-    }
-    this.renderer.setText(text);
+    msg.parts.forEach((part, index) => {
+      const text = part.type === "tool_call" ? undefined : part.text;
+      this.#showPart({ part, index, added: true, delta: text, done: true });
+    });
     this.renderer.finish();
     this.setUsage(msg.usage);
     if (msg.status === "interrupted") this.#showNotice(t("chat.interrupted"));
     if (msg.error) this.showError(msg.error);
+  }
+
+  /** Draw one change of a part (store/reduce.js): the same path for a stored reply and a streamed one. */
+  #showPart({ part, index, added, delta, done }) {
+    switch (part.type) {
+      case "text":
+        if (added && this.textShown) this.renderer.append("\n\n");
+        this.textShown = true;
+        if (delta) this.renderer.append(delta);
+        break;
+      case "reasoning":
+        if (delta) this.#reasoning(delta);
+        break;
+      case "tool_call": {
+        const card = this.cardsByIndex.get(index) ?? this.#newCard(part.name, part.id, index);
+        if (done) {
+          card.setArguments(part.arguments);
+          card.callId = part.id;
+          this.cards.set(part.id, card);
+        } else if (delta) card.argsDelta(delta);
+        break;
+      }
+      default:
+        break; // images and tool results are not parts of a streamed reply
+    }
   }
 
   #addActions() {
@@ -167,39 +188,12 @@ export class MessageView {
     return this.cards.get(callId);
   }
 
-  /** One streamed event of this reply's step (docs/PROTOCOL.md; pycore's unified events). */
+  /** One streamed event of this reply's step (docs/PROTOCOL.md), folded into parts by store/reduce.js. */
   onEvent(ev) {
-    switch (ev.type) {
-      case "text_delta":
-        if (this.textIndex !== null && this.textIndex !== ev.index) this.renderer.append("\n\n");
-        this.textIndex = ev.index;
-        this.renderer.append(ev.text);
-        break;
-      case "reasoning_delta":
-        this.#reasoning(ev.text);
-        break;
-      case "tool_call_start":
-        this.#newCard(ev.name, ev.id, ev.index);
-        break;
-      case "tool_call_args_delta":
-        this.cardsByIndex.get(ev.index)?.argsDelta(ev.delta);
-        break;
-      case "tool_call_end": {
-        const card = this.cardsByIndex.get(ev.index) ?? this.#newCard(ev.name, ev.id, ev.index);
-        card.setArguments(ev.arguments);
-        card.callId = ev.id;
-        this.cards.set(ev.id, card);
-        break;
-      }
-      case "usage":
-        this.setUsage(ev.usage);
-        break;
-      case "error":
-        this.showError(ev.error ?? { message: "error" });
-        break;
-      default:
-        break;
-    }
+    const change = this.reply.apply(ev);
+    if (change?.part) this.#showPart(change);
+    else if (change?.usage) this.setUsage(change.usage);
+    else if (change && "error" in change) this.showError(change.error ?? { message: "error" });
   }
 
   finishStream() {

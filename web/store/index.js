@@ -11,7 +11,7 @@
  * Modules (each documents its API in its header):
  *   transcripts.js  Store: conversations, messages, replies, search, delete/undo, focus, subscribe
  *   replies.js      ReplyWriter: one streamed reply, delta by delta
- *   replay.js       rebuild parts from stored stream events
+ *   reduce.js       stream events -> parts (the reply shown, stored and recovered)
  *   repair.js       tree shapes older builds stored, repaired when a conversation is loaded
  *   tree.js         the message tree: ConversationTree, branchPath
  *   exchange.js     export JSON/Markdown, import JSON (validated first, never overwrites)
@@ -37,7 +37,7 @@ export async function openStore({ onError = () => {}, name = DB_NAME } = {}) {
 
 export { Store } from "./transcripts.js";
 export { ReplyWriter } from "./replies.js";
-export { replayEvents, textOfParts } from "./replay.js";
+export { ReplyReducer, replayEvents, textOfParts } from "./reduce.js";
 export { ConversationTree, branchPath } from "./tree.js";
 export { ImportError, validateExport, EXPORT_FORMAT, EXPORT_VERSION } from "./exchange.js";
 export {

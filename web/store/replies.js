@@ -24,7 +24,7 @@
  * killed tab) and turns the message "interrupted", keeping every stored event.
  */
 
-import { replayEvents } from "./replay.js";
+import { replayEvents } from "./reduce.js";
 
 export class ReplyWriter {
   constructor(store, message, release) {

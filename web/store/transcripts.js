@@ -50,7 +50,7 @@ import { ChangeChannel } from "./channel.js";
 import { holdWriterLock, isWriterAlive, whenWriterGone, withConversationLock } from "./locks.js";
 import { ReplyWriter } from "./replies.js";
 import { planRepair } from "./repair.js";
-import { replayEvents, textOfParts } from "./replay.js";
+import { replayEvents, textOfParts } from "./reduce.js";
 import { exportConversations, importConversations } from "./exchange.js";
 import { Profiles } from "./profiles.js";
 import { isQuotaError, ROLES, STATUSES } from "./schema.js";
