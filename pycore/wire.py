@@ -106,11 +106,11 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
     if not isinstance(params, dict):
         raise TypeError(f"{name}: params must be a JSON object, not {type(params).__name__}")
     redact = redactor(secrets_in(params))
-    model = PARAMS.get(name)
+    model = PARAMS[name]
 
     async def run() -> str:
         try:
-            args = params if model is None else validate(name, model, params)
+            args = validate(name, model, params)
             result = await handler(args, lambda event: emit(redact(json.dumps(event))), STATE)
         except Exception as e:
             message = str(e)

@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import sys
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from pycore import __version__
 from pycore.adapters import catalogue
@@ -286,17 +288,29 @@ def page_module() -> str:
 
 
 def _params_markdown(name: str, model: type[BaseModel]) -> list[str]:
-    """A method's params model as a list: each field, its type, and its default when it may be left out."""
+    """A method's params model as a list: each field, its type, and its default when it may be left out;
+    the fields of a nested model (``tools``, ``limits`` of ``chat.run``) indented under it."""
     out = [f"`{name}` params: {' '.join((inspect.getdoc(model) or '').split())}", ""]
-    for field_name, field in model.model_fields.items():
-        annotation = field.annotation
-        kind = annotation.__name__ if isinstance(annotation, type) else str(annotation).replace("typing.", "")
-        default = ("required" if field.is_required()
-                   else f"default `{json.dumps(field.get_default(call_default_factory=True))}`")
-        out.append(f"- `{field.alias or field_name}`: `{kind}`, {default}")
+    out += _fields_markdown(model, "")
     if not model.model_fields:
         out.append("- none")
     return [*out, ""]
+
+
+def _fields_markdown(model: type[BaseModel], indent: str) -> list[str]:
+    out = []
+    for field_name, field in model.model_fields.items():
+        annotation = field.annotation
+        kind = annotation.__name__ if isinstance(annotation, type) else str(annotation).replace("typing.", "")
+        kind = re.sub(r"\b[\w.]+\.(\w+)", r"\1", kind)  # pycore.contract.params.PageTool -> PageTool
+        default = ("required" if field.is_required()
+                   else f"default `{json.dumps(to_jsonable_python(field.get_default(call_default_factory=True)))}`")
+        out.append(f"{indent}- `{field.alias or field_name}`: `{kind}`, {default}")
+        nested = [arg for arg in (annotation, *get_args(annotation))
+                  if isinstance(arg, type) and issubclass(arg, BaseModel)]
+        for sub in nested[:1]:
+            out += _fields_markdown(sub, indent + "  ")
+    return out
 
 
 def protocol_markdown() -> str:

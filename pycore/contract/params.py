@@ -9,11 +9,13 @@ Fields the page may send beyond these are ignored, so a newer page still talks t
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticUseDefault
 
 from pycore.exceptions import InvalidParamsError
+from pycore.messages import Message, Reasoning
 
 P = TypeVar("P", bound=BaseModel)
 
@@ -186,6 +188,172 @@ class OAuthLoadParams(Params):
         if not isinstance(value, dict):
             raise ValueError("'store' must be the object mcp.oauth_finish returned")
         return value
+
+
+class ToolRef(Params):
+    """One tool of one source (``mcp:<server id>``, ``python:<set id>``, ``page``)."""
+
+    source: NonEmpty
+    tool: NonEmpty
+
+
+class PageTool(Params):
+    """A JavaScript tool of the page: the model sees this definition; the page runs its handler when a
+    ``page_tool`` event names it and answers with ``chat.page_tool_result``."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    name: NonEmpty
+    description: str = ""
+    input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
+    annotations: dict[str, Any] | None = None
+
+
+class RunTools(Params):
+    """The tools a run may offer: connected MCP servers and Python tool sets by id, the page's own tools by
+    definition; ``disabled`` ones are not offered; ``trusted`` servers' tools run without asking unless a
+    hint asks more (:mod:`pycore.agent.approval`)."""
+
+    mcp: list[str] = Field(default_factory=list)
+    python: list[str] = Field(default_factory=list)
+    page: list[PageTool] = Field(default_factory=list)
+    disabled: list[ToolRef] = Field(default_factory=list)
+    trusted: list[str] = Field(default_factory=list)
+
+
+class RunLimits(Params):
+    """When the loop stops on its own: steps, total tokens (none: no budget), seconds per tool call."""
+
+    max_steps: int = Field(10, ge=1)
+    token_budget: int | None = Field(None, ge=1)
+    tool_timeout_s: float = Field(60, gt=0)
+
+
+class ChatRunParams(Params):
+    """One turn of the agent loop: the vendor to ask (``{vendor, api_key?, base_url?}``, checked by the
+    adapters' catalogue), the model, the conversation so far (unified messages), and what the run may use.
+    ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``."""
+
+    provider: Any = None
+    model: NonEmpty
+    messages: Annotated[list[Message], Field(min_length=1)]
+    system: str | None = None
+    temperature: float | None = None
+    max_tokens: int | None = Field(None, ge=1)
+    reasoning: Reasoning | None = None
+    vendor_options: dict[str, Any] = Field(default_factory=dict)
+    tools: RunTools = Field(default_factory=RunTools)
+    policy: list[dict[str, Any]] = Field(default_factory=list)
+    limits: RunLimits = Field(default_factory=RunLimits)
+
+    @field_validator("system", "max_tokens", "reasoning", "tools", "limits", "vendor_options", "policy",
+                     mode="before")
+    @classmethod
+    def _unset(cls, value: Any) -> Any:
+        if value is None or value == "" or value == 0:
+            raise PydanticUseDefault  # the page sends null, "" or 0 for what the user left empty
+        return value
+
+
+# ------------------------------------------------------------------ focus memory (pycore.methods.focus)
+
+
+def _text_of(value: Any) -> Any:
+    """A text, or an object carrying one as ``text`` (the page sends messages either way)."""
+    if isinstance(value, dict):
+        value = value.get("text")
+    if not isinstance(value, str):
+        raise ValueError(f"must be a string (or {{text}}), not {type(value).__name__}")
+    return value
+
+
+class ClassifierSpec(Params):
+    """The model that labels each message for focus memory, usually a small cheap one on any vendor."""
+
+    provider: Any = None
+    model: NonEmpty
+    strategy: Literal["auto", "tool", "json"] = "auto"
+
+    @field_validator("strategy", mode="before")
+    @classmethod
+    def _strategy(cls, value: Any) -> Any:
+        value = value or "auto"
+        if value not in ("auto", "tool", "json"):
+            raise ValueError(f"strategy must be auto, tool or json, not {value!r}")
+        return value
+
+
+class FocusParams(Params):
+    """The focus state the page keeps with the transcript (``FocusState.to_export``; none: an empty state).
+    Checked by :meth:`pycore.focus.FocusState.from_export`, whose error names the bad field."""
+
+    state: dict[str, Any] | None = None
+
+
+class SynthesizeParams(FocusParams):
+    """Before each reply: the message, the system prompt to build on, the token budget, the locale and the
+    user's edited templates (``{name: source}``)."""
+
+    text: str
+    system: str | None = None
+    budget: int = 2000
+    locale: str | None = None
+    templates: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _text_of(value)
+
+    @field_validator("budget", mode="before")
+    @classmethod
+    def _budget(cls, value: Any) -> Any:
+        if value is None or value == 0:
+            return 2000
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"budget must be a positive number of tokens, not {value!r}")
+        return value
+
+
+class ClassifyParams(FocusParams):
+    """The classifier alone, on one message."""
+
+    classifier: ClassifierSpec
+    text: str
+
+    @field_validator("text", mode="before")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _text_of(value)
+
+
+class FocusMessage(Params):
+    """The user's message (its store id, its text)."""
+
+    id: str | None = None
+    text: str
+
+
+class UpdateParams(FocusParams):
+    """After the reply, for the next turn: classifies the message unless ``classified`` (a ``focus.classify``
+    result) is given."""
+
+    message: FocusMessage
+    reply: str = ""
+    classifier: ClassifierSpec | None = None
+    classified: dict[str, Any] | None = None
+
+    @field_validator("reply", mode="before")
+    @classmethod
+    def _reply(cls, value: Any) -> Any:
+        return "" if not value else _text_of(value)
+
+
+class TemplatesParams(Params):
+    """The editable templates in a locale, with the user's edits checked."""
+
+    locale: str | None = None
+    templates: dict[str, str] = Field(default_factory=dict)
 
 
 def _field(loc: tuple[int | str, ...]) -> str:

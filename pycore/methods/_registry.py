@@ -1,7 +1,7 @@
-"""Where the wire methods register: ``@method("name")`` puts a handler in :data:`METHODS`. A handler is
+"""Where the wire methods register: ``@method("name", params=Model)`` puts a handler in :data:`METHODS`. A handler is
 ``async (params, emit, state)``: ``state`` is the worker's :class:`~pycore.methods._state.WorkerState`;
 ``params`` is the method's params model (``@method(name, params=Model)``, :mod:`pycore.contract.params`),
-validated by the wire before the handler runs, or the raw dict for a method that declares none yet.
+validated by the wire before the handler runs.
 
 The method modules import this, never :mod:`pycore.wire`; the wire imports :mod:`pycore.methods` (which
 imports every method module) and reads :data:`METHODS`. So the dependency runs one way.
@@ -26,11 +26,10 @@ METHODS: dict[str, Handler] = {}
 PARAMS: dict[str, type[BaseModel]] = {}  # the methods' params models, by method name
 
 
-def method(name: str, params: type[BaseModel] | None = None) -> Callable[[H], H]:
+def method(name: str, params: type[BaseModel]) -> Callable[[H], H]:
     def register(handler: H) -> H:
         METHODS[name] = handler
-        if params is not None:
-            PARAMS[name] = params
+        PARAMS[name] = params
         return handler
 
     return register

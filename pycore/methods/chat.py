@@ -19,42 +19,33 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pycore.contract.params import ApproveParams, PageToolResultParams
+from pycore.contract.params import ApproveParams, ChatRunParams, PageTool, PageToolResultParams
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
     from pycore.agent.tools import AgentTool
+    from pycore.messages import ChatRequest
     from pycore.methods._state import WorkerState
 
-@method("chat.run")
-async def chat_run(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("chat.run", params=ChatRunParams)
+async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.agent.approval import ApprovalPolicy
     from pycore.agent.loop import AgentLoop, Limits
     from pycore.agent.tools import ToolRegistry
 
     request = _request(params)
-    spec = params.get("tools") or {}
-    if not isinstance(spec, dict):
-        raise ValueError("tools must be an object: {mcp?: [server id], page?: [definition], python?: [set id]}")
-    registry = ToolRegistry([tool for server_id in spec.get("mcp") or []
-                             for tool in worker.connection(server_id).agent_tools()]
-                            + [tool for set_id in spec.get("python") or [] for tool in worker.tool_set(set_id)]
-                            + _page_tools(spec.get("page") or [], emit, worker))
-    choices = _choices(params.get("policy") or [], spec.get("disabled") or [])
-    trusted = spec.get("trusted") or []
-    if not isinstance(trusted, list) or not all(isinstance(server_id, str) for server_id in trusted):
-        raise ValueError("tools.trusted is a list of the ids of the MCP servers the user marked trusted")
-    limits = params.get("limits") or {}
-    client = make_client(params.get("provider"), worker)
+    spec = params.tools
+    registry = ToolRegistry([tool for server_id in spec.mcp for tool in worker.connection(server_id).agent_tools()]
+                            + [tool for set_id in spec.python for tool in worker.tool_set(set_id)]
+                            + _page_tools(spec.page, emit, worker))
+    denied = [{"source": ref.source, "tool": ref.tool, "policy": "deny"} for ref in spec.disabled]
+    client = make_client(params.provider, worker)
     loop = AgentLoop(
         client, request, registry,
-        policy=ApprovalPolicy(choices, trusted=[f"mcp:{server_id}" for server_id in trusted]),
-        limits=Limits(
-            max_steps=int(limits.get("max_steps") or 10),
-            token_budget=int(limits["token_budget"]) if limits.get("token_budget") else None,
-            tool_timeout=float(limits.get("tool_timeout_s") or 60),
-        ),
+        policy=ApprovalPolicy([*params.policy, *denied], trusted=[f"mcp:{server_id}" for server_id in spec.trusted]),
+        limits=Limits(max_steps=params.limits.max_steps, token_budget=params.limits.token_budget,
+                      tool_timeout=params.limits.tool_timeout_s),
         emit=emit,
         approvals=worker.approvals,
     )
@@ -65,36 +56,15 @@ async def chat_run(params: dict[str, Any], emit: Emit, worker: WorkerState) -> d
     return result.to_json()
 
 
-def _choices(policy: Any, disabled: Any) -> list[dict[str, Any]]:
-    if not isinstance(policy, list) or not isinstance(disabled, list):
-        raise ValueError("policy is a list of {source, tool, policy, fingerprint?} and tools.disabled a list of "
-                         "{source, tool}: a choice by a bare tool name would cover that name from every source")
-    off = [{"source": d.get("source"), "tool": d.get("tool"), "policy": "deny"} if isinstance(d, dict) else d
-           for d in disabled]
-    return [*policy, *off]
+def _request(params: ChatRunParams) -> ChatRequest:
+    from pycore.messages import ChatRequest
+
+    return ChatRequest(model=params.model, messages=params.messages, system=params.system,
+                       temperature=params.temperature, max_tokens=params.max_tokens,
+                       reasoning=params.reasoning, vendor_options=params.vendor_options)
 
 
-def _request(params: dict[str, Any]) -> Any:
-    from pydantic import TypeAdapter, ValidationError
-
-    from pycore.messages import ChatRequest, Message
-
-    if not params.get("model"):
-        raise ValueError("chat.run needs a model")
-    try:
-        messages = TypeAdapter(list[Message]).validate_python(params.get("messages") or [])
-    except ValidationError as e:
-        raise ValueError(f"chat.run: messages are not valid: {e}") from None
-    if not messages:
-        raise ValueError("chat.run needs at least one message")
-    return ChatRequest(
-        model=params["model"], messages=messages, system=params.get("system") or None,
-        temperature=params.get("temperature"), max_tokens=params.get("max_tokens"),
-        vendor_options=params.get("vendor_options") or {},
-    )
-
-
-def _page_tools(definitions: list[dict[str, Any]], emit: Emit, worker: WorkerState) -> list[AgentTool]:
+def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState) -> list[AgentTool]:
     from pycore.agent.tools import AgentTool, ToolContext, ToolResult
 
     def handler_for(name: str) -> Any:
@@ -106,16 +76,9 @@ def _page_tools(definitions: list[dict[str, Any]], emit: Emit, worker: WorkerSta
 
         return handler
 
-    tools = []
-    for definition in definitions:
-        if not isinstance(definition, dict) or not definition.get("name"):
-            raise ValueError(f"a page tool needs a name, description and inputSchema; got {definition!r}")
-        tools.append(AgentTool(
-            name=definition["name"], description=definition.get("description") or "",
-            input_schema=definition.get("inputSchema") or {"type": "object"},
-            handler=handler_for(definition["name"]), source="page", annotations=definition.get("annotations"),
-        ))
-    return tools
+    return [AgentTool(name=d.name, description=d.description, input_schema=d.input_schema,
+                      handler=handler_for(d.name), source="page", annotations=d.annotations)
+            for d in definitions]
 
 
 @method("chat.approve", params=ApproveParams)

@@ -28,6 +28,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pycore.contract.params import (
+    ClassifierSpec,
+    ClassifyParams,
+    FocusParams,
+    SynthesizeParams,
+    TemplatesParams,
+    UpdateParams,
+)
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
@@ -35,84 +43,61 @@ if TYPE_CHECKING:
     from pycore.focus import Classifier
     from pycore.methods._state import WorkerState
 
-DEFAULT_BUDGET = 2000
-
-
-def _text(value: Any, name: str) -> str:
-    if isinstance(value, dict):
-        value = value.get("text")
-    if not isinstance(value, str):
-        raise ValueError(f"focus: {name} must be a string (or {{text}}), not {type(value).__name__}")
-    return value
-
-
-def _state(params: dict[str, Any]) -> Any:
+def _state(params: FocusParams) -> Any:
     from pycore.focus import FocusState
 
-    return FocusState.from_export(params.get("state"))
+    return FocusState.from_export(params.state)
 
 
-def _classifier(spec: Any, worker: WorkerState) -> Classifier:
+def _classifier(spec: ClassifierSpec, worker: WorkerState) -> Classifier:
     from pycore.focus import Classifier
-    from pycore.focus.strategy import STRATEGIES
 
-    if not isinstance(spec, dict) or not spec.get("model"):
-        raise ValueError("focus: classifier must be {provider: {vendor, api_key?, base_url?}, model, strategy?}")
-    strategy = spec.get("strategy") or "auto"
-    if strategy not in STRATEGIES:
-        raise ValueError(f"focus: classifier.strategy must be auto, tool or json, not {strategy!r}")
-    return Classifier(make_client(spec.get("provider"), worker), str(spec["model"]), strategy=strategy)
+    return Classifier(make_client(spec.provider, worker), spec.model, strategy=spec.strategy)
 
 
-@method("focus.synthesize")
-async def focus_synthesize(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.synthesize", params=SynthesizeParams)
+async def focus_synthesize(params: SynthesizeParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.focus import synthesize
 
-    budget = params.get("budget") or DEFAULT_BUDGET
-    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
-        raise ValueError(f"focus: budget must be a positive number of tokens, not {budget!r}")
-    result = synthesize(_state(params), _text(params.get("text"), "text"), base_system=params.get("system"),
-                        budget=budget, locale=params.get("locale"), overrides=params.get("templates") or None)
+    result = synthesize(_state(params), params.text, base_system=params.system, budget=params.budget,
+                        locale=params.locale, overrides=params.templates or None)
     return result.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
-@method("focus.classify")
-async def focus_classify(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    state, text = _state(params), _text(params.get("text"), "text")
-    classifier = _classifier(params.get("classifier"), worker)
+@method("focus.classify", params=ClassifyParams)
+async def focus_classify(params: ClassifyParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+    state = _state(params)
+    classifier = _classifier(params.classifier, worker)
     try:
-        result = await classifier.classify(text, state)
+        result = await classifier.classify(params.text, state)
     finally:
         await classifier.client.transport.aclose()
     return result.model_dump(mode="json")
 
 
-@method("focus.update")
-async def focus_update(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.update", params=UpdateParams)
+async def focus_update(params: UpdateParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.focus import ClassifierResult, update_focus
 
-    state, message = _state(params), params.get("message")
-    if not isinstance(message, dict):
-        raise ValueError("focus: message must be {id?, text}")
-    text, reply = _text(message, "message"), _text(params["reply"], "reply") if params.get("reply") else ""
-    classified = ClassifierResult.model_validate(params["classified"]) if params.get("classified") else None
-    classifier = _classifier(params["classifier"], worker) if params.get("classifier") and classified is None else None
+    state = _state(params)
+    classified = ClassifierResult.model_validate(params.classified) if params.classified else None
+    classifier = _classifier(params.classifier, worker) if params.classifier and classified is None else None
     try:
-        result = await update_focus(state, message_id=message.get("id"), text=text, reply=reply,
-                                    classifier=classifier, classified=classified)
+        result = await update_focus(state, message_id=params.message.id, text=params.message.text,
+                                    reply=params.reply, classifier=classifier, classified=classified)
     finally:
         if classifier is not None:
             await classifier.client.transport.aclose()
     return result.model_dump(mode="json")
 
 
-@method("focus.templates")
-async def focus_templates(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.templates", params=TemplatesParams)
+async def focus_templates(params: TemplatesParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     from pycore.focus.prompts import LOCALES, SYNTHESIS_TEMPLATES, TemplateError, check, default_source, locale_of
 
-    locale = locale_of(params.get("locale"))
+    locale = locale_of(params.locale)
     errors: dict[str, str] = {}
-    for name, source in (params.get("templates") or {}).items():
+    for name, source in params.templates.items():
         try:
             check({name: source})
         except TemplateError as e:
@@ -121,6 +106,6 @@ async def focus_templates(params: dict[str, Any], emit: Emit, worker: WorkerStat
     return {"locale": locale, "locales": list(LOCALES), "templates": templates, "errors": errors}
 
 
-@method("focus.validate")
-async def focus_validate(params: dict[str, Any], emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.validate", params=FocusParams)
+async def focus_validate(params: FocusParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
     return {"state": _state(params).to_export()}

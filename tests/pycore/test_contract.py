@@ -80,7 +80,8 @@ async def test_a_failed_call_comes_back_as_a_code_and_a_sentence() -> None:
     unknown = (await outcome("nope", {}))["error"]
     assert unknown["code"] == "unknown_method" and unknown["message"].startswith("unknown method 'nope'")
     bad = (await outcome("chat.run", {"provider": provider("openai"), "messages": HI}))["error"]
-    assert bad == {"code": "invalid_params", "message": "chat.run needs a model", "details": {}}
+    assert bad["code"] == "invalid_params" and bad["message"] == "chat.run: model: Field required"
+    assert bad["details"] == {"errors": [{"field": "model", "problem": "Field required"}]}
     with serving(Recording(json.dumps({"error": {"message": "Incorrect API key provided",
                                                  "type": "invalid_request_error"}}).encode(), status=401)):
         refused = (await outcome("models.list", {"provider": provider("openai")}))["error"]

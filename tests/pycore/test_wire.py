@@ -176,7 +176,7 @@ async def test_a_vendor_that_cannot_be_reached_is_named_by_its_host(monkeypatch)
 async def test_bad_params_name_the_problem():
     with pytest.raises(ValueError, match="unknown vendor 'nope'"):
         await call("chat.run", {"provider": {"vendor": "nope"}, "model": "m", "messages": [{"role": "user"}]})
-    with pytest.raises(ValueError, match="needs a model"):
+    with pytest.raises(ValueError, match="model: Field required"):
         await call("chat.run", {"provider": provider(), "messages": []})
     with pytest.raises(ValueError, match="openai-compatible provider needs a base_url"):
         await call("models.list", {"provider": {"vendor": "openai-compatible"}})

@@ -86,11 +86,13 @@ async def test_a_failing_classifier_is_a_result_not_an_error():
 
 @pytest.mark.parametrize(("name", "params", "message"), [
     ("focus.synthesize", {"state": {"evolving": [{"id": "7", "text": "x"}]}, "text": "hi"}, "evolving.0.id"),
-    ("focus.synthesize", {"text": 5}, "text must be a string"),
+    ("focus.synthesize", {"text": 5}, "text: must be a string"),
     ("focus.synthesize", {"text": "hi", "budget": "lots"}, "budget must be a positive number"),
-    ("focus.update", {"message": "hi"}, "message must be"),
-    ("focus.classify", {"classifier": {"provider": {"vendor": "anthropic"}}, "text": "x"}, "classifier must be"),
-    ("focus.classify", {"classifier": {**CLASSIFIER, "strategy": "xml"}, "text": "x"}, "strategy must be"),
+    ("focus.update", {"message": "hi"}, "message: Input should be a valid dictionary"),
+    ("focus.classify", {"classifier": {"provider": {"vendor": "anthropic"}}, "text": "x"},
+     "classifier.model: Field required"),
+    ("focus.classify", {"classifier": {**CLASSIFIER, "strategy": "xml"}, "text": "x"},
+     "classifier.strategy: strategy must be auto, tool or json"),
     ("focus.validate", {"state": {"turn": "all"}}, "turn"),
 ])
 async def test_bad_params_are_errors_that_name_the_param(name, params, message):
