@@ -123,6 +123,29 @@ class NamedToolChoice(_Model):
 ToolChoice = Literal["auto", "none", "required"] | NamedToolChoice
 
 
+Effort = Literal["low", "medium", "high"]
+EFFORT_BUDGETS: dict[str, int] = {"low": 2048, "medium": 8192, "high": 24576}  # tokens of thinking per effort
+
+
+class Reasoning(_Model):
+    """How much the model may think before it answers: an effort (OpenAI) or a token budget (Anthropic,
+    Gemini). Each adapter declares which it takes (``Adapter.reasoning``) and reads it with
+    :meth:`as_effort` or :meth:`as_budget`, so a setting made for one vendor still means something on another."""
+
+    effort: Effort | None = None
+    budget_tokens: int | None = Field(None, ge=1024)
+
+    def as_effort(self) -> Effort | None:
+        if self.effort is not None or self.budget_tokens is None:
+            return self.effort
+        return "low" if self.budget_tokens <= EFFORT_BUDGETS["low"] else \
+            "medium" if self.budget_tokens <= EFFORT_BUDGETS["medium"] else "high"
+
+    def as_budget(self) -> int | None:
+        return self.budget_tokens if self.budget_tokens is not None else \
+            EFFORT_BUDGETS[self.effort] if self.effort is not None else None
+
+
 class ChatRequest(_Model):
     model: str
     messages: list[Message]
@@ -131,6 +154,7 @@ class ChatRequest(_Model):
     system: str | None = None
     temperature: float | None = None
     max_tokens: int | None = None
+    reasoning: Reasoning | None = None
     stream: bool = True
     vendor_options: dict[str, Any] = Field(default_factory=dict)  # merged into the body untouched
 

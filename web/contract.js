@@ -82,7 +82,9 @@ export const VENDORS = Object.freeze([
     "label": "OpenAI",
     "needs_key": true,
     "needs_base_url": false,
-    "default_base_url": "https://api.openai.com/v1"
+    "default_base_url": "https://api.openai.com/v1",
+    "temperature": true,
+    "reasoning": "effort"
   },
   {
     "id": "openai-responses",
@@ -90,7 +92,9 @@ export const VENDORS = Object.freeze([
     "label": "OpenAI Responses",
     "needs_key": true,
     "needs_base_url": false,
-    "default_base_url": "https://api.openai.com/v1"
+    "default_base_url": "https://api.openai.com/v1",
+    "temperature": true,
+    "reasoning": "effort"
   },
   {
     "id": "anthropic",
@@ -98,7 +102,9 @@ export const VENDORS = Object.freeze([
     "label": "Anthropic",
     "needs_key": true,
     "needs_base_url": false,
-    "default_base_url": "https://api.anthropic.com"
+    "default_base_url": "https://api.anthropic.com",
+    "temperature": false,
+    "reasoning": "budget"
   },
   {
     "id": "gemini",
@@ -106,7 +112,9 @@ export const VENDORS = Object.freeze([
     "label": "Gemini",
     "needs_key": true,
     "needs_base_url": false,
-    "default_base_url": "https://generativelanguage.googleapis.com/v1beta"
+    "default_base_url": "https://generativelanguage.googleapis.com/v1beta",
+    "temperature": true,
+    "reasoning": "budget"
   },
   {
     "id": "ollama",
@@ -114,7 +122,9 @@ export const VENDORS = Object.freeze([
     "label": "Ollama",
     "needs_key": false,
     "needs_base_url": false,
-    "default_base_url": "http://localhost:11434"
+    "default_base_url": "http://localhost:11434",
+    "temperature": true,
+    "reasoning": null
   },
   {
     "id": "openai-compatible",
@@ -122,6 +132,8 @@ export const VENDORS = Object.freeze([
     "label": "OpenAI-compatible",
     "needs_key": false,
     "needs_base_url": true,
-    "default_base_url": null
+    "default_base_url": null,
+    "temperature": true,
+    "reasoning": "effort"
   }
 ]);

@@ -17,7 +17,7 @@ Modules are imported on first use (the browser boots faster).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel
 
@@ -56,6 +56,8 @@ class VendorInfo(BaseModel):
     needs_key: bool
     needs_base_url: bool = False  # no default address: the user's own server
     default_base_url: str | None = None
+    temperature: bool = True  # it takes a temperature
+    reasoning: Literal["effort", "budget"] | None = None  # it takes a reasoning effort, a thinking budget, or neither
 
 
 def catalogue(*, include_fake: bool = False) -> list[VendorInfo]:
@@ -67,11 +69,12 @@ def catalogue(*, include_fake: bool = False) -> list[VendorInfo]:
         if name == "fake" and not include_fake:
             continue
         cls = adapter_class(name)
+        knobs = {"temperature": cls.temperature, "reasoning": cls.reasoning}
         out.append(VendorInfo(id=name, adapter=name, label=cls.label, needs_key=cls.needs_key,
-                              default_base_url=cls.default_base_url))
+                              default_base_url=cls.default_base_url, **knobs))
         aliases += [VendorInfo(id=alias.id, adapter=name, label=alias.label, needs_key=alias.needs_key,
                                needs_base_url=alias.needs_base_url,
-                               default_base_url=None if alias.needs_base_url else cls.default_base_url)
+                               default_base_url=None if alias.needs_base_url else cls.default_base_url, **knobs)
                     for alias in cls.aliases]
     return out + aliases
 

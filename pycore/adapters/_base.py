@@ -118,6 +118,8 @@ class Adapter(ABC):
     tool_name: ClassVar[re.Pattern[str]] = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # the tool names it documents
     classifier_mode: ClassVar[Literal["tool", "json"]] = "tool"  # how focus memory's classifier asks for labels
     aliases: ClassVar[tuple[VendorAlias, ...]] = ()  # other names the user may pick that speak its API
+    temperature: ClassVar[bool] = True  # False: its API takes no temperature (the setting is not sent)
+    reasoning: ClassVar[Literal["effort", "budget"] | None] = None  # how it is told how much to think
 
     @classmethod
     def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:

@@ -218,6 +218,8 @@ def _thinking(part: ReasoningPart) -> list[dict[str, Any]]:
 
 
 class AnthropicAdapter(Adapter):
+    temperature = False
+    reasoning = "budget"
     label = "Anthropic"  # no JSON mode of its own: the classifier's prompt asks for JSON, which is checked
 
     vendor = "anthropic"
@@ -231,12 +233,18 @@ class AnthropicAdapter(Adapter):
         return headers
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        budget = request.reasoning.as_budget() if request.reasoning else None
+        max_tokens = request.max_tokens or DEFAULT_MAX_TOKENS + (budget or 0)  # the answer's room beside the thinking
+        if budget is not None and budget >= max_tokens:
+            raise ValueError(f"Anthropic counts thinking in the output: Max output tokens ({max_tokens}) must be above "
+                             f"the thinking budget ({budget}); raise it or lower the budget")
         return {
             "model": request.model,
-            "max_tokens": request.max_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": max_tokens,
             "messages": messages_param(request.messages),
             "system": request.system,
-        }  # no temperature: the Messages API (SDK 2.11) no longer takes one; a knob it lacks is dropped
+            "thinking": {"type": "enabled", "budget_tokens": budget} if budget else None,
+        }  # no temperature: the Messages API (SDK 2.11) no longer takes one (temperature = False)
 
     def tools_fields(self, request: ChatRequest) -> dict[str, Any]:
         return {"tools": [tool_param(t) for t in request.tools], "tool_choice": tool_choice(request.tool_choice)}

@@ -195,6 +195,7 @@ def _result(part: ToolResultPart, names: dict[str, str]) -> list[dict[str, Any]]
 
 
 class GeminiAdapter(Adapter):
+    reasoning = "budget"
     label = "Gemini"
     tool_name = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$")
     classifier_mode = "json"
@@ -212,7 +213,9 @@ class GeminiAdapter(Adapter):
     stream_fields: ClassVar[dict[str, Any]] = {}  # streaming is a different URL, not a body field
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
-        config = drop_none({"temperature": request.temperature, "maxOutputTokens": request.max_tokens})
+        budget = request.reasoning.as_budget() if request.reasoning else None
+        config = drop_none({"temperature": request.temperature, "maxOutputTokens": request.max_tokens,
+                            "thinkingConfig": {"thinkingBudget": budget} if budget else None})
         return {
             "contents": contents(request.messages),
             "systemInstruction": {"parts": [{"text": request.system}]} if request.system else None,

@@ -172,6 +172,7 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
 
 
 class OpenAIChatAdapter(Adapter):
+    reasoning = "effort"
     label = "OpenAI"
     aliases: ClassVar[tuple[VendorAlias, ...]] = (
         VendorAlias(id="openai-compatible", label="OpenAI-compatible", needs_key=False, needs_base_url=True),)
@@ -201,6 +202,7 @@ class OpenAIChatAdapter(Adapter):
             "messages": messages_param(request),
             "temperature": request.temperature,
             max_tokens: request.max_tokens,
+            "reasoning_effort": request.reasoning.as_effort() if request.reasoning else None,
         }
 
     def tools_fields(self, request: ChatRequest) -> dict[str, Any]:

@@ -231,6 +231,7 @@ def _reasoning(part: ReasoningPart) -> list[dict[str, Any]]:
 
 
 class OpenAIResponsesAdapter(OpenAIChatAdapter):
+    reasoning = "effort"
     label = "OpenAI Responses"
     aliases = ()  # not OpenAI Chat's: compatible servers speak Chat Completions
 
@@ -243,12 +244,14 @@ class OpenAIResponsesAdapter(OpenAIChatAdapter):
     stream_fields = {"stream": True}
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
+        effort = request.reasoning.as_effort() if request.reasoning else None
         return {
             "model": request.model,
             "input": input_items(request.messages),
             "instructions": request.system,
             "temperature": request.temperature,
             "max_output_tokens": request.max_tokens,
+            "reasoning": {"effort": effort} if effort else None,
             "store": False,
             "include": ["reasoning.encrypted_content"],
         }

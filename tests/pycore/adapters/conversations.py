@@ -13,6 +13,7 @@ from pycore.messages import (
     ImagePart,
     Message,
     NamedToolChoice,
+    Reasoning,
     TextPart,
     Tool,
     ToolCallPart,
@@ -84,6 +85,19 @@ def text() -> ChatRequest:
     )
 
 
+def assistant(effort: bool) -> ChatRequest:
+    """An assistant's settings (system prompt, temperature, max output tokens, reasoning) on a first turn:
+    given as an effort (how the OpenAI APIs take it) or as a thinking budget (Anthropic, Gemini)."""
+    return ChatRequest(
+        model="some-model",
+        system="You are a careful statistician. Show your working.",
+        temperature=0.7,
+        max_tokens=12000,
+        reasoning=Reasoning(effort="medium") if effort else Reasoning(budget_tokens=4096),
+        messages=[Message.user("Is a sample of 30 enough?")],
+    )
+
+
 def images() -> ChatRequest:
     image = ImagePart(data=PNG, mime_type="image/png")
     return ChatRequest(
@@ -132,6 +146,7 @@ def tool_error() -> ChatRequest:
 
 
 def all_conversations() -> dict[str, ChatRequest]:
-    out = {"text": text(), "images": images(), "parallel-tool-calls": parallel_tool_calls(), "tool-error": tool_error()}
+    out = {"text": text(), "assistant-effort": assistant(True), "assistant-budget": assistant(False),
+           "images": images(), "parallel-tool-calls": parallel_tool_calls(), "tool-error": tool_error()}
     out.update({f"from-{name}": transcript(name) for name in TRANSCRIPTS})
     return out

@@ -132,3 +132,19 @@ def test_the_sdk_check_can_fail() -> None:
     assert sdk_problems_openai({"model": "m", "messages": [{"role": "robot", "content": "x"}], "stream": True})
     assert sdk_problems_gemini({"contents": [{"role": "user", "parts": [{"functionCal": {}}]}]})
     assert sdk_problems_ollama({"model": "m", "messages": [{"role": "user", "content": "x", "pictures": []}]})
+
+
+def test_a_thinking_budget_above_the_output_limit_names_both_and_what_to_do() -> None:
+    from pycore.messages import Reasoning
+
+    request = CONVERSATIONS["assistant-budget"].model_copy(update={"max_tokens": 2000,
+                                                                   "reasoning": Reasoning(budget_tokens=4096)})
+    with pytest.raises(ValueError, match=r"Max output tokens \(2000\) must be above the thinking budget \(4096\)"):
+        get_adapter("anthropic", api_key=KEY).build_request(request)
+    unset = CONVERSATIONS["assistant-budget"].model_copy(update={"max_tokens": None})
+    assert build_body(unset)["max_tokens"] == 4096 + 4096  # room for the answer beside the thinking
+
+
+def build_body(request: Any) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(get_adapter("anthropic", api_key=KEY).build_request(request).body or b"null")
+    return body
