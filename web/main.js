@@ -5,9 +5,11 @@
 //   web/app/settings.js      provider profiles and keys        web/app/chat.js       the conversation
 //   web/app/sidebar.js       conversations, search, export     web/app/tools_panel.js MCP + Python tools
 //   web/app/composer.js      message box, images, shortcuts    web/app/i18n.js       English / Japanese
+//   web/app/chat_settings.js the chat's assistant and its settings
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 
 import { Chat } from "./app/chat.js";
+import { ChatSettings } from "./app/chat_settings.js";
 import { h } from "./app/dom.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
@@ -124,8 +126,14 @@ async function main() {
     classifier: (target) => settings.classifierFor(target),
   });
 
+  // The assistant a chat runs as, and the chat's own changes to it (above the message box).
+  const assistant = new ChatSettings({
+    store, notify, element: document.getElementById("chat-settings-area"),
+    vendor: () => settings.active?.vendor ?? null,
+  });
+
   const chat = new Chat({
-    core, store, images, notify, focus,
+    core, store, images, notify, focus, assistant,
     coreReady: readyOrFail,
     transcript: document.getElementById("transcript"),
     follow: new ScrollFollower(document.getElementById("transcript"), document.getElementById("jump-latest")),
@@ -190,6 +198,7 @@ async function main() {
     }
     modelSuggestions.show(active);
     tools.profileChanged(active);
+    assistant.render(); // the reasoning and temperature fields follow the vendor
   }
   profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));
   modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
@@ -228,6 +237,7 @@ async function main() {
     imageHosts.render();
     chat.render();
     focus.setT(t); // drawn again in the new language
+    assistant.render();
     sidebar.refresh().catch(() => {});
     tools.render();
   });
@@ -235,6 +245,7 @@ async function main() {
   // ------------------------------------------------------------------ start
 
   await settings.load();
+  await assistant.load();
   await sidebar.refresh();
   if (!settings.active) settings.open({ firstRun: true });
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works

@@ -35,10 +35,12 @@ import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.
 const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 
 export class Chat {
-  constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, onChange = () => {},
+  constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
+                onChange = () => {},
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {} }) {
-    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, onChange, onRunning,
+    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, onChange,
+                          onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
     this.conversation = null;
     this.tree = new ConversationTree();
@@ -54,6 +56,7 @@ export class Chat {
     this.conversation = null;
     this.tree = new ConversationTree();
     this.focus?.show(null, null);
+    this.assistant?.showFor(null);
     this.render();
     this.follow.toEnd();
     this.onChange(null);
@@ -66,6 +69,7 @@ export class Chat {
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
     this.focus?.show(id, loaded.focus);
+    this.assistant?.showFor(loaded.conversation);
     this.render();
     this.follow.toEnd();
     this.onChange(this.conversation);
@@ -210,7 +214,9 @@ export class Chat {
   async #target() {
     for (;;) {
       try {
-        return this.provider();
+        const settings = this.assistant?.effective();
+        const target = this.provider(settings?.profile_id ?? null); // the assistant's profile, else the top bar's
+        return settings?.model ? { ...target, model: settings.model } : target;
       } catch (err) {
         if (!err.profile) this.notify(err.message, { settings: true });
         if (!err.profile || !(await this.askKey(err.profile))) return null;
@@ -232,6 +238,7 @@ export class Chat {
         const title = parts ? titleFrom(parts) : t("nav.untitled");
         this.conversation = await this.store.createConversation({ title });
         await this.focus?.created(this.conversation.id);
+        await this.assistant?.created(this.conversation.id);
         this.onChange(this.conversation);
       }
       const conversationId = this.conversation.id;
@@ -257,10 +264,11 @@ export class Chat {
       if (run.cancelled) return;
       await this.focus?.settled(); // the last turn's focus.update is folded in before this one is built
       if (run.cancelled) return;
-      const focused = Boolean(this.focus?.enabled);
+      const settings = this.assistant?.effective() ?? null;
+      const focused = Boolean(this.focus) && (settings?.focus ?? Boolean(this.focus.enabled));
       let messages = toWireMessages(this.#pathTo(userMsg));
-      let system;
-      if (focused) ({ messages, system } = await this.#focusedPrompt(userMsg));
+      let system = settings?.system || undefined;
+      if (focused) ({ messages, system } = await this.#focusedPrompt(userMsg, system));
       const reply = await this.#stream(run, conversationId, userMsg, messages, target, system);
       if (focused && this.conversation?.id === conversationId) {
         this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply, target });
@@ -281,8 +289,8 @@ export class Chat {
   }
 
   /** Mission, constraints and the last exchanges instead of the whole path; images sent as they are. */
-  async #focusedPrompt(userMsg) {
-    const synth = await this.focus.synthesize(textOf(userMsg));
+  async #focusedPrompt(userMsg, system) {
+    const synth = await this.focus.synthesize(textOf(userMsg), system);
     const messages = synth.messages;
     const images = userMsg.parts.filter((p) => p.type === "image");
     if (images.length) messages[messages.length - 1].parts.push(...images);
@@ -404,6 +412,7 @@ export class Chat {
     const params = { provider: target.provider, model: target.model, messages,
                      tools: pageTools.length ? { ...tools, page: pageTools } : tools, policy };
     if (system) params.system = system;
+    Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
     const call = this.core.call("chat.run", params, onEvent);
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
@@ -468,6 +477,23 @@ function userParts(text, images) {
   const parts = images.map((img) => ({ type: "image", data: img.data, mime_type: img.mime_type }));
   if (text) parts.unshift({ type: "text", text });
   return parts;
+}
+
+/** The assistant's part of chat.run's params (store/assistants.js): sampling, reasoning, limits, which tools. */
+function runSettings(settings, tools) {
+  if (!settings) return {};
+  const out = {};
+  if (settings.temperature !== null) out.temperature = settings.temperature;
+  if (settings.max_tokens !== null) out.max_tokens = settings.max_tokens;
+  if (settings.reasoning) out.reasoning = settings.reasoning;
+  const limits = Object.fromEntries(Object.entries(settings.limits ?? {}).filter(([, v]) => v !== null));
+  if (Object.keys(limits).length) out.limits = limits;
+  const allowed = settings.tools ?? { mcp: "all", python: true };
+  if (allowed.mcp !== "all" || !allowed.python) {
+    out.tools = { ...tools, mcp: allowed.mcp === "all" ? tools.mcp : (tools.mcp ?? []).filter((id) => allowed.mcp.includes(id)),
+                  python: allowed.python ? tools.python : [] };
+  }
+  return out;
 }
 
 function titleFrom(parts) {

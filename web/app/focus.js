@@ -7,7 +7,7 @@
  *   focus.enabled                    the switch is on for this conversation
  *   await focus.settled()            a running focus.update has finished (the next send waits for it)
  *   await focus.created(id)          a new conversation got its id: the state chosen before it is stored
- *   await focus.synthesize(text)     -> {system, messages, ...} (focus.synthesize) to send instead of the history
+ *   await focus.synthesize(text, system?) -> {system, messages, ...} (focus.synthesize) to send instead of the history
  *   focus.afterReply({conversationId, message: {id, text}, reply, target})
  *                                    focus.update in the background: classify, fold in, store, show
  *   focus.setT(t)                    language changed
@@ -61,8 +61,8 @@ export class FocusMemory {
     if (this.state) await this.#save(conversationId, this.state);
   }
 
-  async synthesize(text) {
-    const result = await this.core.call("focus.synthesize", { state: this.state, text, locale: this.locale() });
+  async synthesize(text, system = undefined) {
+    const result = await this.core.call("focus.synthesize", { state: this.state, text, system, locale: this.locale() });
     this.panel.setPrompt(result);
     return result;
   }

@@ -283,8 +283,9 @@ export class Settings {
     this.#edit(this.active);
   }
 
-  target() {
-    const profile = this.active;
+  /** The next turn's {provider, model, vendor}: of profile `profileId` (an assistant's), else the active one. */
+  target(profileId = null) {
+    const profile = (profileId && this.profiles.find((p) => p.id === profileId)) || this.active;
     if (!profile) throw new Error(t("chat.noProfile"));
     return this.#targetOf(profile);
   }

@@ -16,7 +16,7 @@
  *   tree.js         the message tree: ConversationTree, branchPath
  *   exchange.js     export JSON/Markdown, import JSON (validated first, never overwrites)
  *   keys.js         in-memory keys, passphrase encryption (PBKDF2 + AES-GCM), redaction
- *   profiles.js     saved provider profiles
+ *   profiles.js     saved provider profiles;  assistants.js  assistants (presets a chat starts from)
  *   schema.js       database schema and upgrades
  *   locks.js        Web Locks; channel.js  BroadcastChannel between tabs
  *   persist.js      navigator.storage.persist(), asked once
@@ -45,6 +45,7 @@ export {
   PBKDF2_ITERATIONS,
 } from "./keys.js";
 export { Profiles, VENDORS } from "./profiles.js";
+export { Assistants, BUILTIN_ASSISTANTS, effectiveSettings, normalizeAssistant } from "./assistants.js";
 export { DB_NAME, SCHEMA_VERSION, MIGRATIONS, ROLES, STATUSES, openDatabase } from "./schema.js";
 export { requestPersistence } from "./persist.js";
 export { registerServiceWorker } from "./pwa.js";

@@ -22,6 +22,7 @@ export const PREFS = Object.freeze({
   trustedServers: "orizuru.trustedServers", // [server id] the user marked trusted
   imageHosts: "orizuru.imageHosts", // ["host[:port]"]: "Always load images from <host>"
   focusPanel: "orizuru.focusPanel", // "open" | "closed"
+  assistant: "orizuru.assistant", // the id of the assistant new chats start from (store/assistants.js)
 });
 
 function storage() {

@@ -4,13 +4,15 @@
  *   DB_NAME = "orizuru"; SCHEMA_VERSION = MIGRATIONS.length
  *   openDatabase({name, onError}) -> Promise<IDBPDatabase>   (an idb-wrapped connection)
  *
- * Object stores (version 2):
- *   conversations  keyPath "id"   {id, title, created, updated, current_leaf, deleted_at?}
+ * Object stores (version 3):
+ *   conversations  keyPath "id"   {id, title, created, updated, current_leaf, deleted_at?, assistant_id?,
+ *                                 overrides?} (the chat's own changes to its assistant's settings)
  *   messages       keyPath "id"   StoredMessage (see transcripts.js); index "by_conversation"
  *   deltas         autoIncrement  {message_id, conversation_id, event} one record per streamed
  *                                 event of a reply still being written; index "by_message"
  *   focus          keyPath "conversation_id"  {conversation_id, state}  (opaque focus-memory JSON)
  *   profiles       keyPath "id"   see profiles.js (encrypted key records only)
+ *   assistants     keyPath "id"   see assistants.js (the built-ins as the user edited them, and theirs)
  *   meta           out-of-line keys: small flags such as "persist_asked"
  *
  * Migrations run in order inside the single upgrade transaction IndexedDB gives us, so an upgrade
@@ -42,6 +44,10 @@ export const MIGRATIONS = Object.freeze([
     db.createObjectStore("focus", { keyPath: "conversation_id" });
     db.createObjectStore("profiles", { keyPath: "id" });
     db.createObjectStore("meta");
+  },
+  // 3: assistants (store/assistants.js)
+  (db) => {
+    db.createObjectStore("assistants", { keyPath: "id" });
   },
 ]);
 

@@ -36,6 +36,8 @@
  *   exportConversation(id, "json" | "markdown") -> Blob; exportAll("json" | "markdown") -> Blob
  *   importJSON(fileOrText) -> {imported, copied, skipped, conversation_ids}     see exchange.js
  *   profiles                                               saved provider profiles (profiles.js)
+ *   assistants                                             assistants (assistants.js)
+ *   setChatSettings(id, {assistant_id, overrides})          the chat's assistant and its own changes to it
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
  *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
  *   close()
@@ -52,6 +54,7 @@ import { ReplyWriter } from "./replies.js";
 import { planRepair } from "./repair.js";
 import { replayEvents, textOfParts } from "./reduce.js";
 import { exportConversations, importConversations } from "./exchange.js";
+import { Assistants } from "./assistants.js";
 import { Profiles } from "./profiles.js";
 import { isQuotaError, ROLES, STATUSES } from "./schema.js";
 
@@ -69,6 +72,7 @@ export class Store {
     this.unsaved = new Map(); // conversation id -> {conversation?, messages: Map} kept in memory only
     this.quotaReported = new Set(); // conversation ids
     this.profiles = new Profiles(db);
+    this.assistants = new Assistants(db);
   }
 
   // ------------------------------------------------------------ export / import (exchange.js)
@@ -115,6 +119,11 @@ export class Store {
 
   renameConversation(id, title) {
     return this._updateConversation(id, (c) => ({ ...c, title: String(title), updated: Date.now() }));
+  }
+
+  /** The chat's assistant and its own changes to that assistant's settings (assistants.js). */
+  setChatSettings(id, { assistant_id, overrides }) {
+    return this._updateConversation(id, (c) => ({ ...c, assistant_id, overrides }));
   }
 
   setCurrentLeaf(id, messageId) {

@@ -1,0 +1,237 @@
+/**
+ * The assistant a chat runs as, and the chat's own changes to it, above the message box.
+ *
+ *   const cs = new ChatSettings({store, element, notify, vendor: () => "openai" | null})
+ *   await cs.load()                      the assistants; the last one picked starts new chats
+ *   await cs.showFor(conversation|null)  the chat's assistant and overrides (a new chat: the picked assistant)
+ *   await cs.created(conversationId)     a new chat got its id: its assistant and overrides are stored with it
+ *   cs.effective()                       the next turn's settings (store/assistants.js effectiveSettings)
+ *
+ * "Assistant" picks the preset; "Chat settings" opens the fields ("System prompt", "Temperature", "Max
+ * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it). A field changed there
+ * changes this chat only; "Save to assistant" writes the fields into the assistant, "Save as new
+ * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON.
+ */
+
+import { EFFORTS, effectiveSettings } from "../store/assistants.js";
+import { PREFS, prefs } from "../store/prefs.js";
+import { download, h } from "./dom.js";
+import { t } from "./i18n.js";
+import { vendorInfo } from "./vendors.js";
+
+const FIELDS = ["system", "temperature", "max_tokens", "reasoning"];
+
+export class ChatSettings {
+  constructor({ store, element, notify, vendor = () => null }) {
+    Object.assign(this, { store, element, notify, vendor });
+    this.assistants = [];
+    this.assistantId = prefs.get(PREFS.assistant) ?? "builtin:general";
+    this.overrides = {};
+    this.conversationId = null;
+    this.picker = h("select", { id: "assistant-picker", onchange: () => this.#pick(this.picker.value) });
+    this.toggle = h("button", { type: "button", className: "chat-settings-toggle", "aria-expanded": "false",
+                                "aria-controls": "chat-settings", onclick: () => this.#open(this.panel.hidden) });
+    this.panel = h("div", { id: "chat-settings", className: "chat-settings", role: "group", hidden: true });
+    this.changed = h("span", { className: "chat-settings-changed hint", hidden: true });
+    this.bar = h("div", { className: "chat-settings-bar" },
+      h("label", { for: "assistant-picker", className: "assistant-label" }), this.picker, this.toggle, this.changed);
+    element.replaceChildren(this.bar, this.panel);
+    this.render();
+  }
+
+  async load() {
+    this.assistants = await this.store.assistants.list();
+    if (!this.assistants.some((a) => a.id === this.assistantId)) this.assistantId = this.assistants[0].id;
+    this.render();
+  }
+
+  async showFor(conversation) {
+    this.conversationId = conversation?.id ?? null;
+    if (conversation) {
+      this.assistantId = conversation.assistant_id ?? this.assistantId;
+      this.overrides = { ...(conversation.overrides ?? {}) };
+    } else {
+      this.assistantId = prefs.get(PREFS.assistant) ?? this.assistantId;
+      this.overrides = {};
+    }
+    if (this.assistants.length && !this.assistants.some((a) => a.id === this.assistantId)) {
+      this.assistantId = this.assistants[0].id;
+    }
+    this.render();
+  }
+
+  async created(conversationId) {
+    this.conversationId = conversationId;
+    await this.#persist();
+  }
+
+  get assistant() {
+    return this.assistants.find((a) => a.id === this.assistantId) ?? this.assistants[0] ?? null;
+  }
+
+  effective() {
+    return effectiveSettings(this.assistant, this.overrides);
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  render() {
+    this.bar.querySelector(".assistant-label").textContent = t("assistant.label");
+    this.picker.replaceChildren(...this.assistants.map((a) => h("option", { value: a.id }, a.name)));
+    this.picker.value = this.assistant?.id ?? "";
+    this.toggle.textContent = t("assistant.chatSettings");
+    const changed = Object.keys(this.overrides).length;
+    this.changed.hidden = !changed;
+    this.changed.textContent = t("assistant.changedHere");
+    if (!this.panel.hidden) this.#fillPanel();
+  }
+
+  #open(open) {
+    this.panel.hidden = !open;
+    this.toggle.setAttribute("aria-expanded", String(open));
+    if (open) this.#fillPanel();
+  }
+
+  #fillPanel() {
+    const s = this.effective();
+    const info = vendorInfo(this.vendor());
+    const field = (id, label, control, hint = null) =>
+      h("div", { className: "row" }, h("label", { for: id }, label), control, hint && h("p", { className: "hint" }, hint));
+    const onInput = (key, read) => (ev) => this.#override(key, read(ev.target));
+    const system = h("textarea", { id: "cs-system", rows: 4, oninput: onInput("system", (el) => el.value) });
+    system.value = s.system;
+    const temperature = h("input", { id: "cs-temperature", type: "number", min: 0, max: 2, step: 0.1,
+                                     placeholder: t("assistant.vendorDefault"),
+                                     disabled: info && info.temperature === false,
+                                     oninput: onInput("temperature", (el) => numberOrNull(el.value)) });
+    temperature.value = s.temperature ?? "";
+    const maxTokens = h("input", { id: "cs-max-tokens", type: "number", min: 1, step: 1,
+                                   placeholder: t("assistant.vendorDefault"),
+                                   oninput: onInput("max_tokens", (el) => numberOrNull(el.value)) });
+    maxTokens.value = s.max_tokens ?? "";
+    const rows = [
+      field("cs-system", t("assistant.system"), system),
+      field("cs-temperature", t("assistant.temperature"), temperature,
+            info && info.temperature === false ? t("assistant.noTemperature", { vendor: info.label }) : null),
+      field("cs-max-tokens", t("assistant.maxTokens"), maxTokens),
+    ];
+    if (info?.reasoning === "budget") {
+      const budget = h("input", { id: "cs-reasoning", type: "number", min: 1024, step: 1024, placeholder: t("assistant.off"),
+                                  oninput: onInput("reasoning", (el) => (el.value ? { budget_tokens: Number(el.value) } : null)) });
+      budget.value = s.reasoning?.budget_tokens ?? "";
+      rows.push(field("cs-reasoning", t("assistant.thinkingBudget"), budget));
+    } else if (info?.reasoning === "effort") {
+      const effort = h("select", { id: "cs-reasoning",
+                                   onchange: onInput("reasoning", (el) => (el.value ? { effort: el.value } : null)) },
+        h("option", { value: "" }, t("assistant.off")),
+        ...EFFORTS.map((e) => h("option", { value: e }, t(`assistant.effort.${e}`))));
+      effort.value = s.reasoning?.effort ?? "";
+      rows.push(field("cs-reasoning", t("assistant.reasoningEffort"), effort));
+    }
+    const actions = h("div", { className: "inline actions" },
+      h("button", { type: "button", onclick: () => this.#saveToAssistant() }, t("assistant.saveTo")),
+      h("button", { type: "button", onclick: () => this.#saveAsNew() }, t("assistant.saveAsNew")),
+      h("button", { type: "button", onclick: () => this.#reset() }, t("assistant.reset")),
+      h("button", { type: "button", onclick: () => this.#export() }, t("assistant.export")),
+      h("button", { type: "button", onclick: () => this.#chooseImport() }, t("assistant.import")),
+      this.assistant?.builtin ? null
+        : h("button", { type: "button", className: "danger", onclick: () => this.#delete() }, t("assistant.delete")));
+    this.panel.replaceChildren(...rows, actions);
+  }
+
+  // ------------------------------------------------------------------ changes
+
+  async #pick(id) {
+    this.assistantId = id;
+    prefs.set(PREFS.assistant, id); // new chats start from the assistant picked last
+    this.overrides = {};
+    await this.#persist();
+    this.render();
+  }
+
+  #override(key, value) {
+    if (JSON.stringify(value) === JSON.stringify(this.assistant?.[key] ?? null)) delete this.overrides[key];
+    else this.overrides[key] = value;
+    this.changed.hidden = !Object.keys(this.overrides).length;
+    this.#persist().catch((err) => this.notify(err.message, { error: true }));
+  }
+
+  async #persist() {
+    if (!this.conversationId) return;
+    await this.store.setChatSettings(this.conversationId, { assistant_id: this.assistantId, overrides: { ...this.overrides } });
+  }
+
+  async #saveToAssistant() {
+    await this.#save({ ...this.assistant, ...this.#fields() });
+  }
+
+  async #saveAsNew() {
+    const name = window.prompt(t("assistant.newName"), `${this.assistant?.name ?? ""} 2`);
+    if (!name) return;
+    const { id: _id, builtin: _b, ...rest } = this.assistant ?? {};
+    await this.#save({ ...rest, ...this.#fields(), name });
+  }
+
+  async #save(fields) {
+    try {
+      const saved = await this.store.assistants.save(fields);
+      this.assistants = await this.store.assistants.list();
+      this.assistantId = saved.id;
+      prefs.set(PREFS.assistant, saved.id);
+      this.overrides = {};
+      await this.#persist();
+      this.render();
+      this.notify(t("assistant.saved", { name: saved.name }));
+    } catch (err) {
+      this.notify(err.message, { error: true });
+    }
+  }
+
+  #fields() {
+    const s = this.effective();
+    return Object.fromEntries(FIELDS.map((key) => [key, s[key]]));
+  }
+
+  async #reset() {
+    this.overrides = {};
+    await this.#persist();
+    this.render();
+  }
+
+  async #delete() {
+    const doomed = this.assistant;
+    if (!doomed || doomed.builtin || !window.confirm(t("assistant.confirmDelete", { name: doomed.name }))) return;
+    await this.store.assistants.delete(doomed.id);
+    this.assistants = await this.store.assistants.list();
+    this.assistantId = this.assistants[0].id;
+    prefs.set(PREFS.assistant, this.assistantId);
+    await this.#persist();
+    this.render();
+  }
+
+  async #export() {
+    download(new Blob([await this.store.assistants.exportJSON()], { type: "application/json" }), "orizuru-assistants.json");
+  }
+
+  #chooseImport() {
+    const input = h("input", { type: "file", accept: "application/json,.json", hidden: true });
+    input.addEventListener("change", async () => {
+      try {
+        const { imported } = await this.store.assistants.importJSON(await input.files[0].text());
+        this.assistants = await this.store.assistants.list();
+        this.render();
+        this.notify(t("assistant.imported", { count: imported }));
+      } catch (err) {
+        this.notify(t("assistant.importFailed", { message: err.message }), { error: true, timeout: 0 });
+      } finally {
+        input.remove();
+      }
+    });
+    document.body.append(input);
+    input.click();
+  }
+}
+
+function numberOrNull(value) {
+  return value === "" ? null : Number(value);
+}

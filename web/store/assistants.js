@@ -1,0 +1,167 @@
+/**
+ * Assistants: named presets a chat starts from (IndexedDB store "assistants"), and what a chat changes
+ * of its assistant for itself (kept on the conversation record, never on the assistant).
+ *
+ *   const assistants = new Assistants(db)          (a Store has one: store.assistants)
+ *   assistants.list() -> [Assistant]               the built-ins first (as the user edited them), then theirs
+ *   assistants.get(id) -> Assistant | undefined
+ *   assistants.save(fields) -> Assistant           checked by normalizeAssistant (an Error names the field)
+ *   assistants.delete(id)                          a built-in goes back to how it shipped
+ *   assistants.exportJSON() -> string              {format: "orizuru.assistants", version: 1, assistants}
+ *   assistants.importJSON(text) -> {imported}      all checked first; an id already here is replaced
+ *   effectiveSettings(assistant, overrides) -> the settings of the next turn (overrides win, field by field)
+ *
+ *   Assistant = {id, name, system, profile_id, model, temperature, max_tokens, reasoning, tools, limits,
+ *                focus, builtin?, updated}
+ *     profile_id, model    null: the profile and model chosen in the top bar
+ *     temperature          0..2 or null (the vendor's default); not sent to a vendor that takes none
+ *     max_tokens           the reply's limit, or null
+ *     reasoning            null | {effort: "low"|"medium"|"high"} | {budget_tokens: >= 1024}; sent as the
+ *                          vendor takes it (the adapter declares effort or budget: contract.js VENDORS)
+ *     tools                {mcp: "all" | [server id], python: boolean}: what the assistant may use of what
+ *                          the Tools panel allows
+ *     limits               {max_steps: int | null, token_budget: int | null} for the tool loop
+ *     focus                true / false: focus memory on or off for its chats; null: the chat's own switch
+ */
+
+export const ASSISTANTS_FORMAT = "orizuru.assistants";
+export const EFFORTS = Object.freeze(["low", "medium", "high"]);
+
+const DEFAULTS = Object.freeze({
+  system: "", profile_id: null, model: null, temperature: null, max_tokens: null, reasoning: null,
+  tools: Object.freeze({ mcp: "all", python: true }), limits: Object.freeze({ max_steps: null, token_budget: null }),
+  focus: null,
+});
+
+/** A few useful ones to start from; editing one keeps the edit under the same id. */
+export const BUILTIN_ASSISTANTS = Object.freeze([
+  { id: "builtin:general", name: "General" },
+  { id: "builtin:concise", name: "Concise",
+    system: "Answer in as few words as the question allows. No preamble, no summary at the end." },
+  { id: "builtin:code", name: "Code helper", temperature: 0.2,
+    system: "You are a careful senior software engineer. Answer with working code first, then only the " +
+      "explanation that is needed. Say which language and versions you assume." },
+  { id: "builtin:translator", name: "Translator", temperature: 0.3, tools: { mcp: [], python: false },
+    system: "Translate the user's text. Into English when it is in another language, otherwise into Japanese. " +
+      "Keep the meaning, tone and formatting; add nothing." },
+].map((a) => normalizeAssistant({ ...a, builtin: true, updated: 0 })));
+
+const BUILTIN_IDS = new Set(BUILTIN_ASSISTANTS.map((a) => a.id));
+
+export class Assistants {
+  constructor(db) {
+    this.db = db;
+  }
+
+  async list() {
+    const stored = new Map((await this.db.getAll("assistants")).map((a) => [a.id, a]));
+    const builtins = BUILTIN_ASSISTANTS.map((a) => stored.get(a.id) ?? a);
+    const own = [...stored.values()].filter((a) => !BUILTIN_IDS.has(a.id)).sort((a, b) => a.name.localeCompare(b.name));
+    return [...builtins, ...own];
+  }
+
+  async get(id) {
+    return (await this.db.get("assistants", id)) ?? BUILTIN_ASSISTANTS.find((a) => a.id === id);
+  }
+
+  async save(fields) {
+    const assistant = normalizeAssistant({ id: crypto.randomUUID(), ...fields, builtin: BUILTIN_IDS.has(fields.id),
+                                           updated: Date.now() });
+    await this.db.put("assistants", assistant);
+    return assistant;
+  }
+
+  delete(id) {
+    return this.db.delete("assistants", id);
+  }
+
+  async exportJSON() {
+    const assistants = (await this.list()).map(({ builtin: _b, updated: _u, ...a }) => a);
+    return JSON.stringify({ format: ASSISTANTS_FORMAT, version: 1, assistants }, null, 1);
+  }
+
+  async importJSON(text) {
+    let data;
+    try {
+      data = JSON.parse(text);
+    } catch (err) {
+      throw new Error(`this file is not JSON (${err.message}); choose a file exported from Assistants`, { cause: err });
+    }
+    if (data?.format !== ASSISTANTS_FORMAT || !Array.isArray(data.assistants)) {
+      throw new Error(`this is not an assistants export: expected {"format": "${ASSISTANTS_FORMAT}", "assistants": [...]}`);
+    }
+    const checked = data.assistants.map((a, i) => {
+      try {
+        return normalizeAssistant({ ...a, id: typeof a?.id === "string" && a.id ? a.id : crypto.randomUUID() });
+      } catch (err) {
+        throw new Error(`assistants[${i}]: ${err.message}`, { cause: err });
+      }
+    });
+    const now = Date.now();
+    const tx = this.db.transaction("assistants", "readwrite");
+    await Promise.all([...checked.map((a) => tx.store.put({ ...a, builtin: BUILTIN_IDS.has(a.id), updated: now })),
+                       tx.done]);
+    return { imported: checked.length };
+  }
+}
+
+/** An assistant with every field present and checked; an Error names the first bad field. */
+export function normalizeAssistant(input) {
+  const a = { ...DEFAULTS, ...input };
+  if (typeof a.name !== "string" || !a.name.trim()) throw new Error("name: an assistant needs a name");
+  if (typeof a.system !== "string") throw new Error("system: the system prompt must be text");
+  for (const key of ["profile_id", "model"]) {
+    if (a[key] !== null && typeof a[key] !== "string") throw new Error(`${key}: must be text or null`);
+  }
+  return {
+    id: String(a.id), name: a.name.trim(), system: a.system, profile_id: a.profile_id || null, model: a.model || null,
+    temperature: number(a.temperature, "temperature", 0, 2),
+    max_tokens: integer(a.max_tokens, "max_tokens", 1),
+    reasoning: reasoning(a.reasoning),
+    tools: tools(a.tools),
+    limits: { max_steps: integer(a.limits?.max_steps, "limits.max_steps", 1),
+              token_budget: integer(a.limits?.token_budget, "limits.token_budget", 1) },
+    focus: a.focus === null || a.focus === undefined ? null : Boolean(a.focus),
+    builtin: Boolean(a.builtin),
+    updated: Number(a.updated) || 0,
+  };
+}
+
+/** The settings of the next turn: the assistant's, each field replaced by the chat's own where it has one. */
+export function effectiveSettings(assistant, overrides = {}) {
+  const base = assistant ?? BUILTIN_ASSISTANTS[0];
+  const out = { ...base };
+  for (const [key, value] of Object.entries(overrides ?? {})) if (key in DEFAULTS && value !== undefined) out[key] = value;
+  return out;
+}
+
+function number(value, field, min, max) {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${field}: must be a number from ${min} to ${max}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function integer(value, field, min) {
+  if (value === null || value === undefined || value === "") return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${field}: must be a whole number of at least ${min}, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function reasoning(value) {
+  if (value === null || value === undefined || value === "") return null;
+  if (value.effort !== undefined && value.effort !== null) {
+    if (!EFFORTS.includes(value.effort)) throw new Error(`reasoning.effort: must be one of ${EFFORTS.join(", ")}`);
+    return { effort: value.effort };
+  }
+  return { budget_tokens: integer(value.budget_tokens, "reasoning.budget_tokens", 1024) };
+}
+
+function tools(value) {
+  const mcp = value?.mcp ?? "all";
+  if (mcp !== "all" && !(Array.isArray(mcp) && mcp.every((id) => typeof id === "string"))) {
+    throw new Error('tools.mcp: "all" or a list of MCP server ids');
+  }
+  return { mcp: mcp === "all" ? "all" : [...mcp], python: value?.python === undefined || value.python === null || Boolean(value.python) };
+}
