@@ -22,6 +22,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_serializer, field_validator
 
+from pycore.exceptions import UnsupportedContentError
+
 Vendor = Literal["openai", "openai-responses", "anthropic", "gemini", "ollama", "fake"]
 FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "refusal", "error", "other"]
 
@@ -57,6 +59,40 @@ class ImagePart(_Model):
         return base64.b64encode(self.data).decode("ascii")
 
 
+class DocumentPart(_Model):
+    """A file the user attached, labelled with its name. ``text`` is what it says (a text file's content, the
+    text extracted from a PDF); ``data`` its bytes, kept where a vendor reads that type of file itself (PDF).
+    Each adapter sends the bytes to a vendor that reads the type natively, otherwise the text under the
+    file's name, so a conversation with documents continues on any vendor."""
+
+    type: Literal["document"] = "document"
+    name: str
+    mime_type: str
+    text: str | None = None
+    data: bytes | None = None
+
+    @field_validator("data", mode="before")
+    @classmethod
+    def _from_base64(cls, value: Any) -> Any:
+        return base64.b64decode(value) if isinstance(value, str) else value
+
+    @field_serializer("data", when_used="json")
+    def _to_base64(self, value: bytes | None) -> str | None:
+        return None if value is None else base64.b64encode(value).decode("ascii")
+
+    def base64(self) -> str:
+        return base64.b64encode(self.data or b"").decode("ascii")
+
+    def labelled_text(self) -> str:
+        """The text under the file's name, for a vendor that does not read this type itself."""
+        if self.text is None:
+            raise UnsupportedContentError(
+                f"{self.name} ({self.mime_type}) has no readable text, and this vendor does not read the file itself: "
+                "send it to a vendor that reads PDF (OpenAI, Anthropic, Gemini) or attach it as text")
+        name = self.name.replace('"', "'")
+        return f'<file name="{name}" type="{self.mime_type}">\n{self.text}\n</file>'
+
+
 class ReasoningPart(_Model):
     type: Literal["reasoning"] = "reasoning"
     text: str = ""
@@ -88,7 +124,8 @@ class ToolResultPart(_Model):
     is_error: bool = False
 
 
-Part = Annotated[TextPart | ImagePart | ReasoningPart | ToolCallPart | ToolResultPart, Field(discriminator="type")]
+Part = Annotated[TextPart | ImagePart | DocumentPart | ReasoningPart | ToolCallPart | ToolResultPart,
+                 Field(discriminator="type")]
 
 
 class Message(_Model):

@@ -29,6 +29,7 @@ export const LOOP_EVENT_TYPES = Object.freeze([
 export const PART_TYPES = Object.freeze([
   "text",
   "image",
+  "document",
   "reasoning",
   "tool_call",
   "tool_result",

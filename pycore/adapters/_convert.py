@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pycore.messages import ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
+from pycore.messages import DocumentPart, ImagePart, Message, TextPart, ToolCallPart, ToolResultPart
+
+PDF = "application/pdf"
 
 
 def tool_names(messages: list[Message]) -> dict[str, str]:
@@ -24,5 +26,10 @@ def result_images(part: ToolResultPart) -> list[ImagePart]:
     return [c for c in part.content if isinstance(c, ImagePart)]
 
 
-def data_url(image: ImagePart) -> str:
-    return f"data:{image.mime_type};base64,{image.base64()}"
+def data_url(item: ImagePart | DocumentPart) -> str:
+    return f"data:{item.mime_type};base64,{item.base64()}"
+
+
+def is_pdf(part: DocumentPart) -> bool:
+    """A PDF whose bytes were kept: the vendors that read PDF get the file itself."""
+    return part.mime_type == PDF and part.data is not None

@@ -18,11 +18,13 @@ from typing import Any, assert_never
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from, sse_json
+from pycore.adapters._convert import is_pdf
 from pycore.decoders import SSEEvent
 from pycore.http import Request
 from pycore.http.retry import ANTHROPIC_POLICY
 from pycore.messages import (
     ChatRequest,
+    DocumentPart,
     Event,
     FinishReason,
     ImagePart,
@@ -168,6 +170,10 @@ def _user_blocks(message: Message) -> list[dict[str, Any]]:
                 blocks.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             blocks.append(_image(part))
+        elif isinstance(part, DocumentPart):
+            blocks.append({"type": "document", "title": part.name,
+                           "source": {"type": "base64", "media_type": part.mime_type, "data": part.base64()}}
+                          if is_pdf(part) else {"type": "text", "text": part.labelled_text()})
         elif isinstance(part, ToolResultPart):
             content = [
                 _image(c) if isinstance(c, ImagePart) else {"type": "text", "text": c.text} for c in part.content
@@ -199,7 +205,7 @@ def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
             blocks.append({"type": "tool_use", "id": safe_id(part.id), "name": part.name, "input": part.arguments})
         elif isinstance(part, ReasoningPart):
             blocks += _thinking(part)
-        elif isinstance(part, ImagePart | ToolResultPart):
+        elif isinstance(part, ImagePart | DocumentPart | ToolResultPart):
             continue
         else:
             assert_never(part)

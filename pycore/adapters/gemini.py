@@ -17,11 +17,12 @@ from urllib.parse import quote
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
-from pycore.adapters._convert import tool_names
+from pycore.adapters._convert import is_pdf, tool_names
 from pycore.adapters._gemini_schema import clean_schema
 from pycore.http import Request
 from pycore.messages import (
     ChatRequest,
+    DocumentPart,
     Event,
     FinishReason,
     ImagePart,
@@ -172,6 +173,11 @@ def _to_parts(part: Part, names: dict[str, str]) -> list[dict[str, Any]]:
         return [_signed({"text": part.text}, part.vendor, part.provider_details)] if part.text else []
     if isinstance(part, ImagePart):
         return [{"inlineData": {"mimeType": part.mime_type, "data": part.base64()}}]
+    if isinstance(part, DocumentPart):  # a PDF itself, under its name; any other file as its text
+        if is_pdf(part):
+            return [{"text": f"Attached file: {part.name}"},
+                    {"inlineData": {"mimeType": part.mime_type, "data": part.base64()}}]
+        return [{"text": part.labelled_text()}]
     if isinstance(part, ToolCallPart):
         call = {"functionCall": {"name": part.name, "args": part.arguments}}
         return [_signed(call, part.vendor, part.provider_details)]

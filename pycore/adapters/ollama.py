@@ -26,6 +26,7 @@ from pycore.exceptions import APIConnectionError, APIStatusError
 from pycore.http import Request, page_origin
 from pycore.messages import (
     ChatRequest,
+    DocumentPart,
     Event,
     FinishReason,
     ImagePart,
@@ -118,6 +119,8 @@ def _user(message: Message, names: dict[str, str]) -> list[dict[str, Any]]:
             texts.append(part.text)
         elif isinstance(part, ImagePart):
             images.append(part.base64())
+        elif isinstance(part, DocumentPart):  # Ollama reads no files: the text, under the file's name
+            texts.append(part.labelled_text())
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue
         else:

@@ -16,12 +16,13 @@ from urllib.parse import urlsplit
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, VendorAlias, drop_none, finish_from, sse_json
-from pycore.adapters._convert import data_url, result_images, result_text
+from pycore.adapters._convert import data_url, is_pdf, result_images, result_text
 from pycore.decoders import SSEEvent
 from pycore.http import Request
 from pycore.http.retry import OPENAI_POLICY
 from pycore.messages import (
     ChatRequest,
+    DocumentPart,
     Event,
     FinishReason,
     ImagePart,
@@ -119,14 +120,15 @@ def tool_param(tool: Tool) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def messages_param(request: ChatRequest) -> list[dict[str, Any]]:
+def messages_param(request: ChatRequest, *, files: bool = True) -> list[dict[str, Any]]:
+    """``files``: the server reads PDF file parts (OpenAI's does; compatible servers get the text)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
     for message in request.messages:
-        out += _assistant(message) if message.role == "assistant" else _user(message)
+        out += _assistant(message) if message.role == "assistant" else _user(message, files)
     return out
 
 
-def _user(message: Message) -> list[dict[str, Any]]:
+def _user(message: Message, files: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     content: list[dict[str, Any]] = []
     for part in message.parts:
@@ -140,6 +142,9 @@ def _user(message: Message) -> list[dict[str, Any]]:
             content.append({"type": "text", "text": part.text})
         elif isinstance(part, ImagePart):
             content.append(_image(part))
+        elif isinstance(part, DocumentPart):
+            content.append({"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}}
+                           if files and is_pdf(part) else {"type": "text", "text": part.labelled_text()})
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue  # not user content; nothing to send
         else:
@@ -199,7 +204,7 @@ class OpenAIChatAdapter(Adapter):
         max_tokens = "max_completion_tokens" if self._is_openai() else "max_tokens"
         return {
             "model": request.model,
-            "messages": messages_param(request),
+            "messages": messages_param(request, files=self._is_openai()),
             "temperature": request.temperature,
             max_tokens: request.max_tokens,
             "reasoning_effort": request.reasoning.as_effort() if request.reasoning else None,

@@ -13,12 +13,13 @@ from typing import Any, assert_never, cast
 
 from pycore._parts import PartsManager
 from pycore.adapters._base import StreamParser, drop_none, sse_json
-from pycore.adapters._convert import data_url, result_images, result_text
+from pycore.adapters._convert import data_url, is_pdf, result_images, result_text
 from pycore.adapters.openai import OpenAIChatAdapter, error_fields
 from pycore.decoders import SSEEvent
 from pycore.exceptions import StreamFormatError
 from pycore.messages import (
     ChatRequest,
+    DocumentPart,
     Event,
     FinishReason,
     ImagePart,
@@ -186,6 +187,9 @@ def _user(message: Message) -> list[dict[str, Any]]:
             content.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ImagePart):
             content.append(_image(part))
+        elif isinstance(part, DocumentPart):
+            content.append({"type": "input_file", "filename": part.name, "file_data": data_url(part)} if is_pdf(part)
+                           else {"type": "input_text", "text": part.labelled_text()})
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue
         else:
@@ -214,7 +218,7 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
             )
         elif isinstance(part, ReasoningPart):
             items += _reasoning(part)
-        elif isinstance(part, ImagePart | ToolResultPart):
+        elif isinstance(part, ImagePart | DocumentPart | ToolResultPart):
             continue  # an assistant turn cannot carry these here
         else:
             assert_never(part)

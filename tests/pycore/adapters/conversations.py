@@ -10,6 +10,7 @@ from vendor_fixtures import VENDORS_DIR
 
 from pycore.messages import (
     ChatRequest,
+    DocumentPart,
     ImagePart,
     Message,
     NamedToolChoice,
@@ -98,6 +99,23 @@ def assistant(effort: bool) -> ChatRequest:
     )
 
 
+DOCUMENTS = VENDORS_DIR.parent / "documents"
+
+
+def documents() -> ChatRequest:
+    """A CSV (its text, under its name) and a PDF (its bytes and the text a PDF reader extracted) in one turn."""
+    csv = (DOCUMENTS / "sales.csv").read_text("utf-8")
+    return ChatRequest(
+        model="some-model",
+        messages=[Message(role="user", parts=[
+            TextPart(text="Which city sold most, and does the report agree?"),
+            DocumentPart(name="sales.csv", mime_type="text/csv", text=csv),
+            DocumentPart(name="report.pdf", mime_type="application/pdf", data=(DOCUMENTS / "sample.pdf").read_bytes(),
+                         text="Quarterly sales report\nTotal revenue: 4,210 units in Q3"),
+        ])],
+    )
+
+
 def images() -> ChatRequest:
     image = ImagePart(data=PNG, mime_type="image/png")
     return ChatRequest(
@@ -147,6 +165,7 @@ def tool_error() -> ChatRequest:
 
 def all_conversations() -> dict[str, ChatRequest]:
     out = {"text": text(), "assistant-effort": assistant(True), "assistant-budget": assistant(False),
-           "images": images(), "parallel-tool-calls": parallel_tool_calls(), "tool-error": tool_error()}
+           "images": images(), "documents": documents(), "parallel-tool-calls": parallel_tool_calls(),
+           "tool-error": tool_error()}
     out.update({f"from-{name}": transcript(name) for name in TRANSCRIPTS})
     return out

@@ -148,3 +148,23 @@ def test_a_thinking_budget_above_the_output_limit_names_both_and_what_to_do() ->
 def build_body(request: Any) -> dict[str, Any]:
     body: dict[str, Any] = json.loads(get_adapter("anthropic", api_key=KEY).build_request(request).body or b"null")
     return body
+
+
+def test_a_pdf_goes_as_a_file_to_openai_and_as_its_text_to_a_compatible_server() -> None:
+    request = CONVERSATIONS["documents"]
+    compatible = get_adapter("openai", api_key=KEY, base_url="http://127.0.0.1:8000/v1").build_request(request)
+    content = json.loads(compatible.body or b"null")["messages"][0]["content"]
+    assert [c["type"] for c in content] == ["text", "text", "text"]
+    assert content[2]["text"].startswith('<file name="report.pdf" type="application/pdf">\nQuarterly sales report')
+    assert build("openai", "documents")["body"]["messages"][0]["content"][2]["type"] == "file"
+
+
+def test_a_pdf_without_text_says_which_vendors_read_it_where_it_cannot_go() -> None:
+    from pycore.exceptions import UnsupportedContentError
+    from pycore.messages import DocumentPart, Message
+
+    scan = DocumentPart(name="scan.pdf", mime_type="application/pdf", data=b"%PDF-1.4 no text layer")
+    request = CONVERSATIONS["text"].model_copy(update={"messages": [Message(role="user", parts=[scan])]})
+    assert get_adapter("anthropic", api_key=KEY).build_request(request)  # read by the vendor itself
+    with pytest.raises(UnsupportedContentError, match=r"scan.pdf \(application/pdf\) has no readable text.*Anthropic"):
+        get_adapter("ollama").build_request(request)
