@@ -281,9 +281,12 @@ def hashed_copy(src: Path, dest_root: Path, rel_dir: str) -> str:
 def bundle_web(out: Path) -> dict[str, str]:
     """Bundle web/ with esbuild into content-hashed files; return {entry name: relative URL}."""
     meta = out / "meta.json"
-    entries = [WEB / "main.js", WEB / "worker.js", WEB / "styles.css", WEB / "client" / "orizuru.js"]
-    run([NODE_MODULES / ".bin" / "esbuild", *entries, "--bundle", "--format=esm", "--target=es2022",
-         "--minify", "--sourcemap", "--entry-names=[name]-[hash]", "--outdir=" + str(out / "assets"),
+    entries = [WEB / "main.js", WEB / "worker.js", WEB / "styles.css", WEB / "client" / "orizuru.js",
+               WEB / "files" / "pdf_worker.js"]
+    # --splitting: what the page imports only on first use (pdf.js...) becomes a chunk fetched then.
+    run([NODE_MODULES / ".bin" / "esbuild", *entries, "--bundle", "--format=esm", "--target=es2022", "--splitting",
+         "--minify", "--sourcemap", "--entry-names=[name]-[hash]", "--chunk-names=chunks/[name]-[hash]",
+         "--outdir=" + str(out / "assets"),
          "--metafile=" + str(meta), "--log-level=warning"],
         hint="esbuild names the file and line in web/ above; fix it and rerun")
     outputs = json.loads(meta.read_text())["outputs"]
@@ -329,7 +332,8 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
         pycore_wheel = build_pycore_wheel(Path(tmp))
         wheels = [hashed_copy(w, out, "wheels") for w in [*app_wheels, pycore_wheel]]
     assets = bundle_web(out)
-    boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"]}
+    boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"],
+            "pdfWorker": assets["pdf_worker"]}
     html = (WEB / "index.html").read_text()
     html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])
             .replace("{{boot}}", json.dumps(boot).replace("<", "\\u003c")))

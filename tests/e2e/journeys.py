@@ -75,7 +75,7 @@ def wait_idle(page: Page) -> None:
 
 
 def choose_file(page: Page, button: str, path: Path) -> None:
-    """Click ``button`` and pick ``path`` in the file chooser it opens, as a user does (Import, Attach image)."""
+    """Click ``button`` and pick ``path`` in the file chooser it opens, as a user does (Import, Attach)."""
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name=button, exact=True).click()
     chooser.value.set_files(path)

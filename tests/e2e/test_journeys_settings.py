@@ -121,7 +121,7 @@ def test_an_attached_image_goes_to_the_vendor_as_base64(browser: Browser, site_u
     image.write_bytes(PNG)
     page = open_app(browser, site_url)
     configure(page, vendor="openai", base=vendor.url, key="sk-img", model="gpt-4o-mini")
-    choose_file(page, "Attach image", image)
+    choose_file(page, "Attach", image)
     expect(page.get_by_role("button", name="Remove dot.png")).to_be_visible()
     send(page, "What is in this image?")
     expect(page.locator(".transcript li.msg.user img.thumb")).to_have_count(1)

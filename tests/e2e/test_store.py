@@ -390,7 +390,8 @@ def test_an_old_tab_lets_go_when_a_newer_schema_arrives(browser: Browser, store_
     assert [e["kind"] for e in js(old, "return window.oldErrors;")] == ["versionchange"]
     assert js(new, "return window.storeErrors;") == []  # never blocked: the old tab closed at once
     assert js(new, "return (await store.listConversations()).map(c => c.title);") == ["from v1"]
-    assert js(new, "return store.db.version;") == 2
+    assert js(new, "return [store.db.version, s.SCHEMA_VERSION];") == [3, 3]  # v3 added assistants
+    assert js(new, "return (await store.assistants.list()).map(a => a.name)[0];") == "General"
     context.close()
 
 

@@ -4,7 +4,7 @@
  *   const chat = new Chat({core, coreReady, store, transcript, images, provider, tools, follow, onChange, notify})
  *   await chat.open(conversationId) | chat.newChat()
  *   await chat.send(text, images, extraParts)   user message stored, THEN chat.run; every event to the store
- *                                        (extraParts: e.g. an attached MCP resource's parts)
+ *                                        (extraParts: attached documents, an MCP resource's parts)
  *   chat.stop()                           cancels the running call (WorkerClient.cancel)
  *   chat.running                          a turn is in progress
  *
@@ -164,6 +164,7 @@ export class Chat {
     const field = h("textarea", { className: "edit-field", "aria-label": t("chat.editField"), rows: 3 });
     field.value = textOf(view.msg);
     const images = view.msg.parts.filter((p) => p.type === "image");
+    const documents = view.msg.parts.filter((p) => p.type === "document"); // kept: the edit is of the words
     const form = h("form", { className: "edit-form" }, field,
       h("div", { className: "actions" },
         h("button", { type: "submit" }, t("chat.resend")),
@@ -171,7 +172,7 @@ export class Chat {
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const text = field.value.trim();
-      if (text) this.#run({ parentId: view.msg.parent_id ?? null, userParts: userParts(text, images) });
+      if (text) this.#run({ parentId: view.msg.parent_id ?? null, userParts: [...userParts(text, images), ...documents] });
     });
     field.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
@@ -497,7 +498,7 @@ function runSettings(settings, tools) {
 }
 
 function titleFrom(parts) {
-  const text = parts.find((p) => p.type === "text")?.text ?? "";
+  const text = parts.find((p) => p.type === "text")?.text ?? parts.find((p) => p.type === "document")?.name ?? "";
   const line = text.split("\n", 1)[0].trim();
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || t("nav.untitled");
 }

@@ -1,6 +1,7 @@
 /**
  * The message box and its keys: Enter sends, Shift+Enter is a new line, Esc stops the reply,
- * Ctrl/Cmd+K starts a new chat; Send / Stop buttons; images attached as base64 (ImagePart).
+ * Ctrl/Cmd+K starts a new chat; Send / Stop buttons; "Attach" takes images (image parts) and files: text,
+ * code, CSV, JSON, Markdown and PDF become document parts labelled with their name (files/read.js).
  *
  *   const composer = new Composer({chat, notify, onNewChat, prompts, getPrompt})
  *   composer.setRunning(bool)     Stop shown while a reply runs
@@ -12,10 +13,9 @@
  * to read and send.
  */
 
-import { fileToBase64, h } from "./dom.js";
+import { readAttachment } from "../files/read.js";
+import { h } from "./dom.js";
 import { t } from "./i18n.js";
-
-const MAX_IMAGE_BYTES = 20 * 1024 * 1024;
 
 export class Composer {
   constructor({ chat, notify, onNewChat, prompts = () => [], getPrompt = null }) {
@@ -27,6 +27,7 @@ export class Composer {
     this.attachments = document.getElementById("attachments");
     this.fileInput = document.getElementById("attach-file");
     this.images = []; // {name, data (base64), mime_type}
+    this.documents = []; // document parts (files/read.js): text files and PDFs
     this.resources = []; // {name, uri, parts}
     this.menu = document.getElementById("slash-menu");
     this.box.addEventListener("input", () => this.#slashMenu());
@@ -66,15 +67,16 @@ export class Composer {
   }
 
   async submit() {
-    const empty = () => !this.box.value.trim() && !this.images.length && !this.resources.length;
+    const empty = () => !this.box.value.trim() && !this.images.length && !this.documents.length && !this.resources.length;
     if (empty() || this.chat.running) return;
     // No provider, or no key in this tab: said so, or the key asked for; what was typed stays meanwhile.
     if (!(await this.chat.ready()) || empty() || this.chat.running) return;
     const text = this.box.value.trim();
     const images = this.images;
-    const extra = this.resources.flatMap((r) => r.parts);
+    const extra = [...this.documents, ...this.resources.flatMap((r) => r.parts)];
     this.box.value = "";
     this.images = [];
+    this.documents = [];
     this.resources = [];
     this.#closeMenu();
     this.#drawAttachments();
@@ -155,16 +157,18 @@ export class Composer {
   }
 
   async #addFiles(input) {
-    for (const file of [...(input.files ?? [])]) {
-      if (!file.type.startsWith("image/")) continue;
-      if (file.size > MAX_IMAGE_BYTES) {
-        this.notify(`${file.name}: larger than 20 MB`, { error: true });
-        continue;
-      }
-      this.images.push({ name: file.name, mime_type: file.type, data: await fileToBase64(file) });
-    }
+    const files = [...(input.files ?? [])];
     input.value = "";
-    this.#drawAttachments();
+    for (const file of files) {
+      try {
+        const part = await readAttachment(file);
+        if (part.type === "image") this.images.push({ name: file.name, mime_type: part.mime_type, data: part.data });
+        else this.documents.push(part);
+      } catch (err) {
+        this.notify(err.message, { error: true, timeout: 0 }); // the others are still attached
+      }
+      this.#drawAttachments();
+    }
   }
 
   #drawAttachments() {
@@ -175,7 +179,15 @@ export class Composer {
                       this.resources.splice(i, 1);
                       this.#drawAttachments();
                     } }, "×")));
-    this.attachments.replaceChildren(...resources, ...this.images.map((img, i) => h("span", { className: "attachment" },
+    const documents = this.documents.map((doc, i) => h("span", { className: "attachment document",
+                                                               title: doc.text === undefined ? t("chat.pdfTextOnly") : doc.mime_type },
+      h("span", {}, `📄 ${doc.name}`),
+      h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: doc.name }),
+                    onclick: () => {
+                      this.documents.splice(i, 1);
+                      this.#drawAttachments();
+                    } }, "×")));
+    this.attachments.replaceChildren(...resources, ...documents, ...this.images.map((img, i) => h("span", { className: "attachment" },
       h("img", { src: `data:${img.mime_type};base64,${img.data}`, alt: img.name }),
       h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: img.name }),
                     onclick: () => {

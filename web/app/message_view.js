@@ -44,8 +44,11 @@ export class MessageView {
     this.body = h("div", { className: "content" }, textOf(msg));
     const images = msg.parts.filter((p) => p.type === "image");
     const thumbs = images.map((p) => h("img", { className: "thumb", alt: "", src: `data:${p.mime_type};base64,${p.data}` }));
+    const files = msg.parts.filter((p) => p.type === "document").map((p) =>
+      h("li", { className: "file", title: p.text === undefined ? t("chat.pdfTextOnly") : p.mime_type }, `📄 ${p.name}`));
     this.el.append(this.body);
     if (thumbs.length) this.el.append(h("div", { className: "thumbs" }, thumbs));
+    if (files.length) this.el.append(h("ul", { className: "files", "aria-label": t("chat.attachedFiles") }, files));
     if (this.actions.edit) {
       this.el.append(h("div", { className: "actions" },
         h("button", { type: "button", className: "edit", onclick: () => this.actions.edit(this) }, t("chat.edit"))));

@@ -111,6 +111,8 @@ function partMarkdown(part) {
     }
     case "image":
       return `_[image: ${part.mime_type}]_`;
+    case "document":
+      return `_[file: ${part.name} (${part.mime_type})]_`;
     default:
       return `_[${part.type}]_`;
   }
@@ -189,6 +191,13 @@ function validatePart(p, at, bad) {
   if (p.type === "image") {
     need("data", (v) => typeof v === "string" && /^[A-Za-z0-9+/=_-]*$/.test(v), "base64 text");
     need("mime_type", (v) => typeof v === "string" && /^image\/[\w.+-]+$/.test(v), "an image media type");
+  }
+  if (p.type === "document") {
+    need("name", nonEmptyString, "a file name");
+    need("mime_type", (v) => typeof v === "string" && /^[\w.+-]+\/[\w.+-]+$/.test(v), "a media type");
+    if (p.text !== undefined) need("text", (v) => typeof v === "string", "a string");
+    if (p.data !== undefined) need("data", (v) => typeof v === "string" && /^[A-Za-z0-9+/=_-]*$/.test(v), "base64 text");
+    if (p.text === undefined && p.data === undefined) bad(at, "a document needs its text or its data");
   }
   if (p.type === "tool_call") {
     need("id", (v) => typeof v === "string", "a string");

@@ -98,12 +98,13 @@ export function replayEvents(events) {
   return reply.result();
 }
 
-/** The readable text of a message's parts (text, reasoning, tool names/arguments, tool results). */
+/** The readable text of a message's parts (text, reasoning, tool names/arguments, tool results, file names). */
 export function textOfParts(parts) {
   const out = [];
   for (const part of parts ?? []) {
     if (part.type === "text" || part.type === "reasoning") out.push(part.text ?? "");
     else if (part.type === "tool_call") out.push(`${part.name} ${JSON.stringify(part.arguments ?? {})}`);
+    else if (part.type === "document") out.push(part.name); // found by its name; its text is the file's
     else if (part.type === "tool_result") {
       for (const item of part.content ?? []) if (typeof item?.text === "string") out.push(item.text);
     }

@@ -1,0 +1,90 @@
+"""Documents: "Attach" takes text files and PDFs as well as images. A CSV reaches the vendor as text under its
+name; a PDF goes as the file itself to a vendor that reads PDF (Anthropic) and as the text pdf.js extracted
+from it to one that does not (Ollama), so the conversation continues there; what cannot be attached says why
+and what to do; a reload and an export keep the files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from journeys import REPLY_TIMEOUT_MS, configure, open_app, send, wait_idle
+from playwright.sync_api import Browser, Page, expect
+from vendor_replay import VendorReplay
+
+pytestmark = pytest.mark.e2e
+
+DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
+KEY = "sk-ant-documents-test-7f6e5d4c"
+
+
+def attach(page: Page, *paths: Path) -> None:
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Attach", exact=True).click()
+    chooser.value.set_files([str(p) for p in paths])
+
+
+def test_a_csv_and_a_pdf_reach_each_vendor_in_the_form_it_reads(browser: Browser, site_url: str,
+                                                                 vendor: VendorReplay, tmp_path: Path):
+    vendor.script("anthropic/stream-text", "ollama/chat-stream-text")
+    page = open_app(browser, site_url)
+    configure(page, vendor="anthropic", base=vendor.url, key=KEY, model="claude-sonnet-4-5", name="Claude")
+    attach(page, DOCUMENTS / "sales.csv", DOCUMENTS / "sample.pdf")
+    chips = page.locator("#attachments .attachment.document")
+    expect(chips).to_have_count(2, timeout=30_000)  # the PDF waits for pdf.js, fetched now for the first time
+    expect(chips.nth(1)).to_contain_text("sample.pdf")
+    send(page, "Which city sold most, and does the report agree?")
+    wait_idle(page)
+
+    blocks = vendor.model_requests[-1].json["messages"][0]["content"]
+    assert [b["type"] for b in blocks] == ["text", "text", "document"]
+    assert blocks[1]["text"] == ('<file name="sales.csv" type="text/csv">\n'
+                                 + (DOCUMENTS / "sales.csv").read_text("utf-8") + "\n</file>")
+    assert blocks[2]["title"] == "sample.pdf" and blocks[2]["source"]["media_type"] == "application/pdf"
+    import base64
+    assert base64.b64decode(blocks[2]["source"]["data"]) == (DOCUMENTS / "sample.pdf").read_bytes()
+    sent = page.locator(".transcript li.msg.user").first.locator(".files .file")
+    expect(sent).to_have_text(["📄 sales.csv", "📄 sample.pdf"])
+
+    # The same conversation continues on Ollama, which reads no PDF: it gets the text pdf.js extracted.
+    configure(page, vendor="ollama", base=vendor.url, key="", model="llama3.2", name="Local", new_profile=True)
+    send(page, "And in one sentence?")
+    wait_idle(page)
+    first = vendor.model_requests[-1].json["messages"][0]["content"]
+    assert '<file name="sample.pdf" type="application/pdf">\nQuarterly sales report' in first
+    assert "Total revenue: 4,210 units in Q3" in first and "Osaka,1200" in first
+
+    # A reload keeps the files with the message; the export carries them.
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=REPLY_TIMEOUT_MS)
+    page.locator(".sidebar").get_by_text("Which city sold most").first.click()
+    expect(page.locator(".transcript li.msg.user").first.locator(".files .file")).to_have_count(2)
+    page.get_by_role("button", name="Export", exact=True).click()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="This conversation (JSON)").click()
+    exported = tmp_path / "export.json"
+    download.value.save_as(exported)
+    data = json.loads(exported.read_text("utf-8"))
+    parts = data["conversations"][0]["messages"][0]["parts"]
+    pdf = next(p for p in parts if p["type"] == "document" and p["name"] == "sample.pdf")
+    assert base64.b64decode(pdf["data"]) == (DOCUMENTS / "sample.pdf").read_bytes()
+    assert pdf["text"].startswith("Quarterly sales report") and KEY not in exported.read_text("utf-8")
+
+
+def test_what_cannot_be_attached_says_why_and_the_rest_is_still_attached(browser: Browser, site_url: str,
+                                                                          vendor: VendorReplay, tmp_path: Path):
+    page = open_app(browser, site_url)
+    configure(page, vendor="anthropic", base=vendor.url, key=KEY, model="claude-sonnet-4-5")
+    binary = tmp_path / "archive.zip"
+    binary.write_bytes(b"PK\x03\x04" + bytes(range(256)))
+    latin1 = tmp_path / "notes.txt"
+    latin1.write_bytes("café au lait".encode("latin-1"))
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is not really a PDF")
+    attach(page, binary, latin1, broken, DOCUMENTS / "sales.csv")
+    errors = page.locator(".toast.error")
+    expect(errors.filter(has_text="archive.zip")).to_contain_text("cannot be attached. Attach an image, a PDF")
+    expect(errors.filter(has_text="notes.txt")).to_contain_text("is not UTF-8 text. Save it as UTF-8")
+    expect(errors.filter(has_text="broken.pdf")).to_contain_text("not a readable PDF", timeout=30_000)
+    expect(page.locator("#attachments .attachment.document")).to_have_text(["📄 sales.csv×"])

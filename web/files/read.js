@@ -1,0 +1,92 @@
+/**
+ * A file the user attaches, read into the message part that carries it (pycore/messages.py): an image
+ * part, or a document part labelled with the file's name.
+ *
+ *   await readAttachment(file) -> {type: "image", data, mime_type}
+ *                               | {type: "document", name, mime_type, text?, data?}
+ *   throws AttachmentError: names the file, what is wrong and what to do (too large, not readable)
+ *
+ * Text, code, CSV, JSON and Markdown (UTF-8) become a document with `text`. A PDF keeps its bytes (`data`,
+ * base64: the vendors that read PDF get the file) and the text pdf.js extracts from it (`text`: what the
+ * others get); a PDF with no text layer keeps its bytes only, and goes to vendors that read PDF.
+ */
+
+import { fileToBase64 } from "../app/dom.js";
+
+export const LIMITS = Object.freeze({
+  image: 20 * 1024 * 1024, // the vendors' own limits are around 20 MB per image
+  pdf: 32 * 1024 * 1024, // Anthropic's and OpenAI's limit for a PDF in a request
+  text: 2 * 1024 * 1024, // ~500k tokens: beyond any context window, so more is an accident
+});
+
+const TEXT_TYPES = {
+  txt: "text/plain", text: "text/plain", log: "text/plain", md: "text/markdown", markdown: "text/markdown",
+  csv: "text/csv", tsv: "text/tab-separated-values", json: "application/json", jsonl: "application/jsonl",
+  ndjson: "application/jsonl", xml: "application/xml", yaml: "application/yaml", yml: "application/yaml",
+  toml: "application/toml", ini: "text/plain", html: "text/html", htm: "text/html", css: "text/css", svg: "image/svg+xml",
+  js: "text/javascript", mjs: "text/javascript", ts: "text/x-typescript", tsx: "text/x-typescript", jsx: "text/javascript",
+  py: "text/x-python", rb: "text/x-ruby", go: "text/x-go", rs: "text/x-rust", java: "text/x-java", kt: "text/x-kotlin",
+  c: "text/x-c", h: "text/x-c", cpp: "text/x-c++", hpp: "text/x-c++", cs: "text/x-csharp", swift: "text/x-swift",
+  php: "text/x-php", sh: "text/x-shellscript", bash: "text/x-shellscript", sql: "application/sql", r: "text/x-r",
+  tex: "text/x-tex", rst: "text/x-rst", ipynb: "application/x-ipynb+json",
+};
+
+export class AttachmentError extends Error {}
+
+export async function readAttachment(file) {
+  const extension = /\.([\w]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? "";
+  const type = file.type || TEXT_TYPES[extension] || "";
+  if (type === "application/pdf" || extension === "pdf") return readPdf(file);
+  if (type.startsWith("image/") && type !== "image/svg+xml") {
+    within(file, LIMITS.image);
+    return { type: "image", data: await fileToBase64(file), mime_type: type };
+  }
+  if (TEXT_TYPES[extension] || type.startsWith("text/") || /json|xml|yaml|toml|javascript|sql/.test(type)) {
+    within(file, LIMITS.text);
+    return { type: "document", name: file.name, mime_type: type || "text/plain", text: await utf8(file) };
+  }
+  throw new AttachmentError(`${file.name}: ${type || "this type of file"} cannot be attached. Attach an image, a PDF, ` +
+    "or a text file (text, code, CSV, JSON, Markdown).");
+}
+
+async function readPdf(file) {
+  within(file, LIMITS.pdf);
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let text;
+  try {
+    const { pdfText } = await import("./pdf.js"); // pdf.js is fetched the first time a PDF is attached
+    text = await pdfText(bytes.slice()); // pdf.js takes the buffer over: it gets a copy
+  } catch (err) {
+    throw new AttachmentError(`${file.name}: not a readable PDF (${err.message}). If it opens elsewhere, save it again ` +
+      "as PDF, or attach its text.", { cause: err });
+  }
+  const part = { type: "document", name: file.name, mime_type: "application/pdf", data: base64(bytes) };
+  if (text.trim()) part.text = text;
+  return part;
+}
+
+function within(file, limit) {
+  if (file.size > limit) {
+    throw new AttachmentError(`${file.name} is ${mb(file.size)}; the most that can be attached is ${mb(limit)}. ` +
+      "Attach a smaller file or a part of it.");
+  }
+}
+
+async function utf8(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  try {
+    const text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    if (text.includes("\u0000")) throw new Error("binary");
+    return text.replace(/^\uFEFF/, "");
+  } catch {
+    throw new AttachmentError(`${file.name} is not UTF-8 text. Save it as UTF-8 (or attach it as a PDF) and try again.`);
+  }
+}
+
+function base64(bytes) {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
