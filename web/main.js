@@ -22,6 +22,7 @@ import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, 
 import { Notifier } from "./app/notify.js";
 import { readRelayToken } from "./app/relay.js";
 import { Settings } from "./app/settings.js";
+import { applyTheme, themeSelect } from "./app/theme.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { createAgent } from "./client/orizuru.js";
@@ -42,6 +43,7 @@ async function main() {
   const progress = document.getElementById("core-progress");
 
   const relayToken = readRelayToken(); // read first: it leaves the address bar at once
+  applyTheme(prefs.get(PREFS.theme));
   applyTranslations();
 
   // ------------------------------------------------------------------ the core (Python in a worker)
@@ -134,6 +136,7 @@ async function main() {
 
   const chat = new Chat({
     core, store, images, notify, focus, assistant,
+    autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
     coreReady: readyOrFail,
     transcript: document.getElementById("transcript"),
     follow: new ScrollFollower(document.getElementById("transcript"), document.getElementById("jump-latest")),
@@ -231,6 +234,10 @@ async function main() {
   languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code }, name)));
   languageSelect.value = language();
   languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
+  const redrawThemes = themeSelect(document.getElementById("theme"));
+  const autoTitle = document.getElementById("auto-title");
+  autoTitle.checked = prefs.get(PREFS.autoTitle) !== "off";
+  autoTitle.addEventListener("change", () => prefs.set(PREFS.autoTitle, autoTitle.checked ? "on" : "off"));
   onLanguageChange(() => {
     showReady();
     settings.relabel();
@@ -238,6 +245,7 @@ async function main() {
     chat.render();
     focus.setT(t); // drawn again in the new language
     assistant.render();
+    redrawThemes();
     sidebar.refresh().catch(() => {});
     tools.render();
   });

@@ -11,6 +11,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 
 BOOT_TIMEOUT_MS = 120_000  # a cold Pyodide boot on a loaded 2-core machine
 REPLY_TIMEOUT_MS = 60_000
+NO_AUTO_TITLE = "localStorage.setItem('orizuru.autoTitle', 'off')"  # Settings: "Name new conversations" off
 
 # Where each provider's adapter appends its paths (pycore/adapters): the Base URL a user would type
 # for a proxy, pointed at the loopback replay server instead.
@@ -19,8 +20,12 @@ BASE_PATHS = {"openai": "/v1", "openai-responses": "/v1", "openai-compatible": "
 
 
 def open_app(browser: Browser, url: str, *, context: BrowserContext | None = None,
-             wait_ready: bool = True) -> Page:
+             wait_ready: bool = True, auto_title: bool = False) -> Page:
+    """A page of the app. Journeys that are not about titles turn "Name new conversations" off, as a user
+    may: its extra request would take the next reply the test scripted for the vendor."""
     context = context or browser.new_context(accept_downloads=True)
+    if not auto_title:
+        context.add_init_script(NO_AUTO_TITLE)
     page = context.new_page()
     page.goto(url)
     if wait_ready:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
-from journeys import configure
+from journeys import NO_AUTO_TITLE, configure
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 from vendor_replay import VendorReplay, expected
 
@@ -23,6 +23,7 @@ def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
     context = browser.new_context()
     requests: list[str] = []
     context.on("request", lambda request: requests.append(request.url))
+    context.add_init_script(NO_AUTO_TITLE)  # its extra request would take the reply scripted for the next turn
     page = context.new_page()
     page.goto(url, wait_until="domcontentloaded")
     return page, requests

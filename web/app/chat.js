@@ -36,10 +36,11 @@ const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
-                onChange = () => {},
+                autoTitle = () => false, onChange = () => {},
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {} }) {
-    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, onChange,
+    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
+                          onChange,
                           onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
     this.conversation = null;
@@ -271,6 +272,9 @@ export class Chat {
       let system = settings?.system || undefined;
       if (focused) ({ messages, system } = await this.#focusedPrompt(userMsg, system));
       const reply = await this.#stream(run, conversationId, userMsg, messages, target, system);
+      if (parts && !parentId && reply && !run.cancelled && this.autoTitle()) {
+        this.#nameConversation(conversationId, textOf(userMsg), reply, target); // in the background
+      }
       if (focused && this.conversation?.id === conversationId) {
         this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply, target });
       }
@@ -287,6 +291,33 @@ export class Chat {
         this.notify(err.message);
       }
     }
+  }
+
+  /**
+   * A short title for a new conversation, asked of its own model after the first exchange (Settings can
+   * turn this off). It replaces the first-line title only if the user did not rename the chat meanwhile;
+   * a failure leaves that title as it was.
+   */
+  async #nameConversation(conversationId, question, reply, target) {
+    const before = this.conversation?.id === conversationId ? this.conversation.title : null;
+    let text = "";
+    try {
+      await this.core.call("chat.run", {
+        provider: target.provider, model: target.model, system: TITLE_PROMPT, limits: { max_steps: 1 },
+        messages: [{ role: "user", parts: [{ type: "text", text: `${question}\n\n---\n\n${reply}`.slice(0, 4000) }] }],
+      }, (ev) => {
+        if (ev.type === "text_delta" && !ev.refusal) text += ev.text;
+      });
+    } catch (err) {
+      console.warn(`no title for the conversation: ${err.message}`);
+      return;
+    }
+    const title = cleanTitle(text);
+    const current = (await this.store.listConversations()).find((c) => c.id === conversationId);
+    if (!title || !current || (before !== null && current.title !== before)) return;
+    await this.store.renameConversation(conversationId, title);
+    if (this.conversation?.id === conversationId) this.conversation.title = title;
+    this.onChange(this.conversation);
   }
 
   /** Mission, constraints and the last exchanges instead of the whole path; images sent as they are. */
@@ -495,6 +526,15 @@ function runSettings(settings, tools) {
                   python: allowed.python ? tools.python : [] };
   }
   return out;
+}
+
+const TITLE_PROMPT = "Write a title for this conversation: at most six words, in the language of the user's " +
+  "message, no quotes, no full stop. Reply with the title only.";
+
+/** The model's title as one short line: quotes, markdown marks and a trailing full stop taken off. */
+export function cleanTitle(text) {
+  const line = text.trim().split("\n", 1)[0].replace(/^[#*\s"'“「]+|[*\s"'”」.。]+$/gu, "").replace(/^title:\s*/i, "");
+  return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
 
 function titleFrom(parts) {

@@ -2,6 +2,10 @@
  * The conversations sidebar: list, New chat, rename, delete with undo, search across all text,
  * Export (one / all; JSON or Markdown) and Import (validated by the store: a bad file changes nothing).
  *
+ * The list is grouped: Pinned first, then each folder (a name conversations share: "Move to folder"),
+ * then the rest by date (Today, Yesterday, Previous 7 days, Previous 30 days, then by month). Search hits
+ * show the matched words marked. "Select" turns on checkboxes for deleting many at once (one Undo).
+ *
  * Each imported conversation's focus state is checked first by `validateFocus(state)` (focus.validate in
  * the worker): a bad one stops the import with the conversation and field named, and nothing is written.
  *
@@ -14,6 +18,7 @@ import { download, h } from "./dom.js";
 import { t } from "./i18n.js";
 
 const UNDO_MS = 10_000;
+const DAY = 24 * 60 * 60 * 1000;
 
 export class Sidebar {
   constructor({ store, chat, notify, validateFocus = null }) {
@@ -23,6 +28,9 @@ export class Sidebar {
     this.search = document.getElementById("search");
     this.activeId = null;
     this.conversations = [];
+    this.selecting = false;
+    this.selected = new Set();
+    this.#buildBulkBar();
     document.getElementById("new-chat").addEventListener("click", () => this.newChat());
     document.getElementById("export").addEventListener("click", () => this.openExport());
     document.getElementById("import").addEventListener("click", () => document.getElementById("import-file").click());
@@ -47,28 +55,119 @@ export class Sidebar {
 
   markActive(id) {
     this.activeId = id;
-    for (const li of this.list.children) li.classList.toggle("active", li.dataset.id === id);
-    for (const li of this.list.children) {
-      const open = li.querySelector(".open");
-      if (open) open.setAttribute("aria-current", li.dataset.id === id ? "page" : "false");
+    for (const li of this.list.querySelectorAll("li[data-id]")) {
+      li.classList.toggle("active", li.dataset.id === id);
+      li.querySelector(".open")?.setAttribute("aria-current", li.dataset.id === id ? "page" : "false");
     }
   }
 
   async refresh() {
     this.conversations = await this.store.listConversations();
-    this.list.replaceChildren(...this.conversations.map((c) => this.#item(c)));
+    const known = new Set(this.conversations.map((c) => c.id));
+    for (const id of this.selected) if (!known.has(id)) this.selected.delete(id);
+    this.list.replaceChildren(...groupConversations(this.conversations, Date.now()).map(({ label, folder, items }) =>
+      h("li", { className: "group" },
+        h("h3", { className: "group-label" }, folder ? `🗀 ${folder}` : t(label.key, label.vars)),
+        h("ul", {}, items.map((c) => this.#item(c))))));
+    this.list.classList.toggle("selecting", this.selecting);
+    this.#showBulk();
     this.markActive(this.activeId);
   }
 
   #item(conv) {
     const title = conv.title || t("nav.untitled");
     const open = h("button", { type: "button", className: "open", onclick: () => this.#open(conv.id) }, title);
-    const li = h("li", { dataset: { id: conv.id } }, open,
+    const check = this.selecting
+      ? h("input", { type: "checkbox", className: "select", "aria-label": `${t("nav.select")}: ${title}`,
+                     checked: this.selected.has(conv.id),
+                     onchange: (ev) => { ev.target.checked ? this.selected.add(conv.id) : this.selected.delete(conv.id); this.#showBulk(); } })
+      : null;
+    const li = h("li", { dataset: { id: conv.id }, className: conv.pinned ? "pinned" : "" }, check, open,
+      h("button", { type: "button", className: "pin icon", "aria-pressed": String(Boolean(conv.pinned)),
+                    "aria-label": `${t(conv.pinned ? "nav.unpin" : "nav.pin")}: ${title}`,
+                    title: t(conv.pinned ? "nav.unpin" : "nav.pin"), onclick: () => this.#pin(conv) }, "📌"),
+      h("button", { type: "button", className: "folder icon", "aria-label": `${t("nav.moveToFolder")}: ${title}`,
+                    title: t("nav.moveToFolder"), onclick: () => this.#moveToFolder(li, conv) }, "🗀"),
       h("button", { type: "button", className: "rename icon", "aria-label": `${t("nav.rename")}: ${title}`,
                     title: t("nav.rename"), onclick: () => this.#rename(li, conv) }, "✎"),
       h("button", { type: "button", className: "delete icon", "aria-label": `${t("nav.delete")}: ${title}`,
                     title: t("nav.delete"), onclick: () => this.#delete(conv) }, "×"));
     return li;
+  }
+
+  async #pin(conv) {
+    await this.store.setPinned(conv.id, !conv.pinned);
+    await this.refresh();
+  }
+
+  /** A field naming the folder (the existing ones offered); empty: out of any folder. */
+  #moveToFolder(li, conv) {
+    const names = [...new Set(this.conversations.map((c) => c.folder).filter(Boolean))].sort();
+    const list = h("datalist", { id: `folders-${conv.id}` }, names.map((n) => h("option", { value: n })));
+    const field = h("input", { type: "text", className: "rename-field", "aria-label": t("nav.folderField"),
+                               list: list.id, value: conv.folder ?? "", placeholder: t("nav.noFolder") });
+    let finished = false;
+    const done = async (save) => {
+      if (finished) return;
+      finished = true;
+      if (save && (field.value.trim() || null) !== (conv.folder ?? null)) await this.store.setFolder(conv.id, field.value);
+      await this.refresh();
+    };
+    field.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter") done(true);
+      if (ev.key === "Escape") {
+        ev.stopPropagation();
+        done(false);
+      }
+    });
+    field.addEventListener("blur", () => done(true), { once: true });
+    li.replaceChildren(field, list);
+    field.focus();
+  }
+
+  // ------------------------------------------------------------------ selecting many
+
+  #buildBulkBar() {
+    this.selectButton = h("button", { type: "button", className: "select-toggle", "aria-pressed": "false",
+                                      onclick: () => this.#toggleSelecting() });
+    this.deleteSelected = h("button", { type: "button", className: "danger", hidden: true,
+                                        onclick: () => this.#deleteSelected() });
+    this.bulk = h("div", { className: "bulk-bar" }, this.selectButton, this.deleteSelected);
+    this.list.before(this.bulk);
+    this.#showBulk();
+  }
+
+  #showBulk() {
+    this.selectButton.textContent = t(this.selecting ? "nav.doneSelecting" : "nav.selectMany");
+    this.selectButton.setAttribute("aria-pressed", String(this.selecting));
+    this.bulk.hidden = this.conversations.length === 0 && !this.selecting;
+    this.deleteSelected.hidden = !this.selecting;
+    this.deleteSelected.disabled = this.selected.size === 0;
+    this.deleteSelected.textContent = t("nav.deleteSelected", { count: this.selected.size });
+  }
+
+  async #toggleSelecting() {
+    this.selecting = !this.selecting;
+    this.selected.clear();
+    await this.refresh();
+  }
+
+  async #deleteSelected() {
+    const doomed = this.conversations.filter((c) => this.selected.has(c.id));
+    if (!doomed.length) return;
+    const tokens = [];
+    for (const conv of doomed) tokens.push(await this.store.deleteConversation(conv.id));
+    if (doomed.some((c) => c.id === this.chat.conversation?.id)) this.chat.newChat();
+    this.selecting = false;
+    this.selected.clear();
+    await this.refresh();
+    this.notify(t("nav.deletedMany", { count: doomed.length }), {
+      action: { label: t("nav.undo"), run: async () => {
+        for (const token of tokens) await this.store.undoDelete(token);
+        await this.refresh();
+      } },
+      timeout: UNDO_MS,
+    });
   }
 
   async #open(id) {
@@ -127,8 +226,8 @@ export class Sidebar {
     const titles = new Map(this.conversations.map((c) => [c.id, c.title]));
     this.results.replaceChildren(...(hits.length ? hits.map((hit) => h("li", {},
       h("button", { type: "button", className: "open", onclick: () => this.#open(hit.conversation_id) },
-        h("span", { className: "hit-title" }, titles.get(hit.conversation_id) || t("nav.untitled")),
-        h("span", { className: "snippet" }, hit.snippet ?? "")))) : [h("li", { className: "empty" }, t("nav.noResults"))]));
+        h("span", { className: "hit-title" }, marked(titles.get(hit.conversation_id) || t("nav.untitled"), query)),
+        h("span", { className: "snippet" }, marked(hit.snippet ?? "", query))))) : [h("li", { className: "empty" }, t("nav.noResults"))]));
     this.results.hidden = false;
     this.list.hidden = true;
   }
@@ -189,6 +288,54 @@ export class Sidebar {
     }
     return JSON.stringify(data);
   }
+}
+
+/**
+ * The sidebar's groups, in order: Pinned, each folder (by name), then by the day of the last change:
+ * Today, Yesterday, Previous 7 days, Previous 30 days, then one per month. Each group keeps the store's
+ * order (most recently changed first). `label` is an i18n key with its values; a folder has `folder`.
+ */
+export function groupConversations(conversations, now) {
+  const startOfToday = new Date(now).setHours(0, 0, 0, 0);
+  const groups = new Map();
+  const add = (key, make, conv) => {
+    if (!groups.has(key)) groups.set(key, { ...make(), items: [] });
+    groups.get(key).items.push(conv);
+  };
+  for (const conv of conversations) {
+    if (conv.pinned) add("0pinned", () => ({ label: { key: "nav.pinned" } }), conv);
+    else if (conv.folder) add(`1${conv.folder}`, () => ({ folder: conv.folder }), conv);
+    else {
+      const age = startOfToday - conv.updated;
+      if (conv.updated >= startOfToday) add("2today", () => ({ label: { key: "nav.today" } }), conv);
+      else if (age <= DAY) add("3yesterday", () => ({ label: { key: "nav.yesterday" } }), conv);
+      else if (age <= 7 * DAY) add("4week", () => ({ label: { key: "nav.previous7" } }), conv);
+      else if (age <= 30 * DAY) add("5month", () => ({ label: { key: "nav.previous30" } }), conv);
+      else {
+        const date = new Date(conv.updated);
+        const month = `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}`;
+        add(`6${String(9999 - date.getFullYear())}${String(12 - date.getMonth()).padStart(2, "0")}`,
+            () => ({ label: { key: "nav.month", vars: { month } } }), conv);
+      }
+    }
+  }
+  return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, group]) => group);
+}
+
+/** `text` as text nodes with each occurrence of the query's words in <mark> (never parsed as HTML). */
+export function marked(text, query) {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length || !text) return text;
+  const pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  const out = [];
+  let last = 0;
+  for (const match of text.matchAll(pattern)) {
+    if (match.index > last) out.push(text.slice(last, match.index));
+    out.push(h("mark", {}, match[0]));
+    last = match.index + match[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
 }
 
 function slug(title) {

@@ -75,6 +75,7 @@ export async function exportConversations(store, ids, format = "json") {
 function exportRecord({ conversation, messages, focus }) {
   const { id, title, created, updated, current_leaf } = conversation;
   const record = { id, title, created, updated, current_leaf: current_leaf ?? null };
+  for (const key of ["pinned", "folder", "assistant_id", "overrides"]) if (conversation[key] != null) record[key] = conversation[key];
   if (focus !== undefined) record.focus = focus;
   record.messages = messages.map(({ conversation_id: _c, ...m }) => ({
     ...m,
@@ -149,6 +150,8 @@ export function validateExport(data) {
     else if (conversationIds.has(c.id)) bad(`${at}.id`, `${show(c.id)} appears twice in the file`);
     else conversationIds.add(c.id);
     if (typeof c.title !== "string") bad(`${at}.title`, `expected a string, got ${show(c.title)}`);
+    if (c.pinned !== undefined && typeof c.pinned !== "boolean") bad(`${at}.pinned`, `expected true or false, got ${show(c.pinned)}`);
+    if (c.folder != null && typeof c.folder !== "string") bad(`${at}.folder`, `expected a folder name, got ${show(c.folder)}`);
     for (const k of ["created", "updated"]) if (!isTime(c[k])) bad(`${at}.${k}`, `expected a time in ms, got ${show(c[k])}`);
     if (!Array.isArray(c.messages)) return bad(`${at}.messages`, `expected a list, got ${show(c.messages)}`);
     const ids = new Map();

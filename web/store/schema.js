@@ -6,7 +6,8 @@
  *
  * Object stores (version 3):
  *   conversations  keyPath "id"   {id, title, created, updated, current_leaf, deleted_at?, assistant_id?,
- *                                 overrides?} (the chat's own changes to its assistant's settings)
+ *                                 overrides?, pinned?, folder?} (overrides: the chat's own changes to its
+ *                                 assistant's settings; folder: a name, or null)
  *   messages       keyPath "id"   StoredMessage (see transcripts.js); index "by_conversation"
  *   deltas         autoIncrement  {message_id, conversation_id, event} one record per streamed
  *                                 event of a reply still being written; index "by_message"

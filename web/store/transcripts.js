@@ -38,6 +38,7 @@
  *   profiles                                               saved provider profiles (profiles.js)
  *   assistants                                             assistants (assistants.js)
  *   setChatSettings(id, {assistant_id, overrides})          the chat's assistant and its own changes to it
+ *   setPinned(id, bool); setFolder(id, name | null)         how the sidebar groups it
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
  *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
  *   close()
@@ -119,6 +120,17 @@ export class Store {
 
   renameConversation(id, title) {
     return this._updateConversation(id, (c) => ({ ...c, title: String(title), updated: Date.now() }));
+  }
+
+  /** Pinned conversations are listed first. */
+  setPinned(id, pinned) {
+    return this._updateConversation(id, (c) => ({ ...c, pinned: Boolean(pinned) }));
+  }
+
+  /** A folder is a name conversations share (null: none); it exists while a conversation is in it. */
+  setFolder(id, folder) {
+    const name = typeof folder === "string" && folder.trim() ? folder.trim().slice(0, 80) : null;
+    return this._updateConversation(id, (c) => ({ ...c, folder: name }));
   }
 
   /** The chat's assistant and its own changes to that assistant's settings (assistants.js). */

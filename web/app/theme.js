@@ -1,0 +1,33 @@
+/**
+ * Settings > Theme: "system" (the browser's light or dark), "light" or "dark", remembered in this
+ * browser. The stylesheet's colours are light-dark() pairs; the choice only sets the page's
+ * color-scheme (html[data-theme]), so every part of the page follows it at once.
+ *
+ *   applyTheme(prefs.get(PREFS.theme))   at start
+ *   themeSelect(selectElement)           fills and wires the select
+ */
+
+import { h } from "./dom.js";
+import { t } from "./i18n.js";
+import { PREFS, prefs } from "../store/prefs.js";
+
+export const THEMES = Object.freeze(["system", "light", "dark"]);
+
+export function applyTheme(theme) {
+  const root = document.documentElement;
+  if (theme === "light" || theme === "dark") root.dataset.theme = theme;
+  else delete root.dataset.theme;
+}
+
+export function themeSelect(select) {
+  const draw = () => {
+    select.replaceChildren(...THEMES.map((theme) => h("option", { value: theme }, t(`settings.theme.${theme}`))));
+    select.value = THEMES.includes(prefs.get(PREFS.theme)) ? prefs.get(PREFS.theme) : "system";
+  };
+  draw();
+  select.addEventListener("change", () => {
+    prefs.set(PREFS.theme, select.value);
+    applyTheme(select.value);
+  });
+  return draw; // again after the language changed
+}
