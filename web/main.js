@@ -10,6 +10,7 @@
 
 import { Chat } from "./app/chat.js";
 import { ChatSettings } from "./app/chat_settings.js";
+import { PromptLibrary } from "./app/prompt_library.js";
 import { h } from "./app/dom.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
@@ -167,9 +168,11 @@ async function main() {
       throw new Error(err.message, { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
     }
   } });
+  const library = new PromptLibrary({ store, notify, draft: () => document.getElementById("message").value });
+  assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
   const composer = new Composer({
     chat, notify, onNewChat: () => sidebar.newChat(),
-    prompts: () => tools.prompts(),
+    prompts: () => [...library.slashPrompts(), ...tools.prompts()],
     getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
   });
 
@@ -245,6 +248,7 @@ async function main() {
     chat.render();
     focus.setT(t); // drawn again in the new language
     assistant.render();
+    library.render();
     redrawThemes();
     sidebar.refresh().catch(() => {});
     tools.render();
@@ -254,6 +258,7 @@ async function main() {
 
   await settings.load();
   await assistant.load();
+  await library.load();
   await sidebar.refresh();
   if (!settings.active) settings.open({ firstRun: true });
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works

@@ -6,6 +6,7 @@ arguments puts the server's prompt text in the message box."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
@@ -96,3 +97,50 @@ def test_slash_lists_the_servers_prompts_and_inserts_the_chosen_one(browser: Bro
     sent = json.dumps(vendor.model_requests[-1].json["messages"][-1])
     assert "What is the current time in Tokyo and in Paris" in sent
     page.context.close()
+
+
+def test_a_saved_prompt_with_variables_is_filled_in_from_the_slash_menu_and_travels_as_json(
+        browser: Browser, site_url: str, vendor: VendorReplay, tmp_path: Path):
+    vendor.script("openai/chat-stream-text-usage")
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-test-library-1a2b3c", model="gpt-4o-mini")
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.fill("Review this {{language}} code for {{focus}}.")
+    page.get_by_role("button", name="Prompts", exact=True).click()
+    library = page.get_by_role("dialog", name="Saved prompts")
+    expect(library.get_by_label("Prompt", exact=True)).to_have_value("Review this {{language}} code for {{focus}}.")
+    library.get_by_label("Name (typed after /)").fill("two words")
+    library.get_by_role("button", name="Save prompt").click()
+    expect(page.locator(".toast.error")).to_contain_text("name: one word, as it is typed after /")
+    library.get_by_label("Name (typed after /)").fill("review")
+    library.get_by_role("button", name="Save prompt").click()
+    expect(library.get_by_role("list", name="Saved prompts")).to_contain_text("/review")
+    library.get_by_role("button", name="Close").click()
+
+    box.fill("/rev")
+    page.get_by_role("button", name="/review — Review this {{language}} code for {{focus}}.").click()
+    form = page.get_by_role("form", name="Arguments for /review")
+    form.get_by_label("language").fill("Rust")
+    form.get_by_label("focus").fill("lifetimes")
+    form.get_by_role("button", name="Use prompt").click()
+    expect(box).to_have_value("Review this Rust code for lifetimes.")
+    box.press("Enter")
+    wait_idle(page)
+    assert vendor.model_requests[-1].json["messages"][-1]["content"] == "Review this Rust code for lifetimes."
+
+    page.get_by_role("button", name="Prompts", exact=True).click()
+    with page.expect_download() as download:
+        library.get_by_role("button", name="Export prompts").click()
+    exported = tmp_path / "prompts.json"
+    download.value.save_as(exported)
+    assert json.loads(exported.read_text("utf-8"))["prompts"] == [
+        {"name": "review", "text": "Review this {{language}} code for {{focus}}."}]
+
+    other = open_app(browser, site_url)
+    other.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+    other.get_by_role("button", name="Prompts", exact=True).click()
+    with other.expect_file_chooser() as chooser:
+        other.get_by_role("dialog", name="Saved prompts").get_by_role("button", name="Import prompts").click()
+    chooser.value.set_files(str(exported))
+    expect(other.get_by_role("dialog", name="Saved prompts").get_by_role("list", name="Saved prompts")).to_contain_text(
+        "/review")

@@ -7,13 +7,15 @@
  *   composer.setRunning(bool)     Stop shown while a reply runs
  *   composer.attachResource(resource, parts)   an MCP resource (its message parts) goes with the next message
  *
- * Slash commands: typing "/" at the start of the box lists the connected MCP servers' prompts
- * (`prompts()` -> [{name, description?, arguments?, serverId}]); choosing one asks for its arguments,
- * then `getPrompt(serverId, name, args)` (mcp.get_prompt) and its messages' text replaces the box,
- * to read and send.
+ * Slash commands: typing "/" at the start of the box lists the saved prompts (the prompt library, whose
+ * {{variables}} are asked for and filled in) and the connected MCP servers' prompts (`prompts()` ->
+ * [{name, description?, arguments?, serverId} | {name, text, saved: true, ...}]); choosing an MCP one asks
+ * for its arguments, then `getPrompt(serverId, name, args)` (mcp.get_prompt) and its messages' text
+ * replaces the box, to read and send.
  */
 
 import { readAttachment } from "../files/read.js";
+import { fillPrompt } from "../store/prompts.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
@@ -133,6 +135,12 @@ export class Composer {
   }
 
   async #runPrompt(prompt, args) {
+    if (prompt.saved) { // the prompt library's: its variables filled in, no server involved
+      this.#closeMenu();
+      this.box.value = fillPrompt(prompt.text, args);
+      this.box.focus();
+      return;
+    }
     try {
       const { messages } = await this.getPrompt(prompt.serverId, prompt.name, args);
       const text = messages.map((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")).filter(Boolean)

@@ -17,6 +17,7 @@
  *   exchange.js     export JSON/Markdown, import JSON (validated first, never overwrites)
  *   keys.js         in-memory keys, passphrase encryption (PBKDF2 + AES-GCM), redaction
  *   profiles.js     saved provider profiles;  assistants.js  assistants (presets a chat starts from)
+ *   prompts.js      the prompt library (saved prompts with {{variables}})
  *   schema.js       database schema and upgrades
  *   locks.js        Web Locks; channel.js  BroadcastChannel between tabs
  *   persist.js      navigator.storage.persist(), asked once
@@ -46,6 +47,7 @@ export {
 } from "./keys.js";
 export { Profiles, VENDORS } from "./profiles.js";
 export { Assistants, BUILTIN_ASSISTANTS, effectiveSettings, normalizeAssistant } from "./assistants.js";
+export { Prompts, fillPrompt, variablesOf } from "./prompts.js";
 export { DB_NAME, SCHEMA_VERSION, MIGRATIONS, ROLES, STATUSES, openDatabase } from "./schema.js";
 export { requestPersistence } from "./persist.js";
 export { registerServiceWorker } from "./pwa.js";

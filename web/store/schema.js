@@ -14,6 +14,7 @@
  *   focus          keyPath "conversation_id"  {conversation_id, state}  (opaque focus-memory JSON)
  *   profiles       keyPath "id"   see profiles.js (encrypted key records only)
  *   assistants     keyPath "id"   see assistants.js (the built-ins as the user edited them, and theirs)
+ *   prompts        keyPath "id"   see prompts.js (saved prompts with {{variables}})
  *   meta           out-of-line keys: small flags such as "persist_asked"
  *
  * Migrations run in order inside the single upgrade transaction IndexedDB gives us, so an upgrade
@@ -46,9 +47,10 @@ export const MIGRATIONS = Object.freeze([
     db.createObjectStore("profiles", { keyPath: "id" });
     db.createObjectStore("meta");
   },
-  // 3: assistants (store/assistants.js)
+  // 3: assistants (store/assistants.js) and the prompt library (store/prompts.js)
   (db) => {
     db.createObjectStore("assistants", { keyPath: "id" });
+    db.createObjectStore("prompts", { keyPath: "id" });
   },
 ]);
 

@@ -37,6 +37,7 @@
  *   importJSON(fileOrText) -> {imported, copied, skipped, conversation_ids}     see exchange.js
  *   profiles                                               saved provider profiles (profiles.js)
  *   assistants                                             assistants (assistants.js)
+ *   prompts                                                the prompt library (prompts.js)
  *   setChatSettings(id, {assistant_id, overrides})          the chat's assistant and its own changes to it
  *   setPinned(id, bool); setFolder(id, name | null)         how the sidebar groups it
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
@@ -56,6 +57,7 @@ import { planRepair } from "./repair.js";
 import { replayEvents, textOfParts } from "./reduce.js";
 import { exportConversations, importConversations } from "./exchange.js";
 import { Assistants } from "./assistants.js";
+import { Prompts } from "./prompts.js";
 import { Profiles } from "./profiles.js";
 import { isQuotaError, ROLES, STATUSES } from "./schema.js";
 
@@ -74,6 +76,7 @@ export class Store {
     this.quotaReported = new Set(); // conversation ids
     this.profiles = new Profiles(db);
     this.assistants = new Assistants(db);
+    this.prompts = new Prompts(db);
   }
 
   // ------------------------------------------------------------ export / import (exchange.js)
