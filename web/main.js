@@ -127,6 +127,7 @@ async function main() {
     t,
     locale: () => language(),
     classifier: (target) => settings.classifierFor(target),
+    ready: readyOrFail,
   });
 
   // The assistant a chat runs as, and the chat's own changes to it (above the message box).

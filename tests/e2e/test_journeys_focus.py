@@ -217,3 +217,42 @@ def test_the_classifier_answers_in_each_vendors_format(browser: Browser, site_ur
     system = system_of(name, chat_requests(vendor, name)[-1].json)
     assert GOAL in system and BUDGET in system
     page.context.close()
+
+
+def test_the_prompt_templates_are_edited_checked_previewed_used_and_reset_in_the_app(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    open_panel(page)
+    panel(page).get_by_role("switch", name="Focus memory").check()
+    templates = panel(page).locator("details.focus-templates")
+    templates.locator("summary").click()
+    templates.get_by_label("Template", exact=True).select_option("system.j2")
+    source = templates.get_by_label("Template source (Jinja)")
+    default = source.input_value()
+    assert "{%" in default or "{{" in default  # the core's own template, shown to edit
+
+    source.fill("{% if %}broken")
+    templates.get_by_role("button", name="Save template").click()
+    expect(templates.get_by_role("status")).to_contain_text("Not saved:")
+    expect(templates.get_by_role("status")).to_contain_text("line 1")
+
+    source.fill("ANSWER AS A HAIKU.\n" + default)
+    templates.get_by_role("button", name="Preview").click()
+    preview = templates.locator(".focus-template-preview")
+    expect(preview).to_contain_text("[system]\nANSWER AS A HAIKU.")
+    expect(preview).to_contain_text("(your next message)")
+    templates.get_by_role("button", name="Save template").click()
+    expect(templates.get_by_role("status")).to_have_text("Saved: the next turn uses it.")
+
+    turn(page, vendor, "openai", FIRST_MESSAGE,
+         answer("openai", labelled(["PROBLEM_DEFINITION"], "states the goal", problem=GOAL)))
+    assert system_of("openai", chat_requests(vendor, "openai")[-1].json).startswith("ANSWER AS A HAIKU.")
+
+    page.reload()
+    templates = panel(page).locator("details.focus-templates")
+    templates.locator("summary").click()
+    templates.get_by_label("Template", exact=True).select_option("system.j2")
+    expect(templates.get_by_label("Template source (Jinja)")).to_have_value("ANSWER AS A HAIKU.\n" + default)
+    templates.get_by_role("button", name="Reset to default").click()
+    expect(templates.get_by_label("Template source (Jinja)")).to_have_value(default)

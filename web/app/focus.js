@@ -2,7 +2,8 @@
  * Focus memory in the app: the panel (web/focus/panel.js) for the conversation on screen, and the
  * two calls around each turn when the conversation has it switched on.
  *
- *   const focus = new FocusMemory({core, store, element, classifier, notify})
+ *   const focus = new FocusMemory({core, store, element, classifier, notify, t, locale, ready})
+ *   Under the panel, focus/templates.js edits the prompt templates (kept in Settings' preferences).
  *   focus.show(conversationId | null, state | undefined)   the conversation on screen changed
  *   focus.enabled                    the switch is on for this conversation
  *   await focus.settled()            a running focus.update has finished (the next send waits for it)
@@ -21,9 +22,12 @@
  */
 
 import { mountFocusPanel } from "../focus/panel.js";
+import { t as appT } from "./i18n.js";
+import { TemplatesEditor } from "../focus/templates.js";
+import { PREFS, prefs } from "../store/prefs.js";
 
 export class FocusMemory {
-  constructor({ core, store, element, classifier, notify = () => {}, t = null, locale = () => "en" }) {
+  constructor({ core, store, element, classifier, notify = () => {}, t = null, locale = () => "en", ready = null }) {
     Object.assign(this, { core, store, classifier, notify, locale });
     this.conversationId = null;
     this.state = null;
@@ -31,6 +35,13 @@ export class FocusMemory {
     this.editedDuringUpdate = false;
     this.element = element;
     this.panel = mountFocusPanel(element, { state: null, t, onChange: (next) => this.#edited(next) });
+    // The user's edits of the prompt templates, for every conversation (the core checks and renders them).
+    this.templates = new TemplatesEditor(element, {
+      core, ready: ready ?? Promise.resolve(), t: t ?? appT, locale,
+      templates: () => prefs.getJSON(PREFS.focusTemplates, {}),
+      save: (edits) => prefs.setJSON(PREFS.focusTemplates, edits),
+      state: () => this.state,
+    });
   }
 
   get enabled() {
@@ -50,6 +61,7 @@ export class FocusMemory {
 
   setT(t) {
     this.panel.setT(t);
+    this.templates.setT(t);
   }
 
   settled() {
@@ -62,7 +74,8 @@ export class FocusMemory {
   }
 
   async synthesize(text, system = undefined) {
-    const result = await this.core.call("focus.synthesize", { state: this.state, text, system, locale: this.locale() });
+    const result = await this.core.call("focus.synthesize", { state: this.state, text, system, locale: this.locale(),
+                                                              templates: prefs.getJSON(PREFS.focusTemplates, {}) });
     this.panel.setPrompt(result);
     return result;
   }

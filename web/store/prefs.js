@@ -22,6 +22,7 @@ export const PREFS = Object.freeze({
   trustedServers: "orizuru.trustedServers", // [server id] the user marked trusted
   imageHosts: "orizuru.imageHosts", // ["host[:port]"]: "Always load images from <host>"
   focusPanel: "orizuru.focusPanel", // "open" | "closed"
+  focusTemplates: "orizuru.focusTemplates", // {template name: the user's source} (focus/templates.js)
   theme: "orizuru.theme", // "system" | "light" | "dark" (app/theme.js)
   autoTitle: "orizuru.autoTitle", // "off": conversations keep the first line of the first message as title
   assistant: "orizuru.assistant", // the id of the assistant new chats start from (store/assistants.js)
