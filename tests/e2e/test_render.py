@@ -530,42 +530,59 @@ def test_code_is_highlighted_and_the_copy_button_copies_it(browser: Browser, sit
     s.context.close()
 
 
-# --- math and diagrams: shown as written until they are rendered ---------------------------------------
+# --- math (KaTeX, as MathML) and diagrams (mermaid, as sanitized SVG) --------------------------------------
 
-MATH_SOURCES = {
-    "display brackets": r"\[ x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a} \]",
-    "display brackets on their own lines": "\\[\n\\int_0^1 x\\,dx = \\tfrac{1}{2}\n\\]",
-    "inline parentheses": r"\( a \neq 0 \)",
-    "inline dollars with subscripts and stars": r"$a_1 * b_2 + a_2 * b_1$",
-    "inline dollars with emphasis-like stars": r"$a*b*c = x_*y_*$",
-    "inline dollars with escapes": r"$\{x\} \\ \$y\$ \_z$",
-    "display dollars": "$$\n\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}\n$$",
-    "display dollars on one line": r"$$e^{i\pi} + 1 = 0$$",
+MATH_SOURCES = {  # as written -> the TeX KaTeX must be given (what is between the delimiters)
+    "display brackets": (r"\[ x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a} \]", r"x = \frac{-b \pm \sqrt{b^2 - 4ac}}{2a}"),
+    "display brackets on their own lines": ("\\[\n\\int_0^1 x\\,dx = \\tfrac{1}{2}\n\\]",
+                                            r"\int_0^1 x\,dx = \tfrac{1}{2}"),
+    "inline parentheses": (r"\( a \neq 0 \)", r"a \neq 0"),
+    "inline dollars with subscripts and stars": (r"$a_1 * b_2 + a_2 * b_1$", r"a_1 * b_2 + a_2 * b_1"),
+    "inline dollars with emphasis-like stars": (r"$a*b*c = x_*y_*$", r"a*b*c = x_*y_*"),
+    "inline dollars with escapes": (r"$\{x\} \\ \$y\$ \_z$", r"\{x\} \\ \$y\$ \_z"),
+    "display dollars": ("$$\n\\sum_{i=1}^{n} i = \\frac{n(n+1)}{2}\n$$", r"\sum_{i=1}^{n} i = \frac{n(n+1)}{2}"),
+    "display dollars on one line": (r"$$e^{i\pi} + 1 = 0$$", r"e^{i\pi} + 1 = 0"),
 }
 
 
 @pytest.mark.parametrize("case", sorted(MATH_SOURCES))
-def test_math_comes_through_exactly_as_written(session: Session, case: str):
-    """Math is not rendered yet, so it must be shown as the model wrote it: markdown's escapes (`\\[`
-    becoming `[`) and emphasis (`a_1 * b_2`) must not touch it, in a paragraph, a list item and alone."""
-    source = MATH_SOURCES[case]
+def test_math_renders_as_mathml_from_exactly_what_was_written(session: Session, case: str):
+    """Each formula becomes KaTeX's MathML, built from the TeX exactly as the model wrote it: markdown's
+    escapes (`\\[` becoming `[`) and emphasis (`a_1 * b_2`) never touch it, in a paragraph, a list item
+    and alone. The TeX is kept (MathML's annotation) for copy and for screen readers."""
+    source, tex = MATH_SOURCES[case]
     text = f"Before {source} after.\n\n- item {source}\n\n{source}\n"
     session.call("oneShot", text, "math")
     rendered = session.page.locator("#math")
-    content = rendered.text_content()
-    assert content.count(source) == 3, content
+    expect(rendered.locator("math")).to_have_count(3)
+    expect(rendered.locator("math annotation")).to_have_text([tex] * 3)
+    expect(rendered.locator(".math-error")).to_have_count(0)
     expect(rendered.locator("em, strong, del")).to_have_count(0)
+    display = source.startswith(("\\[", "$$"))
+    assert rendered.locator("math").first.get_attribute("display") == ("block" if display else None)
 
 
 def test_markdown_around_math_still_works(session: Session):
     """The other side: escapes outside math are still escapes, prices are not math, emphasis still works."""
     session.call("oneShot", "It costs $5 or $10, \\$20 escaped, \\*not emphasis\\*, *emphasis* and $x$.", "around")
     rendered = session.page.locator("#around")
-    expect(rendered).to_have_text("It costs $5 or $10, $20 escaped, *not emphasis*, emphasis and $x$.")
+    expect(rendered.locator("math")).to_have_count(1)
+    expect(rendered.locator("math annotation")).to_have_text("x")
+    rendered.locator("math").evaluate("m => m.remove()")
+    expect(rendered).to_have_text("It costs $5 or $10, $20 escaped, *not emphasis*, emphasis and .")
     expect(rendered.locator("em")).to_have_text("emphasis")
     # Emphasis around math ends outside it, never at a star inside the math.
     session.call("oneShot", "*see $a*b$ here* and _also \\(x_1\\) this_", "wrapped")
-    expect(session.page.locator("#wrapped em")).to_have_text(["see $a*b$ here", "also \\(x_1\\) this"])
+    expect(session.page.locator("#wrapped em annotation")).to_have_text(["a*b", "x_1"])
+
+
+def test_a_broken_formula_shows_its_source_and_the_error(session: Session):
+    session.call("oneShot", "Here $\\frac{1}{$ and $$\\left( x$$ end.", "broken")
+    errors = session.page.locator("#broken .math-error")
+    expect(errors).to_have_count(2)
+    expect(errors.nth(0).locator("code")).to_have_text("$\\frac{1}{$")
+    expect(errors.nth(0).locator(".math-error-message")).to_contain_text("Unexpected end of input")
+    expect(errors.nth(1).locator("code")).to_have_text("$$\\left( x$$")
 
 
 def test_math_blocks_stream_like_their_one_shot_render(session: Session):
@@ -578,14 +595,119 @@ def test_math_blocks_stream_like_their_one_shot_render(session: Session):
     html = session.call("oneShot", text)
     assert result["html"] == html
     rendered = session.page.locator("#oneshot")
-    expect(rendered.locator("div.math-display")).to_have_text(["\\[\na^2 + b^2\n\\]", "$$ z $$"])
-    expect(rendered.locator("p").first).to_have_text("Intro line\n$$\nx = 1\n$$ and more text")
+    expect(rendered.locator("div.math-display annotation")).to_have_text(["a^2 + b^2", "z"])
+    expect(rendered.locator("p").first.locator("annotation")).to_have_text("x = 1")
 
 
-def test_a_mermaid_block_is_shown_as_its_source(session: Session):
-    source = "graph TD\n  A[Start] --> B{Is it \\(x\\)?}\n  B -->|yes| C[$x$]"
-    session.call("oneShot", f"```mermaid\n{source}\n```\n", "mermaid")
-    expect(session.page.locator("#mermaid pre code")).to_have_text(source + "\n")
+HOSTILE_MATH = {  # SECURITY.md T-X9: TeX that asks for links, HTML attributes, or endless expansion
+    "href": r"$\href{javascript:top.pwned=1}{click}$",
+    "url": r"$\url{javascript:top.pwned=1}$",
+    "htmlData": r"$\htmlData{onclick=top.pwned=1}{x}$",
+    "htmlId and class": r"$\htmlId{harness}{x} \htmlClass{md-plain-note}{y} \htmlStyle{position:fixed}{z}$",
+    "includegraphics": r"$\includegraphics{https://example.com/x.png}$",
+    "macro bomb": r"$\def\a{\a\a}\a$",
+    "huge size": r"$\rule{100000em}{100000em}$",
+    "raw MathML with href": '<math><mi href="javascript:top.pwned=1">x</mi><maction actiontype="statusline">'
+                            '<mi>y</mi><mi>z</mi></maction><annotation-xml encoding="text/html"><img src=x '
+                            'onerror="top.pwned=1"></annotation-xml></math>',
+}
+
+
+def test_hostile_math_stays_inert(session: Session):
+    contained = 0
+    for name, text in HOSTILE_MATH.items():
+        session.call("oneShot", text, "hostile")
+        rendered = session.page.locator("#hostile")
+        bad = rendered.evaluate("""r => [...r.querySelectorAll('*')].flatMap(e => [...e.attributes]
+            .filter(a => /^on/i.test(a.name) || a.name === 'href' || a.name === 'style' || a.name === 'id')
+            .map(a => e.tagName + ' ' + a.name))""")
+        assert bad == [], (name, bad)
+        assert rendered.locator("a, img, maction, annotation-xml, [class*=md-plain-note]").count() == 0, name
+        for element in rendered.locator("*").all()[:50]:
+            element.dispatch_event("click")
+        assert session.page.evaluate("window.pwned") is None, name
+        contained += 1
+    print(f"hostile math contained: {contained}/{len(HOSTILE_MATH)}")
+    assert contained == len(HOSTILE_MATH)
+
+
+MERMAID = "graph TD\n  A[Start] --> B{Is it?}\n  B -->|yes| C[Done]\n  B -->|no| A"
+
+
+def diagram_svg(session: Session, element_id: str):
+    """The diagram's SVG inside its shadow root, once mermaid has drawn it (None until then)."""
+    return session.page.evaluate("""id => {
+        const host = document.querySelector('#' + id + ' .md-diagram');
+        const svg = host?.shadowRoot?.querySelector('svg');
+        if (!svg) return null;
+        const all = [svg, ...svg.querySelectorAll('*')];
+        return {tags: [...new Set(all.map(e => e.localName))],
+                attrs: [...new Set(all.flatMap(e => [...e.attributes].map(a => a.name)))],
+                texts: [...svg.querySelectorAll('text, tspan')].map(t => t.textContent.trim()).filter(Boolean),
+                hrefs: all.filter(e => e.hasAttribute('href') || e.hasAttribute('xlink:href')).length,
+                label: host.getAttribute('aria-label')};
+    }""", element_id)
+
+
+def test_a_mermaid_block_becomes_a_sanitized_svg_once_its_fence_closes(session: Session):
+    text = f"Flow:\n\n```mermaid\n{MERMAID}\n```\n\nAfter."
+    session.call("oneShot", text, "mermaid")
+    drawn = "id => document.querySelector('#' + id + ' .md-diagram')?.shadowRoot?.querySelector('svg')"
+    session.page.wait_for_function(drawn, arg="mermaid", timeout=30_000)
+    svg = diagram_svg(session, "mermaid")
+    assert {"Start", "Is it?", "Done"} <= set(svg["texts"]), svg["texts"]
+    assert not {"script", "foreignobject", "foreignObject", "style", "a", "image", "use"} & set(svg["tags"])
+    assert not [a for a in svg["attrs"] if a.startswith("on") or a == "style"] and svg["hrefs"] == 0
+    assert svg["label"] == "Diagram: graph TD"
+    expect(session.page.locator("#mermaid pre")).to_have_count(0)  # the source gave way to the drawing
+
+    # Streamed token by token: code while the fence is open, the diagram once it closes, drawn once.
+    session.page.evaluate("window.mermaidRenders = 0")
+    result = session.call("stream", list(text), {"compareEachStep": False, "id": "streamed"})
+    assert result["problems"] == []
+    session.page.wait_for_function(drawn, arg="streamed", timeout=30_000)
+    assert diagram_svg(session, "streamed")["texts"] == svg["texts"]
+    assert session.page.locator("#streamed .md-diagram").count() == 1
+
+
+HOSTILE_DIAGRAMS = {  # SECURITY.md T-X10: what a diagram could try to run, load or reach
+    "click callback": "graph TD\n  A-->B\n  click A callback \"tip\"\n  click B call top.alert(1)",
+    "click javascript href": 'graph TD\n  A-->B\n  click A href "javascript:top.pwned=1"',
+    "html label": 'graph TD\n  A["<img src=x onerror=top.pwned=1>"]-->B["<b onclick=top.pwned=1>b</b>"]',
+    "init directive": '%%{init: {"securityLevel": "loose", "htmlLabels": true, "themeCSS": "* {background: '
+                      'url(https://example.com/x)}"}}%%\ngraph TD\n  A["<img src=x onerror=top.pwned=1>"]-->B',
+    "iframe in note": "sequenceDiagram\n  A->>B: hi\n  Note right of B: <iframe src=javascript:top.pwned=1></iframe>",
+}
+
+
+def test_hostile_diagrams_stay_inert(session: Session):
+    contained = 0
+    for index, (name, source) in enumerate(HOSTILE_DIAGRAMS.items()):
+        element_id = f"hostile-diagram-{index}"
+        session.call("oneShot", f"```mermaid\n{source}\n```\n", element_id)
+        session.page.wait_for_function(
+            """id => document.querySelector('#' + id + ' .md-diagram')?.shadowRoot?.querySelector('svg')
+                    || document.querySelector('#' + id + ' .md-diagram-error')""", arg=element_id, timeout=30_000)
+        svg = diagram_svg(session, element_id)
+        if svg is not None:
+            assert not {"script", "foreignobject", "foreignObject", "iframe", "img", "a", "image"} & set(svg["tags"]), \
+                (name, svg["tags"])
+            assert not [a for a in svg["attrs"] if a.startswith("on") or a == "style"] and svg["hrefs"] == 0, name
+            session.page.evaluate("""id => {
+                const svg = document.querySelector('#' + id + ' .md-diagram').shadowRoot.querySelector('svg');
+                for (const e of svg.querySelectorAll('*')) e.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+            }""", element_id)
+        assert session.page.evaluate("window.pwned") is None, name
+        contained += 1
+    print(f"hostile diagrams contained: {contained}/{len(HOSTILE_DIAGRAMS)}")
+    assert contained == len(HOSTILE_DIAGRAMS)
+
+
+def test_a_broken_diagram_shows_its_source_and_the_error(session: Session):
+    session.call("oneShot", "```mermaid\ngraph TD\n  A-->\n  this is not mermaid ((\n```\n", "broken-diagram")
+    note = session.page.locator("#broken-diagram .md-diagram-error")
+    expect(note).to_contain_text("Diagram not drawn:", timeout=30_000)
+    expect(session.page.locator("#broken-diagram pre code")).to_contain_text("this is not mermaid")
 
 
 # --- text the parser cannot take (SECURITY.md T-Z2) ------------------------------------------------------

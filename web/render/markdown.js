@@ -54,6 +54,7 @@
 import { addCodeToolbars, DEFAULT_CODE_LABELS } from "./code_blocks.js";
 import { DEFAULT_IMAGE_LABELS, ImagePolicy, placeImages } from "./images.js";
 import { highlightWhenSeen } from "./lazy_highlight.js";
+import { renderDiagrams } from "./diagrams.js";
 import { collectDefinitions, finishedPrefix, lex, nextWindowEnd, tokensToHtml } from "./parse.js";
 import { sanitizeToFragment } from "./sanitize.js";
 
@@ -126,7 +127,9 @@ export function renderMarkdown(container, text, { images = new ImagePolicy(), la
     return;
   }
   try {
-    container.append(toFragment(tokensToHtml(lex(source, {})), images, all));
+    const fragment = toFragment(tokensToHtml(lex(source, {})), images, all);
+    renderDiagrams(fragment);
+    container.append(fragment);
   } catch (error) {
     console.error("markdown: shown as plain text, rendering failed:", error);
     showPlain(container, source, all, true);
@@ -334,6 +337,7 @@ export class StreamRenderer {
   /** Put a finished block on the page for good; its definitions may change earlier blocks. */
   #freeze(raw, html, defs) {
     const fragment = toFragment(html, this.#images, this.#labels);
+    renderDiagrams(fragment); // a finished block: its diagram is drawn once, here
     const block = { raw, nodes: nodesOf(fragment) };
     this.#container.append(fragment);
     this.#committed += raw.length;

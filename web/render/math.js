@@ -16,19 +16,30 @@
  * Tokens: {type: "math" (inside a paragraph) | "mathBlock", raw: the source as written, text: the TeX
  * between the delimiters, display: boolean}.
  *
- * Not rendered yet: renderMath shows the source, delimiters included, as text in
- * <span class="math math-inline">, <span class="math math-display"> or <div class="math math-display">
- * (sanitize.js keeps these class names). A KaTeX step replaces renderMath with one that renders
- * token.text (display mode from token.display) and falls back to this when KaTeX refuses the input;
- * the tokenizing, and so what counts as math while a reply streams, stays here.
+ * Rendered by KaTeX (self-hosted, bundled) as MathML, which the browser lays out itself: no KaTeX
+ * stylesheet, fonts or inline styles are needed, so the page's CSP (style-src 'self') holds and the
+ * sanitizer (sanitize.js) only has to let MathML elements through. KaTeX runs with trust off (\href,
+ * \url, \htmlData... show as red text, never as links or attributes), strict errors ignored, and
+ * limits on macro expansion and sizes, so hostile TeX can neither reach the page nor hang it. A formula
+ * KaTeX refuses shows its source and KaTeX's message (class math-error), never a blank. Results are
+ * cached: a paragraph still streaming is rendered again at each update, its formulas are not.
+ * Wrapped in <span class="math math-inline">, <span class="math math-display"> or <div class="math
+ * math-display"> (sanitize.js keeps these class names).
  *
  * Streaming (blocks.js): a block never spans a blank line, and it is final once its closing line has
  * ended; blocks.js keeps the block before a math block open until then (text after the closing `$$`
  * on the same line would make the whole thing part of that paragraph again).
  */
+import katex from "katex";
 import { Lexer } from "marked";
 
 import { escapeHtml } from "./highlight.js";
+
+const KATEX_OPTIONS = Object.freeze({
+  output: "mathml", throwOnError: true, trust: false, strict: "ignore", maxExpand: 500, maxSize: 50,
+});
+const CACHE_LIMIT = 500;
+const cache = new Map(); // "d" | "i" + TeX -> HTML, oldest first
 
 // A line break inside a block, but never a blank line (a blank line ends any block).
 const NO_BLANK_LINE = String.raw`\n(?![ \t]*(?:\n|$))`;
@@ -61,9 +72,29 @@ function matchInline(src) {
 }
 
 export function renderMath(token) {
-  const source = escapeHtml(token.raw.trim());
   const kind = token.display ? "math-display" : "math-inline";
-  return token.type === "mathBlock" ? `<div class="math ${kind}">${source}</div>\n` : `<span class="math ${kind}">${source}</span>`;
+  const inner = typeset(token);
+  return token.type === "mathBlock" ? `<div class="math ${kind}">${inner}</div>\n` : `<span class="math ${kind}">${inner}</span>`;
+}
+
+/** KaTeX's MathML for the token, or its source and KaTeX's message when KaTeX refuses it. */
+function typeset(token) {
+  const key = (token.display ? "d" : "i") + token.text;
+  let html = cache.get(key);
+  if (html === undefined) {
+    try {
+      html = katex.renderToString(token.text, { ...KATEX_OPTIONS, displayMode: token.display });
+    } catch (error) {
+      const message = String(error?.message ?? error).replace(/^KaTeX parse error: /, "");
+      html = `<span class="math-error"><code>${escapeHtml(token.raw.trim())}</code> ` +
+        `<span class="math-error-message">${escapeHtml(message)}</span></span>`;
+    }
+    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value);
+  } else {
+    cache.delete(key); // most recently used last
+  }
+  cache.set(key, html);
+  return html;
 }
 
 export const MATH_EXTENSIONS = [

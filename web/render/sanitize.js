@@ -5,7 +5,7 @@
  *
  * Uses a private DOMPurify instance (its hooks never leak into other modules) with an explicit
  * allow-list: the tags markdown produces plus a few harmless inline ones. Nothing else survives:
- * no script/style/svg/math/iframe/object/form elements, no event handlers, no `style`, `id`,
+ * no script/style/svg/iframe/object/form elements (MathML only as below), no event handlers, no `style`, `id`,
  * `name`, `data-*` or `aria-*` attributes (so untrusted text cannot clobber globals, restyle itself
  * or impersonate our own controls).
  *
@@ -17,7 +17,9 @@
  *    adopted into the page with a src would start loading at once) and parked in IMAGE_SOURCE_ATTR;
  *    images.js decides later whether anything is ever loaded.
  *  - `class`: only `language-*`, highlight.js's own class names and math.js's `math`,
- *    `math-inline`, `math-display` are kept.
+ *    `math-inline`, `math-display`, `math-error*` and KaTeX's `katex*` are kept.
+ *  - MathML (KaTeX's output, math.js): its presentation elements and attributes only; `href` is taken
+ *    off every element but `<a>` (MathML links would otherwise open javascript: URLs in some browsers).
  *  - `<input>`: always a disabled checkbox (markdown task lists); never a form field.
  */
 import DOMPurify from "dompurify";
@@ -30,13 +32,22 @@ const ALLOWED_TAGS = [
   "input", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
   "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
   "var",
+  // MathML presentation elements (KaTeX's output); no maction, no semantics-escaping annotation-xml
+  "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "msub", "msup", "msubsup",
+  "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded",
+  "mphantom", "menclose", "mmultiscripts", "mprescripts", "none",
 ];
 const ALLOWED_ATTR = [
   "href", "src", "alt", "title", "class", "align", "start", "reversed", "type", "checked", "disabled",
   "colspan", "rowspan", "open", "lang",
+  // MathML's presentation attributes (KaTeX's output)
+  "xmlns", "display", "encoding", "mathvariant", "mathcolor", "mathbackground", "stretchy", "fence", "separator",
+  "lspace", "rspace", "accent", "accentunder", "columnalign", "columnlines", "columnspacing", "rowspacing",
+  "rowlines", "rowalign", "scriptlevel", "displaystyle", "width", "height", "depth", "voffset", "minsize", "maxsize",
+  "movablelimits", "notation", "linethickness", "symmetric", "largeop", "form", "frame", "side", "align",
 ];
 const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
-const CLASS_TOKEN = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[a-z-]{1,40})?|[a-z]{1,20}_|math(?:-inline|-display)?)$/;
+const CLASS_TOKEN = /^(?:language-[\w+#.-]{1,40}|hljs(?:-[a-z-]{1,40})?|[a-z]{1,20}_|math(?:-inline|-display|-error(?:-message)?)?|katex(?:-[a-z]{1,20})?)$/;
 
 const purifier = DOMPurify(window);
 
@@ -48,6 +59,7 @@ purifier.addHook("uponSanitizeAttribute", (_node, data) => {
 });
 
 purifier.addHook("afterSanitizeAttributes", (node) => {
+  if (node.nodeName !== "A" && node.hasAttribute?.("href")) node.removeAttribute("href");
   switch (node.nodeName) {
     case "A": {
       const href = safeLinkHref(node.getAttribute("href"));

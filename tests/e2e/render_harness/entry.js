@@ -1,6 +1,7 @@
 // Test page for web/render/: exposes window.harness for tests/e2e/test_render.py, which drives it
 // with page.evaluate (CDP; the page's CSP forbids string evaluation inside the page itself).
 import { openBlockIndex } from "../../../web/render/blocks.js";
+import { diagramsSettled } from "../../../web/render/diagrams.js";
 import { highlightNow } from "../../../web/render/lazy_highlight.js";
 import { ImagePolicy, renderMarkdown, StreamRenderer } from "../../../web/render/markdown.js";
 import { lex } from "../../../web/render/parse.js";
@@ -33,9 +34,11 @@ function finishedNodeCount(text, scratch) {
 window.harness = {
   policy,
 
-  oneShot(text, id = "oneshot") {
+  // The HTML the tests compare is read once every diagram (drawn later, diagrams.js) is drawn or refused.
+  async oneShot(text, id = "oneshot") {
     const element = fresh(id);
     renderMarkdown(element, text, { images: policy });
+    await diagramsSettled();
     return element.innerHTML;
   },
 
@@ -75,7 +78,7 @@ window.harness = {
       if (node.parentNode !== element) problems.push(`a node finished at step ${step} was replaced later`);
     }
     renderer.destroy();
-    return { html: element.innerHTML, problems, finishedNodes: mustSurvive.size };
+    return diagramsSettled().then(() => ({ html: element.innerHTML, problems, finishedNodes: mustSurvive.size }));
   },
 
   /**
@@ -99,6 +102,7 @@ window.harness = {
     if (highlightAll) for (const code of deferred) highlightNow(code);
     else deferred.forEach((code, i) => { code.dataset.testDeferred = String(i); }); // for locators
     const highlighted = deferred.filter((code) => code.classList.contains("hljs")).length;
+    await diagramsSettled();
     return { html: element.innerHTML, nodesBeforeFinish, nodes: element.childNodes.length,
              deferred: highlightAll ? highlighted : deferred.length };
   },
@@ -149,12 +153,13 @@ window.harness = {
   audit(id) {
     const root = document.getElementById(id);
     const problems = [];
-    const banned = "script, style, iframe, frame, object, embed, svg, math, form, button:not(.md-code-copy):not(.md-image-load):not(.md-image-always), "
+    // MathML is allowed as KaTeX writes it (math.js), never its actions, foreign content or links.
+    const banned = "script, style, iframe, frame, object, embed, svg, maction, annotation-xml, mglyph, form, button:not(.md-code-copy):not(.md-image-load):not(.md-image-always), "
       + "textarea, select, link, meta, base, video, source, template, input:not([type=checkbox][disabled])";
     for (const node of root.querySelectorAll(banned)) problems.push(`<${node.localName}> element`);
     for (const node of root.querySelectorAll("*")) {
       for (const attr of node.attributes) {
-        if (/^on/i.test(attr.name) || ["style", "id", "name", "srcset", "srcdoc", "action", "formaction", "background"].includes(attr.name)) {
+        if ((attr.name === "href" && node.localName !== "a") || /^on/i.test(attr.name) || ["style", "id", "name", "srcset", "srcdoc", "action", "formaction", "background"].includes(attr.name)) {
           problems.push(`${attr.name}= on <${node.localName}>`);
         }
       }
