@@ -28,8 +28,14 @@ export { ERROR_CODES, LOOP_EVENT_TYPES, PART_TYPES, STREAM_EVENT_TYPES, VENDORS 
  * @typedef {{pyodide: string, wheels: string[], worker: string}} Boot   what the build writes to boot.json
  */
 
-/** The site the library was loaded from: its files live in `assets/` under it. */
-const SITE = new URL("../", import.meta.url).href;
+/** The site the library was loaded from: its files live in `assets/` under it (this code may sit in a shared
+ * chunk, `assets/chunks/`, so the site is what comes before the last `/assets/`). */
+const SITE = siteOf(import.meta.url);
+
+function siteOf(moduleUrl) {
+  const at = moduleUrl.lastIndexOf("/assets/");
+  return at >= 0 ? moduleUrl.slice(0, at + 1) : new URL("../", moduleUrl).href;
+}
 
 /** @param {ConstructorParameters<typeof Agent>[0]} options */
 export function createAgent(options = {}) {
