@@ -106,21 +106,11 @@ export class Sidebar {
     const list = h("datalist", { id: `folders-${conv.id}` }, names.map((n) => h("option", { value: n })));
     const field = h("input", { type: "text", className: "rename-field", "aria-label": t("nav.folderField"),
                                list: list.id, value: conv.folder ?? "", placeholder: t("nav.noFolder") });
-    let finished = false;
     const done = async (save) => {
-      if (finished) return;
-      finished = true;
       if (save && (field.value.trim() || null) !== (conv.folder ?? null)) await this.store.setFolder(conv.id, field.value);
       await this.refresh();
     };
-    field.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter") done(true);
-      if (ev.key === "Escape") {
-        ev.stopPropagation();
-        done(false);
-      }
-    });
-    field.addEventListener("blur", () => done(true), { once: true });
+    whenEdited(field, done);
     li.replaceChildren(field, list);
     field.focus();
   }
@@ -190,14 +180,7 @@ export class Sidebar {
       }
       await this.refresh();
     };
-    field.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter") done(true);
-      if (ev.key === "Escape") {
-        ev.stopPropagation();
-        done(false);
-      }
-    });
-    field.addEventListener("blur", () => done(true), { once: true });
+    whenEdited(field, done);
     li.replaceChildren(field);
     field.focus();
     field.select();
@@ -336,6 +319,24 @@ export function marked(text, query) {
   }
   if (last < text.length) out.push(text.slice(last));
   return out;
+}
+
+/** An in-place field: Enter or leaving it saves, Esc cancels; `done(save)` runs once. */
+function whenEdited(field, done) {
+  let finished = false;
+  const finish = (save) => {
+    if (finished) return;
+    finished = true;
+    done(save);
+  };
+  field.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") finish(true);
+    if (ev.key === "Escape") {
+      ev.stopPropagation();
+      finish(false);
+    }
+  });
+  field.addEventListener("blur", () => finish(true), { once: true });
 }
 
 function slug(title) {
