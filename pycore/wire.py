@@ -35,7 +35,7 @@ from pycore import __version__
 from pycore.adapters import catalogue
 from pycore.contract.params import validate
 from pycore.methods import METHODS
-from pycore.methods._registry import PARAMS
+from pycore.methods._registry import PARAMS, RESULTS
 from pycore.methods._state import STATE
 
 
@@ -43,6 +43,12 @@ class UnknownMethodError(LookupError):
     """The page asked for a method the core does not have."""
 
     error_code: ClassVar[str] = "unknown_method"
+
+
+class ContractError(Exception):
+    """A method returned something other than its result model: a bug in the core, not in the call."""
+
+    error_code: ClassVar[str] = "internal"
 
 
 def info() -> str:
@@ -106,7 +112,7 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
     if not isinstance(params, dict):
         raise TypeError(f"{name}: params must be a JSON object, not {type(params).__name__}")
     redact = redactor(secrets_in(params))
-    model = PARAMS[name]
+    model, result_model = PARAMS[name], RESULTS[name]
 
     async def run() -> str:
         try:
@@ -121,7 +127,9 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
                 details = json.loads(redact(json.dumps(error_details(e))))
                 raise WireError(f"{type(e).__name__}: {clean}", code=error_code(e), details=details) from None
             raise
-        return redact(json.dumps(result))
+        if not isinstance(result, result_model):
+            raise ContractError(f"{name} returned {type(result).__name__}, not its result {result_model.__name__}")
+        return redact(json.dumps(result.model_dump(mode="json", by_alias=True, exclude_none=True)))
 
     return asyncio.ensure_future(run())
 

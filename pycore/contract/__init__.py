@@ -233,7 +233,7 @@ def json_schema() -> dict[str, Any]:
     """One JSON Schema document: ``$defs`` holds every model; ``events``, ``parts``, ``error`` and
     ``run_error`` point into it; ``error_codes`` and ``methods`` list the closed sets."""
     from pycore.methods import METHODS
-    from pycore.methods._registry import PARAMS
+    from pycore.methods._registry import PARAMS, RESULTS
 
     defs: dict[str, Any] = {}
     roots: dict[str, Any] = {}
@@ -244,17 +244,22 @@ def json_schema() -> dict[str, Any]:
         defs.update(schema.pop("$defs", {}))
         roots[key] = schema
     params: dict[str, Any] = {}
-    for name, model in sorted(PARAMS.items()):
-        schema = model.model_json_schema(ref_template="#/$defs/{model}")
-        defs.update(schema.pop("$defs", {}))
-        defs[model.__name__] = schema
-        params[name] = {"$ref": f"#/$defs/{model.__name__}"}
+    results: dict[str, Any] = {}
+    modes: tuple[tuple[dict[str, type[BaseModel]], dict[str, Any], Literal["validation", "serialization"]], ...] = (
+        (PARAMS, params, "validation"), (RESULTS, results, "serialization"))
+    for registry, out, mode in modes:
+        for name, model in sorted(registry.items()):
+            schema = model.model_json_schema(ref_template="#/$defs/{model}", by_alias=True, mode=mode)
+            defs.update(schema.pop("$defs", {}))
+            defs[model.__name__] = schema
+            out[name] = {"$ref": f"#/$defs/{model.__name__}"}
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "Orizuru: the contract between the page and the core",
         "version": __version__,
         "methods": sorted(METHODS),
-        "params": params,  # each method's params, for the methods that declare a model (pycore.contract.params)
+        "params": params,  # each method's params (pycore.contract.params)
+        "results": results,  # each method's result (pycore.contract.results), sent with None fields left out
         "event_types": event_types(),
         "part_types": part_types(),
         "error_codes": list(ERROR_CODES),
@@ -287,11 +292,15 @@ def page_module() -> str:
     ])
 
 
-def _params_markdown(name: str, model: type[BaseModel]) -> list[str]:
-    """A method's params model as a list: each field, its type, and its default when it may be left out;
-    the fields of a nested model (``tools``, ``limits`` of ``chat.run``) indented under it."""
-    out = [f"`{name}` params: {' '.join((inspect.getdoc(model) or '').split())}", ""]
-    out += _fields_markdown(model, "")
+def _model_markdown(name: str, what: str, model: type[BaseModel]) -> list[str]:
+    """A method's params or result model as a list: each field, its type, and its default when it may be left
+    out; the fields of a nested model (``tools``, ``limits`` of ``chat.run``) indented under it."""
+    own_doc = inspect.cleandoc(model.__dict__.get("__doc__") or "")  # not BaseModel's, when the model has none
+    out = [f"`{name}` {what}: {' '.join(own_doc.split())}", ""]
+    fields = _fields_markdown(model, "")
+    if what == "result":  # results are sent with None fields left out
+        fields = [line.replace("default `null`", "left out when none") for line in fields]
+    out += fields
     if not model.model_fields:
         out.append("- none")
     return [*out, ""]
@@ -316,7 +325,7 @@ def _fields_markdown(model: type[BaseModel], indent: str) -> list[str]:
 def protocol_markdown() -> str:
     """``docs/PROTOCOL.md``: generated from this module and the methods' docstrings."""
     from pycore.methods import METHODS
-    from pycore.methods._registry import PARAMS
+    from pycore.methods._registry import PARAMS, RESULTS
 
     out = [
         "# The page ↔ core protocol",
@@ -341,7 +350,8 @@ def protocol_markdown() -> str:
         module = sys.modules[module_name]
         out += [f"### {', '.join(f'`{n}`' for n in names)}", "", f"From `{module_name}`:", "", "```text",
                 inspect.cleandoc(module.__doc__ or "(undocumented)"), "```", ""]
-        out += [line for n in names if n in PARAMS for line in _params_markdown(n, PARAMS[n])]
+        for n in names:
+            out += _model_markdown(n, "params", PARAMS[n]) + _model_markdown(n, "result", RESULTS[n])
     out += ["## Events", "", "`chat.run` streams the model's own events, each with the `step` it belongs to:", ""]
     out += [f"- `{t}`" for t in stream_event_types()]
     out += ["", "and the loop's events:", ""]

@@ -16,13 +16,42 @@ Contradictions are reported by the classifier itself: it sees the current constr
 ids and answers ``contradicts: [ids]`` in the same call (no second request, no extra latency).
 """
 
-from pycore.focus.classification import LABELS, Classification, InvalidClassification
-from pycore.focus.classifier import Classifier, ClassifierResult
-from pycore.focus.memory import apply, record_exchange
-from pycore.focus.state import Core, Cost, Exchange, FocusState, FocusStateError, Item
-from pycore.focus.synthesis import Synthesis, synthesize
-from pycore.focus.tokens import estimate_prompt, estimate_tokens
-from pycore.focus.update import UpdateResult, update_focus
+from typing import TYPE_CHECKING
+
+from pycore._lazy import lazy
+
+if TYPE_CHECKING:
+    from pycore.focus.classification import LABELS, Classification, InvalidClassification
+    from pycore.focus.classifier import Classifier
+    from pycore.focus.memory import apply, record_exchange
+    from pycore.focus.results import ClassifierResult, Synthesis, UpdateResult
+    from pycore.focus.state import Core, Cost, Exchange, FocusState, FocusStateError, Item
+    from pycore.focus.synthesis import synthesize
+    from pycore.focus.tokens import estimate_prompt, estimate_tokens
+    from pycore.focus.update import update_focus
+
+_WHERE = {
+    "LABELS": "classification",
+    "Classification": "classification",
+    "InvalidClassification": "classification",
+    "Classifier": "classifier",
+    "apply": "memory",
+    "record_exchange": "memory",
+    "ClassifierResult": "results",
+    "Synthesis": "results",
+    "UpdateResult": "results",
+    "Core": "state",
+    "Cost": "state",
+    "Exchange": "state",
+    "FocusState": "state",
+    "FocusStateError": "state",
+    "Item": "state",
+    "synthesize": "synthesis",
+    "estimate_prompt": "tokens",
+    "estimate_tokens": "tokens",
+    "update_focus": "update",
+}
+__getattr__ = lazy(__name__, _WHERE)
 
 __all__ = [
     "LABELS",

@@ -20,12 +20,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from pydantic import BaseModel
-
 from pycore.client import ChatClient
 from pycore.exceptions import APIConnectionError, APIStatusError, BadRequestError, OrizuruError
 from pycore.focus.classification import Classification, InvalidClassification, parse
 from pycore.focus.prompts import render
+from pycore.focus.results import ClassifierResult
 from pycore.focus.state import Cost, FocusState
 from pycore.focus.strategy import Strategy, classifier_request, resolve
 from pycore.http.retry import RetryPolicy
@@ -35,15 +34,6 @@ NO_RETRIES = RetryPolicy(max_retries=0)
 TIMEOUT = 30.0  # seconds for one attempt
 RETRY_PAUSE = 0.5  # seconds before the retry after a vendor error
 MAX_MESSAGE_CHARS = 6000  # the classifier reads the start of a very long message
-
-
-class ClassifierResult(BaseModel):
-    classification: Classification
-    ok: bool  # False: both attempts failed and the labels are the UNCLEAR fallback
-    attempts: int
-    cost: Cost
-    strategy: str
-    error: str | None = None
 
 
 class Classifier:

@@ -15,26 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from pycore.focus.prompts import TemplateError, render
+from pycore.focus.results import Synthesis
 from pycore.focus.state import FocusState, Item
 from pycore.focus.tokens import estimate_prompt
 from pycore.messages import Message
 
 DEFAULT_BUDGET = 2000
 MAX_RECENT_CHARS = 4000  # one recent message longer than this is shortened before it counts
-
-
-class Synthesis(BaseModel):
-    system: str
-    messages: list[Message]
-    tokens: int  # estimated
-    budget: int
-    recent: int  # exchanges kept
-    omitted: int  # exchanges of the turn tier left out for the budget
-    over_budget: bool = False
-    warnings: list[str] = Field(default_factory=list)
 
 
 def constraint_context(state: FocusState) -> list[dict[str, Any]]:

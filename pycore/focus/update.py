@@ -3,20 +3,10 @@ the tiers, record the exchange in the turn tier, and add the classifier's cost."
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from pycore.focus.classification import Classification
-from pycore.focus.classifier import Classifier, ClassifierResult
+from pycore.focus.classifier import Classifier
 from pycore.focus.memory import apply, record_exchange
+from pycore.focus.results import ClassifierResult, UpdateResult
 from pycore.focus.state import Cost, FocusState
-
-
-class UpdateResult(BaseModel):
-    state: FocusState
-    classification: Classification | None  # None when no classifier was given
-    ok: bool
-    cost: Cost  # of this message alone; state.cost is the conversation's total
-    error: str | None = None
 
 
 async def update_focus(

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pycore.contract.params import ApproveParams, ChatRunParams, PageTool, PageToolResultParams
+from pycore.contract.results import Empty, RunResult, Usage
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
     from pycore.messages import ChatRequest
     from pycore.methods._state import WorkerState
 
-@method("chat.run", params=ChatRunParams)
-async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("chat.run", params=ChatRunParams, result=RunResult)
+async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> RunResult:
     from pycore.agent.approval import ApprovalPolicy
     from pycore.agent.loop import AgentLoop, Limits
     from pycore.agent.tools import ToolRegistry
@@ -53,7 +54,8 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> di
         result = await loop.run()
     finally:
         await client.transport.aclose()
-    return result.to_json()
+    return RunResult(stop_reason=result.stop_reason, steps=result.steps, error=result.error,
+                     usage=Usage(input_tokens=result.input_tokens, output_tokens=result.output_tokens))
 
 
 def _request(params: ChatRunParams) -> ChatRequest:
@@ -81,16 +83,16 @@ def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState) ->
             for d in definitions]
 
 
-@method("chat.approve", params=ApproveParams)
-async def chat_approve(params: ApproveParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("chat.approve", params=ApproveParams, result=Empty)
+async def chat_approve(params: ApproveParams, emit: Emit, worker: WorkerState) -> Empty:
     worker.approvals.resolve(params.call_id, params.decision)
-    return {}
+    return Empty()
 
 
-@method("chat.page_tool_result", params=PageToolResultParams)
-async def chat_page_tool_result(params: PageToolResultParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("chat.page_tool_result", params=PageToolResultParams, result=Empty)
+async def chat_page_tool_result(params: PageToolResultParams, emit: Emit, worker: WorkerState) -> Empty:
     from pycore.agent.tools import ToolResult
 
     result = ToolResult(content=params.content, is_error=params.is_error)
     worker.page_results.resolve(params.call_id, result)
-    return {}
+    return Empty()

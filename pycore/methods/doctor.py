@@ -10,9 +10,10 @@ preflight directly. ``mode`` ("browser" / "direct") overrides the choice, for te
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pycore.contract.params import DoctorParams
+from pycore.contract.results import Diagnosis, Finding
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -28,8 +29,8 @@ async def no_cors_reachable(url: str, timeout: float) -> bool | None:
     return await probe(url, timeout)
 
 
-@method("mcp.doctor", params=DoctorParams)
-async def mcp_doctor(params: DoctorParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.doctor", params=DoctorParams, result=Diagnosis)
+async def mcp_doctor(params: DoctorParams, emit: Emit, worker: WorkerState) -> Diagnosis:
     from pycore.http import default_transport
     from pycore.mcp.doctor import PROBE_TIMEOUT, diagnose_browser, diagnose_direct
 
@@ -53,6 +54,5 @@ async def mcp_doctor(params: DoctorParams, emit: Emit, worker: WorkerState) -> d
             raise ValueError(f"mode must be browser or direct, not {mode!r}")
     finally:
         await http.aclose()
-    result = diagnosis.to_json()
-    del result["url"], result["origin"]
-    return result
+    return Diagnosis(mode=mode, relay_hint=diagnosis.relay_hint,
+                     findings=[Finding(code=f.code, message=f.message, fix=f.fix) for f in diagnosis.findings])

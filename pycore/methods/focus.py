@@ -36,6 +36,7 @@ from pycore.contract.params import (
     TemplatesParams,
     UpdateParams,
 )
+from pycore.contract.results import ClassifierResult, FocusExport, Synthesis, Templates, UpdateResult
 from pycore.methods._provider import make_client
 from pycore.methods._registry import Emit, method
 
@@ -55,29 +56,29 @@ def _classifier(spec: ClassifierSpec, worker: WorkerState) -> Classifier:
     return Classifier(make_client(spec.provider, worker), spec.model, strategy=spec.strategy)
 
 
-@method("focus.synthesize", params=SynthesizeParams)
-async def focus_synthesize(params: SynthesizeParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.synthesize", params=SynthesizeParams, result=Synthesis)
+async def focus_synthesize(params: SynthesizeParams, emit: Emit, worker: WorkerState) -> Synthesis:
     from pycore.focus import synthesize
 
     result = synthesize(_state(params), params.text, base_system=params.system, budget=params.budget,
                         locale=params.locale, overrides=params.templates or None)
-    return result.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return result
 
 
-@method("focus.classify", params=ClassifyParams)
-async def focus_classify(params: ClassifyParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.classify", params=ClassifyParams, result=ClassifierResult)
+async def focus_classify(params: ClassifyParams, emit: Emit, worker: WorkerState) -> ClassifierResult:
     state = _state(params)
     classifier = _classifier(params.classifier, worker)
     try:
         result = await classifier.classify(params.text, state)
     finally:
         await classifier.client.transport.aclose()
-    return result.model_dump(mode="json")
+    return result
 
 
-@method("focus.update", params=UpdateParams)
-async def focus_update(params: UpdateParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    from pycore.focus import ClassifierResult, update_focus
+@method("focus.update", params=UpdateParams, result=UpdateResult)
+async def focus_update(params: UpdateParams, emit: Emit, worker: WorkerState) -> UpdateResult:
+    from pycore.focus import update_focus
 
     state = _state(params)
     classified = ClassifierResult.model_validate(params.classified) if params.classified else None
@@ -88,11 +89,11 @@ async def focus_update(params: UpdateParams, emit: Emit, worker: WorkerState) ->
     finally:
         if classifier is not None:
             await classifier.client.transport.aclose()
-    return result.model_dump(mode="json")
+    return result
 
 
-@method("focus.templates", params=TemplatesParams)
-async def focus_templates(params: TemplatesParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("focus.templates", params=TemplatesParams, result=Templates)
+async def focus_templates(params: TemplatesParams, emit: Emit, worker: WorkerState) -> Templates:
     from pycore.focus.prompts import LOCALES, SYNTHESIS_TEMPLATES, TemplateError, check, default_source, locale_of
 
     locale = locale_of(params.locale)
@@ -103,9 +104,9 @@ async def focus_templates(params: TemplatesParams, emit: Emit, worker: WorkerSta
         except TemplateError as e:
             errors[name] = str(e)
     templates = {name: default_source(name, locale) for name in SYNTHESIS_TEMPLATES}
-    return {"locale": locale, "locales": list(LOCALES), "templates": templates, "errors": errors}
+    return Templates(locale=locale, locales=list(LOCALES), templates=templates, errors=errors)
 
 
-@method("focus.validate", params=FocusParams)
-async def focus_validate(params: FocusParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    return {"state": _state(params).to_export()}
+@method("focus.validate", params=FocusParams, result=FocusExport)
+async def focus_validate(params: FocusParams, emit: Emit, worker: WorkerState) -> FocusExport:
+    return FocusExport(state=_state(params).to_export())

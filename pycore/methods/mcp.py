@@ -17,6 +17,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pycore.contract.params import ConnectParams, GetPromptParams, NoParams, ReadResourceParams, ServerParams
+from pycore.contract.results import (
+    Empty,
+    PromptResult,
+    ResourceContents,
+    ServerDescription,
+    ServerInfo,
+    ServerList,
+    ToolInfo,
+)
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -54,8 +63,8 @@ class Connection:
         return tools
 
 
-@method("mcp.connect", params=ConnectParams)
-async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.connect", params=ConnectParams, result=ServerDescription)
+async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) -> ServerDescription:
     from pycore.mcp import ClientSession
 
     server_id, url = params.id, params.url
@@ -90,7 +99,7 @@ class _closing_on_error:  # noqa: N801 - used as a context manager
             await self.session.aclose()
 
 
-def describe(conn: Connection, worker: WorkerState) -> dict[str, Any]:
+def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
     from pycore.agent.approval import default_policy, fingerprint
     from pycore.agent.tools import ToolRegistry
 
@@ -103,24 +112,20 @@ def describe(conn: Connection, worker: WorkerState) -> dict[str, Any]:
     for name, tool in registry.items():
         if tool.source != f"mcp:{conn.id}":
             continue
-        entry: dict[str, Any] = {"name": name, "original_name": tool.name, "description": tool.description,
-                                 "inputSchema": tool.input_schema,
-                                 "policy": default_policy(tool), "fingerprint": fingerprint(tool),
-                                 "new": tool.changed}
-        if tool.annotations:
-            entry["annotations"] = tool.annotations
-        tools.append(entry)
-    return {
-        "id": conn.id,
-        "url": conn.url,
-        "status": conn.status,
-        "transport": conn.session.transport_kind,
-        "server": {"name": server.server_info.name, "version": server.server_info.version} if server else None,
-        "protocol_version": conn.session.protocol_version,
-        "tools": tools,
-        "resources": [_dump(r, {"uri", "name", "title", "description", "mime_type"}) for r in conn.resources],
-        "prompts": [_dump(p, {"name", "title", "description", "arguments"}) for p in conn.prompts],
-    }
+        tools.append(ToolInfo(name=name, original_name=tool.name, description=tool.description,
+                              input_schema=tool.input_schema, policy=default_policy(tool),
+                              fingerprint=fingerprint(tool), new=tool.changed, annotations=tool.annotations or None))
+    return ServerDescription(
+        id=conn.id,
+        url=conn.url,
+        status=conn.status,
+        transport=conn.session.transport_kind,
+        server=ServerInfo(name=server.server_info.name, version=server.server_info.version) if server else None,
+        protocol_version=conn.session.protocol_version,
+        tools=tools,
+        resources=[_dump(r, {"uri", "name", "title", "description", "mime_type"}) for r in conn.resources],
+        prompts=[_dump(p, {"name", "title", "description", "arguments"}) for p in conn.prompts],
+    )
 
 
 def _dump(model: Any, include: set[str]) -> dict[str, Any]:
@@ -133,40 +138,40 @@ async def _close(conn: Connection) -> None:
     await conn.session.aclose()
 
 
-@method("mcp.disconnect", params=ServerParams)
-async def mcp_disconnect(params: ServerParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.disconnect", params=ServerParams, result=Empty)
+async def mcp_disconnect(params: ServerParams, emit: Emit, worker: WorkerState) -> Empty:
     conn = worker.connections.pop(params.id, None)
     if conn is not None:
         await _close(conn)
-    return {}
+    return Empty()
 
 
-@method("mcp.list", params=NoParams)
-async def mcp_list(params: NoParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
-    return {"servers": [describe(conn, worker) for conn in worker.connections.values()]}
+@method("mcp.list", params=NoParams, result=ServerList)
+async def mcp_list(params: NoParams, emit: Emit, worker: WorkerState) -> ServerList:
+    return ServerList(servers=[describe(conn, worker) for conn in worker.connections.values()])
 
 
-@method("mcp.read_resource", params=ReadResourceParams)
-async def mcp_read_resource(params: ReadResourceParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.read_resource", params=ReadResourceParams, result=ResourceContents)
+async def mcp_read_resource(params: ReadResourceParams, emit: Emit, worker: WorkerState) -> ResourceContents:
     conn = worker.connection(params.id)
     uri = params.uri
     if not uri:
         raise ValueError("mcp.read_resource needs a uri")
     result = await conn.session.read_resource(str(uri))
-    out: dict[str, Any] = {"contents": [c.model_dump(mode="json", by_alias=True, exclude_none=True)
-                                        for c in result.contents]}
+    out = ResourceContents(contents=[c.model_dump(mode="json", by_alias=True, exclude_none=True)
+                                     for c in result.contents])
     if params.as_parts:
         # {as_parts: true, name?}: also the contents as message parts to attach to the next user message
         # (text labelled with its URI, real images only: pycore.mcp.attach), which the page adds as they are.
         from pycore.mcp.attach import resource_parts
 
         parts = resource_parts(result, name=params.name or None)
-        out["parts"] = [p.model_dump(mode="json", by_alias=True, exclude_none=True) for p in parts]
+        out.parts = list(parts)
     return out
 
 
-@method("mcp.get_prompt", params=GetPromptParams)
-async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.get_prompt", params=GetPromptParams, result=PromptResult)
+async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerState) -> PromptResult:
     from pycore.agent.mcp_prompts import prompt_messages
 
     conn = worker.connection(params.id)
@@ -174,8 +179,4 @@ async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerStat
         raise ValueError("mcp.get_prompt needs the prompt's name")
     arguments = {str(k): str(v) for k, v in params.arguments.items()}
     result = await conn.session.get_prompt(params.name, arguments)
-    messages = [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in prompt_messages(result)]
-    out: dict[str, Any] = {"messages": messages}
-    if result.description:
-        out["description"] = result.description
-    return out
+    return PromptResult(messages=prompt_messages(result), description=result.description or None)

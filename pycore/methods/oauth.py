@@ -18,7 +18,7 @@ Pending authorizations (PKCE verifiers) never leave the worker; the popup keeps 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pycore.contract.params import (
     NoParams,
@@ -27,6 +27,7 @@ from pycore.contract.params import (
     OAuthLoadParams,
     OAuthServerParams,
 )
+from pycore.contract.results import AuthorizationRequest, OAuthFinished, OAuthLoaded, OAuthStatus, OAuthStore
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
@@ -42,8 +43,8 @@ def _store(worker: WorkerState) -> MemoryOAuthStore:
     return store
 
 
-@method("mcp.oauth_begin", params=OAuthBeginParams)
-async def oauth_begin(params: OAuthBeginParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_begin", params=OAuthBeginParams, result=AuthorizationRequest)
+async def oauth_begin(params: OAuthBeginParams, emit: Emit, worker: WorkerState) -> AuthorizationRequest:
     """``{server_url, redirect_uri, www_authenticate?, scope?, client_id?, client_secret?,
     client_metadata_url?}`` → ``{authorization_url, state, issuer, resource, scope, client_id, registration}``."""
     from pycore.mcp.oauth import challenge_of
@@ -61,44 +62,44 @@ async def oauth_begin(params: OAuthBeginParams, emit: Emit, worker: WorkerState)
         server_url, params.redirect_uri, www_authenticate=challenge,
         scope=params.scope or None, client_id=params.client_id or None, client_secret=params.client_secret or None,
     )
-    return request.model_dump(mode="json")
+    return request
 
 
-@method("mcp.oauth_finish", params=OAuthFinishParams)
-async def oauth_finish(params: OAuthFinishParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_finish", params=OAuthFinishParams, result=OAuthFinished)
+async def oauth_finish(params: OAuthFinishParams, emit: Emit, worker: WorkerState) -> OAuthFinished:
     """``{callback_url}`` (the popup's URL after the redirect) → ``{resource, issuer, scope, expires_at, store}``."""
     tokens = await worker.oauth().finish(params.callback_url)
-    return {"resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
-            "expires_at": tokens.expires_at, "store": _store(worker).export()}
+    return OAuthFinished(resource=tokens.resource, issuer=tokens.issuer, scope=tokens.scope,
+                         expires_at=tokens.expires_at, store=_store(worker).export())
 
 
-@method("mcp.oauth_status", params=OAuthServerParams)
-async def oauth_status(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_status", params=OAuthServerParams, result=OAuthStatus)
+async def oauth_status(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> OAuthStatus:
     """``{server_url}`` → ``{authorized, resource?, issuer?, scope?, expires_at?, refreshable?}`` (no secrets)."""
     tokens = await worker.oauth().tokens_for(params.server_url)
     if tokens is None:
-        return {"authorized": False}
-    return {"authorized": True, "resource": tokens.resource, "issuer": tokens.issuer, "scope": tokens.scope,
-            "expires_at": tokens.expires_at, "refreshable": bool(tokens.refresh_token)}
+        return OAuthStatus(authorized=False)
+    return OAuthStatus(authorized=True, resource=tokens.resource, issuer=tokens.issuer, scope=tokens.scope,
+                       expires_at=tokens.expires_at, refreshable=bool(tokens.refresh_token))
 
 
-@method("mcp.oauth_forget", params=OAuthServerParams)
-async def oauth_forget(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_forget", params=OAuthServerParams, result=OAuthStore)
+async def oauth_forget(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> OAuthStore:
     """``{server_url}`` → ``{store}``: drop the server's tokens (sign out)."""
     server_url = params.server_url
     tokens = await worker.oauth().tokens_for(server_url)
     await _store(worker).delete_tokens(tokens.resource if tokens else server_url)
-    return {"store": _store(worker).export()}
+    return OAuthStore(store=_store(worker).export())
 
 
-@method("mcp.oauth_load", params=OAuthLoadParams)
-async def oauth_load(params: OAuthLoadParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_load", params=OAuthLoadParams, result=OAuthLoaded)
+async def oauth_load(params: OAuthLoadParams, emit: Emit, worker: WorkerState) -> OAuthLoaded:
     """``{store}`` (what ``mcp.oauth_finish`` returned earlier) → ``{resources}``."""
     _store(worker).load(params.store)
-    return {"resources": sorted(_store(worker).tokens)}
+    return OAuthLoaded(resources=sorted(_store(worker).tokens))
 
 
-@method("mcp.oauth_export", params=NoParams)
-async def oauth_export(params: NoParams, emit: Emit, worker: WorkerState) -> dict[str, Any]:
+@method("mcp.oauth_export", params=NoParams, result=OAuthStore)
+async def oauth_export(params: NoParams, emit: Emit, worker: WorkerState) -> OAuthStore:
     """→ ``{store}``: the tokens now held (refreshes rotate them, so the page saves this after use)."""
-    return {"store": _store(worker).export()}
+    return OAuthStore(store=_store(worker).export())

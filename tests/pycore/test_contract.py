@@ -108,6 +108,42 @@ async def test_params_of_the_wrong_shape_name_the_field_and_its_problem() -> Non
                      "details": {"errors": [{"field": "text", "problem": "Input should be a valid string"}]}}
 
 
+def test_every_method_declares_its_params_and_its_result() -> None:
+    """Each method's result is a model (pycore/contract/results.py) with its own description, in the schema."""
+    from pycore.methods import METHODS
+    from pycore.methods._registry import PARAMS, RESULTS
+
+    schema = contract.json_schema()
+    assert set(PARAMS) == set(RESULTS) == set(METHODS) == set(schema["params"]) == set(schema["results"])
+    undocumented = [name for name, model in RESULTS.items() if not model.__dict__.get("__doc__")]
+    assert not undocumented
+    assert schema["$defs"]["ServerDescription"]["properties"]["tools"]["items"] == {"$ref": "#/$defs/ToolInfo"}
+    assert "inputSchema" in schema["$defs"]["ToolInfo"]["properties"]  # the wire name, not the Python one
+
+
+async def test_a_method_that_returns_something_other_than_its_result_is_a_bug_not_a_bad_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from pycore.contract.params import EchoParams
+    from pycore.contract.results import EchoResult
+    from pycore.methods import METHODS
+    from pycore.methods._registry import PARAMS, RESULTS, method
+
+    for registry in (METHODS, PARAMS, RESULTS):
+        monkeypatch.setitem(registry, "test.sloppy", None)  # restored (removed) after the test
+
+    @method("test.sloppy", params=EchoParams, result=EchoResult)
+    async def sloppy(params: EchoParams, emit: Any, worker: Any) -> Any:
+        return {"text": params.text}  # a dict of the right shape is still not the contract's type
+
+    error = (await outcome("test.sloppy", {"text": "hi"}))["error"]
+    assert error["code"] == "internal" and "test.sloppy returned dict, not its result EchoResult" in error["message"]
+
+
+async def test_a_result_leaves_out_what_is_none_as_events_and_stored_messages_do() -> None:
+    status = (await outcome("mcp.oauth_status", {"server_url": "https://mcp.example/mcp"}))["result"]
+    assert status == {"authorized": False}
+
+
 async def test_a_redacted_error_keeps_its_code() -> None:
     with serving(Recording(json.dumps({"error": {"message": f"key {KEY} is wrong"}}).encode(), status=401)):
         refused = (await outcome("models.list", {"provider": provider("openai")}))["error"]

@@ -1,0 +1,197 @@
+"""The results of the wire methods, as models: a method registers with ``@method(name, params=P, result=R)``
+(:mod:`pycore.methods._registry`) and returns an ``R``; the wire sends it as JSON with ``None`` fields left
+out (the same convention as events and stored messages: absent, never ``null``).
+
+Where a part of the core already has a model for what a method returns (focus memory's results, the
+OAuth authorization request, a message), the result is that model, so there is one declaration of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from pycore.focus.results import ClassifierResult, Synthesis, UpdateResult
+from pycore.mcp.oauth import AuthorizationRequest
+from pycore.messages import ErrorInfo, Message, Part
+
+# declared beside the code that makes them:
+__all__ = ["AuthorizationRequest", "ClassifierResult", "Synthesis", "UpdateResult"]
+
+
+class Result(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+
+
+class Empty(Result):
+    """Nothing: the call succeeded."""
+
+
+class EchoResult(Result):
+    """The text, sent back whole after its words were streamed."""
+
+    text: str
+
+
+class ModelEntry(Result):
+    id: str
+    name: str | None = None  # the vendor's display name, where it gives one
+
+
+class ModelsResult(Result):
+    """The models the vendor lists for this key."""
+
+    models: list[ModelEntry]
+
+
+# -- chat.run
+
+
+class Usage(Result):
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class RunResult(Result):
+    """How the run ended. The transcript is the ``message`` events it streamed."""
+
+    stop_reason: str  # "end_turn", "max_tokens", "tool_use", "stopped", "error", "max_steps", "token_budget"
+    usage: Usage
+    steps: int
+    error: ErrorInfo | None = None  # what went wrong, when stop_reason is "error"
+
+
+# -- MCP
+
+
+class ServerInfo(Result):
+    name: str
+    version: str
+
+
+class ToolInfo(Result):
+    """A tool as the Tools panel shows it and the user's policy names it."""
+
+    name: str  # as the model sees it (may carry a server prefix)
+    original_name: str  # its own name on its server
+    description: str
+    input_schema: dict[str, Any] = Field(alias="inputSchema")
+    policy: str  # the default: "allow" or "ask", from its annotations
+    fingerprint: str  # changes when the tool's description or schema does
+    new: bool  # not seen before, or changed since the user's choice
+    annotations: dict[str, Any] | None = None
+
+
+class ServerDescription(Result):
+    """A connected MCP server: what it offers and how it is reached."""
+
+    id: str
+    url: str
+    status: str  # "connected" or "closed"
+    transport: str  # "streamable-http" or "sse"
+    server: ServerInfo | None = None
+    protocol_version: str | None = None
+    tools: list[ToolInfo]
+    resources: list[dict[str, Any]]  # {uri, name, title?, description?, mimeType?}
+    prompts: list[dict[str, Any]]  # {name, title?, description?, arguments?}
+
+
+class ServerList(Result):
+    """The connected MCP servers."""
+
+    servers: list[ServerDescription]
+
+
+class ResourceContents(Result):
+    """A resource's contents as the server gave them; with ``as_parts``, also as message parts."""
+
+    contents: list[dict[str, Any]]  # {uri, mimeType?, text} or {uri, mimeType?, blob}
+    parts: list[Part] | None = None
+
+
+class PromptResult(Result):
+    """A server's prompt, filled in: the messages to add to the conversation."""
+
+    messages: list[Message]
+    description: str | None = None
+
+
+class Finding(Result):
+    code: str  # stable, e.g. "cors_preflight", "no_acao"
+    message: str
+    fix: str
+
+
+class Diagnosis(Result):
+    """Why the page cannot reach an MCP server, and what to do."""
+
+    mode: Literal["browser", "direct"]
+    findings: list[Finding]
+    relay_hint: str = ""
+
+
+class OAuthStatus(Result):
+    """Whether the worker holds tokens for a server (never the tokens themselves)."""
+
+    authorized: bool
+    resource: str | None = None
+    issuer: str | None = None
+    scope: str | None = None
+    expires_at: float | None = None
+    refreshable: bool | None = None
+
+
+class OAuthFinished(Result):
+    """Signed in: the grant, and the token store for the page to keep."""
+
+    resource: str
+    issuer: str
+    scope: str | None = None
+    expires_at: float | None = None
+    store: dict[str, Any]
+
+
+class OAuthStore(Result):
+    """The token store for the page to keep (it holds secrets: the page stores it, never shows it)."""
+
+    store: dict[str, Any]
+
+
+class OAuthLoaded(Result):
+    """The store is loaded: the servers it has tokens for."""
+
+    resources: list[str]
+
+
+# -- Python tools
+
+
+class ToolDefinition(Result):
+    name: str
+    description: str
+    input_schema: dict[str, Any] = Field(alias="inputSchema")
+
+
+class PythonTools(Result):
+    """The tools a Python tool set defines (none when its source was empty)."""
+
+    tools: list[ToolDefinition]
+
+
+# -- focus
+
+
+class Templates(Result):
+    """Focus memory's default templates in a locale, and the problems of the ones the page sent."""
+
+    locale: str
+    locales: list[str]
+    templates: dict[str, str]  # name -> the default source
+    errors: dict[str, str]  # name -> what is wrong with the page's version
+
+
+class FocusExport(Result):
+    """A focus state, checked, as an export holds it."""
+
+    state: dict[str, Any]
