@@ -1,10 +1,11 @@
 """Documents: "Attach" takes text files and PDFs as well as images. A CSV reaches the vendor as text under its
 name; a PDF goes as the file itself to a vendor that reads PDF (Anthropic) and as the text pdf.js extracted
 from it to one that does not (Ollama), so the conversation continues there; what cannot be attached says why
-and what to do; a reload and an export keep the files."""
+and what to do; a reload and an export keep the files, whose bytes live in OPFS."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
@@ -19,6 +20,19 @@ DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 KEY = "sk-ant-documents-test-7f6e5d4c"
 
 
+def stored_user_parts(page: Page) -> list[dict]:
+    """The parts of the first user message as IndexedDB holds them (read with the browser's own API)."""
+    return page.evaluate("""() => new Promise((resolve, reject) => {
+        const open = indexedDB.open("orizuru");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction("messages").objectStore("messages").getAll();
+          all.onsuccess = () => { open.result.close();
+            resolve(all.result.filter((m) => m.role === "user").sort((a, b) => a.created - b.created)[0].parts); };
+        };
+    })""")
+
+
 def attach(page: Page, *paths: Path) -> None:
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name="Attach", exact=True).click()
@@ -27,7 +41,7 @@ def attach(page: Page, *paths: Path) -> None:
 
 def test_a_csv_and_a_pdf_reach_each_vendor_in_the_form_it_reads(browser: Browser, site_url: str,
                                                                  vendor: VendorReplay, tmp_path: Path):
-    vendor.script("anthropic/stream-text", "ollama/chat-stream-text")
+    vendor.script("anthropic/stream-text", "ollama/chat-stream-text", "anthropic/stream-text")
     page = open_app(browser, site_url)
     configure(page, vendor="anthropic", base=vendor.url, key=KEY, model="claude-sonnet-4-5", name="Claude")
     attach(page, DOCUMENTS / "sales.csv", DOCUMENTS / "sample.pdf")
@@ -42,7 +56,6 @@ def test_a_csv_and_a_pdf_reach_each_vendor_in_the_form_it_reads(browser: Browser
     assert blocks[1]["text"] == ('<file name="sales.csv" type="text/csv">\n'
                                  + (DOCUMENTS / "sales.csv").read_text("utf-8") + "\n</file>")
     assert blocks[2]["title"] == "sample.pdf" and blocks[2]["source"]["media_type"] == "application/pdf"
-    import base64
     assert base64.b64decode(blocks[2]["source"]["data"]) == (DOCUMENTS / "sample.pdf").read_bytes()
     sent = page.locator(".transcript li.msg.user").first.locator(".files .file")
     expect(sent).to_have_text(["📄 sales.csv", "📄 sample.pdf"])
@@ -55,11 +68,25 @@ def test_a_csv_and_a_pdf_reach_each_vendor_in_the_form_it_reads(browser: Browser
     assert '<file name="sample.pdf" type="application/pdf">\nQuarterly sales report' in first
     assert "Total revenue: 4,210 units in Q3" in first and "Osaka,1200" in first
 
-    # A reload keeps the files with the message; the export carries them.
+    # The PDF's bytes are in OPFS; IndexedDB holds the part without them (its text and a reference).
+    stored = stored_user_parts(page)
+    pdf_record = next(p for p in stored if p["type"] == "document" and p["name"] == "sample.pdf")
+    assert "data" not in pdf_record and pdf_record["blob"].startswith("sha256-")
+    assert pdf_record["size"] == (DOCUMENTS / "sample.pdf").stat().st_size
+    assert pdf_record["text"].startswith("Quarterly sales report")
+
+    # A reload keeps the files with the message; the conversation goes back to a PDF-reading vendor with the
+    # file itself, read back from OPFS; the export carries them.
     page.reload()
     expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=REPLY_TIMEOUT_MS)
     page.locator(".sidebar").get_by_text("Which city sold most").first.click()
     expect(page.locator(".transcript li.msg.user").first.locator(".files .file")).to_have_count(2)
+    configure(page, vendor="anthropic", base=vendor.url, key=KEY, model="claude-sonnet-4-5", name="Claude again",
+              new_profile=True)
+    send(page, "Thanks.")
+    wait_idle(page)
+    again = vendor.model_requests[-1].json["messages"][0]["content"]
+    assert base64.b64decode(again[2]["source"]["data"]) == (DOCUMENTS / "sample.pdf").read_bytes()
     page.get_by_role("button", name="Export", exact=True).click()
     with page.expect_download() as download:
         page.get_by_role("button", name="This conversation (JSON)").click()

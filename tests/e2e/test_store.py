@@ -534,6 +534,100 @@ def test_export_then_import_elsewhere_gives_back_the_same_conversations(browser:
     context.close()
 
 
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDwvVHlwZS9DYXRhbG9nPj4KZW5kb2JqCnRyYWlsZXIKPDwvUm9vdCAxIDAgUj4+CiUlRU9G"
+ATTACHMENTS = [{"type": "text", "text": "what is in these?"},
+               {"type": "image", "mime_type": "image/png", "data": PNG},
+               {"type": "document", "name": "report.pdf", "mime_type": "application/pdf", "data": PDF}]
+
+
+def opfs_files(page: Page, database: str) -> dict[str, str]:
+    """The attachment files of a database in this origin's OPFS: name -> their bytes as base64."""
+    return js(page, """
+        const all = await (await navigator.storage.getDirectory()).getDirectoryHandle("attachments", {create: true});
+        const dir = await all.getDirectoryHandle(arg, {create: true});
+        const out = {};
+        for await (const [name, handle] of dir.entries()) {
+          const bytes = new Uint8Array(await (await handle.getFile()).arrayBuffer());
+          out[name] = btoa(String.fromCharCode(...bytes));
+        }
+        return out;
+    """, database)
+
+
+def test_attachment_bytes_live_in_opfs_and_come_back_whole_in_loads_exports_and_imports(
+        browser: Browser, store_site: str):
+    """Issue #19: bytes in OPFS (named by their SHA-256, so kept once), the parts without them in IndexedDB;
+    a load, an export and an import give the whole parts back; a purge sweeps what nothing refers to."""
+    context = browser.new_context()
+    page = open_page(context, store_site)
+    open_store(page, "blobs")
+    made = js(page, """
+        const c = await store.createConversation({title: "files"});
+        const user = await store.addMessage(c.id, {role: "user", parts: arg});
+        const again = await store.addMessage(c.id, {role: "user", parts: arg.slice(1, 2)});  // the same image again
+        const other = await store.createConversation({title: "other"});
+        await store.addMessage(other.id, {role: "user", parts: arg.slice(2)});                // the same PDF elsewhere
+        const record = (await store.db.get("messages", user.id)).parts;
+        return {id: c.id, other: other.id, returned: user.parts, record,
+                loaded: (await store.loadConversation(c.id)).messages.map((m) => m.parts)};
+    """, ATTACHMENTS)
+    assert made["returned"] == ATTACHMENTS  # the caller keeps whole parts
+    text, image, document = made["record"]
+    assert text == ATTACHMENTS[0] and "data" not in image and "data" not in document
+    assert image["blob"].startswith("sha256-") and image["size"] == 70 and document["name"] == "report.pdf"
+    files = opfs_files(page, "blobs")
+    assert sorted(files.values()) == sorted([PNG, PDF])  # two files for four attachments
+    assert files[image["blob"].removeprefix("sha256-")] == PNG
+    assert made["loaded"] == [ATTACHMENTS, ATTACHMENTS[1:2]]
+
+    exported = export_all(page)
+    parts = [p for c in exported["conversations"] for m in c["messages"] for p in m["parts"]]
+    assert sum(p.get("data") == PNG for p in parts) == 2 and sum(p.get("data") == PDF for p in parts) == 2
+    assert not any("blob" in p for p in parts)  # an export stands alone: the bytes, not this browser's names
+
+    open_store(page, "blobs-imported")
+    js(page, "await store.importJSON(arg);", json.dumps(exported))
+    stored = stored_records(page, "messages")
+    assert all("data" not in p for m in stored for p in m["parts"] if p["type"] != "text")
+    assert export_all(page)["conversations"] == exported["conversations"]
+    assert sorted(opfs_files(page, "blobs-imported").values()) == sorted([PNG, PDF])
+
+    # Deleting a conversation and purging it frees the files nothing else refers to (once they are old enough
+    # that no other tab can be saving a message that uses them).
+    open_store(page, "blobs")
+    kept = js(page, """
+        await store.deleteConversation(arg.id);
+        await store.purgeDeleted(0);
+        const young = await store.sweepBlobs();
+        const swept = await store.sweepBlobs({minAgeMs: 0});
+        return {young, swept, left: (await store.loadConversation(arg.other)).messages[0].parts};
+    """, made)
+    assert kept["young"] == 0 and kept["swept"] == 1 and kept["left"] == ATTACHMENTS[2:]
+    assert list(opfs_files(page, "blobs").values()) == [PDF]  # the PDF: the other conversation still has it
+    js(page, "await store.deleteConversation(arg.other); await store.purgeDeleted(0);", made)
+    assert js(page, "return await store.sweepBlobs({minAgeMs: 0});") == 1 and opfs_files(page, "blobs") == {}
+    assert sorted(opfs_files(page, "blobs-imported").values()) == sorted([PNG, PDF])  # another database's: kept
+    context.close()
+
+
+def test_an_attachment_whose_file_is_gone_loads_as_a_note_not_a_broken_part(browser: Browser, store_site: str):
+    context = browser.new_context()
+    page = open_page(context, store_site)
+    open_store(page, "gone")
+    loaded = js(page, """
+        const c = await store.createConversation({title: "x"});
+        await store.addMessage(c.id, {role: "user", parts: arg});
+        const all = await (await navigator.storage.getDirectory()).getDirectoryHandle("attachments");
+        await all.removeEntry("gone", {recursive: true});   // e.g. site data partly cleared
+        return (await store.loadConversation(c.id)).messages[0].parts;
+    """, ATTACHMENTS)
+    assert loaded == [ATTACHMENTS[0],
+                      {"type": "text", "text": "[an image attached here is no longer in this browser's storage]"},
+                      {"type": "text", "text": "[report.pdf attached here is no longer in this browser's storage]"}]
+    context.close()
+
+
 BAD_FILES = [
     ("not json {", "not valid JSON"),
     ('{"format": "something else", "version": 1, "conversations": []}', 'format: expected "orizuru.conversations"'),

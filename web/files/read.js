@@ -11,7 +11,7 @@
  * others get); a PDF with no text layer keeps its bytes only, and goes to vendors that read PDF.
  */
 
-import { fileToBase64 } from "../app/dom.js";
+import { toBase64 } from "./base64.js";
 
 export const LIMITS = Object.freeze({
   image: 20 * 1024 * 1024, // the vendors' own limits are around 20 MB per image
@@ -39,7 +39,7 @@ export async function readAttachment(file) {
   if (type === "application/pdf" || extension === "pdf") return readPdf(file);
   if (type.startsWith("image/") && type !== "image/svg+xml") {
     within(file, LIMITS.image);
-    return { type: "image", data: await fileToBase64(file), mime_type: type };
+    return { type: "image", data: toBase64(new Uint8Array(await file.arrayBuffer())), mime_type: type };
   }
   if (TEXT_TYPES[extension] || type.startsWith("text/") || /json|xml|yaml|toml|javascript|sql/.test(type)) {
     within(file, LIMITS.text);
@@ -60,7 +60,7 @@ async function readPdf(file) {
     throw new AttachmentError(`${file.name}: not a readable PDF (${err.message}). If it opens elsewhere, save it again ` +
       "as PDF, or attach its text.", { cause: err });
   }
-  const part = { type: "document", name: file.name, mime_type: "application/pdf", data: base64(bytes) };
+  const part = { type: "document", name: file.name, mime_type: "application/pdf", data: toBase64(bytes) };
   if (text.trim()) part.text = text;
   return part;
 }
@@ -81,12 +81,6 @@ async function utf8(file) {
   } catch {
     throw new AttachmentError(`${file.name} is not UTF-8 text. Save it as UTF-8 (or attach it as a PDF) and try again.`);
   }
-}
-
-function base64(bytes) {
-  let binary = "";
-  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(binary);
 }
 
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

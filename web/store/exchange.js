@@ -266,6 +266,9 @@ export async function importConversations(store, fileOrText) {
     plan.push(taken ? withFreshIds(c) : c);
     result[taken ? "copied" : "imported"]++;
   }
+  for (const c of plan) { // the bytes of attachments go to OPFS before the one transaction (blobs.js)
+    c.messages = await Promise.all(c.messages.map(async (m) => ({ ...m, parts: await store.blobs.offload(m.parts) })));
+  }
   const tx = db.transaction(["conversations", "messages", "focus"], "readwrite");
   const done = tx.done;
   done.catch(() => {});

@@ -17,6 +17,8 @@
  * edited fails like a wrong passphrase instead of being decrypted under weaker settings.
  */
 
+import { fromBase64, toBase64 } from "../files/base64.js";
+
 // OWASP's 2023 figure for PBKDF2-HMAC-SHA256; well under a second in a current browser.
 export const PBKDF2_ITERATIONS = 600_000;
 const MIN_ITERATIONS = 100_000; // a record asking for fewer is refused as tampered
@@ -71,16 +73,6 @@ async function deriveKey(passphrase, salt, iterations) {
 
 function headerBytes({ format, version, kdf, iterations, cipher, salt, iv }) {
   return new TextEncoder().encode(JSON.stringify([format, version, kdf, iterations, cipher, salt, iv]));
-}
-
-function toBase64(bytes) {
-  let s = "";
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s);
-}
-
-function fromBase64(text) {
-  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 // ------------------------------------------------------------ the in-memory key ring

@@ -40,6 +40,8 @@
  *   prompts                                                the prompt library (prompts.js)
  *   setChatSettings(id, {assistant_id, overrides})          the chat's assistant and its own changes to it
  *   setPinned(id, bool); setFolder(id, name | null)         how the sidebar groups it
+ *   blobs                                                  attachment bytes in OPFS (blobs.js): messages are
+ *        stored with references and read back with the bytes, so callers always see whole parts
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
  *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
  *   close()
@@ -50,6 +52,7 @@
  * report {kind: "storage"}. Writes to one conversation are serialised across tabs by a Web Lock.
  */
 
+import { Blobs, blobRefs } from "./blobs.js";
 import { ChangeChannel } from "./channel.js";
 import { holdWriterLock, isWriterAlive, whenWriterGone, withConversationLock } from "./locks.js";
 import { ReplyWriter } from "./replies.js";
@@ -77,6 +80,7 @@ export class Store {
     this.profiles = new Profiles(db);
     this.assistants = new Assistants(db);
     this.prompts = new Prompts(db);
+    this.blobs = new Blobs(name); // attachment bytes, in OPFS (blobs.js)
   }
 
   // ------------------------------------------------------------ export / import (exchange.js)
@@ -174,7 +178,20 @@ export class Store {
       );
       this.unsaved.delete(id);
     }
+    if (doomed.length) await this.sweepBlobs();
     return doomed.length;
+  }
+
+  /** Remove the attachment files no message refers to any more (after a purge); blobs.sweep's options. */
+  async sweepBlobs(options) {
+    const referenced = new Set();
+    for (const mem of this.unsaved.values()) for (const m of mem.messages.values()) blobRefs(m).forEach((r) => referenced.add(r));
+    let cursor = await this.db.transaction("messages").store.openCursor();
+    while (cursor) {
+      blobRefs(cursor.value).forEach((r) => referenced.add(r));
+      cursor = await cursor.continue();
+    }
+    return this.blobs.sweep(referenced, options);
   }
 
   async setFocus(conversationId, state) {
@@ -188,8 +205,10 @@ export class Store {
     if (!ROLES.includes(role)) throw new Error(`addMessage: role must be "user" or "assistant", not ${JSON.stringify(role)}`);
     if (!STATUSES.includes(status)) throw new Error(`addMessage: unknown status ${JSON.stringify(status)}`);
     if (!Array.isArray(parts)) throw new Error("addMessage: parts must be an array of message parts");
-    const draft = { id, conversation_id: conversationId, role, parts, status, ...withoutUndefined(rest) };
-    return withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
+    const draft = { id, conversation_id: conversationId, role, parts: await this.blobs.offload(parts), status,
+      ...withoutUndefined(rest) };
+    const message = await withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
+    return { ...message, parts }; // the bytes stay with the caller; the record holds their references
   }
 
   async beginReply(conversationId, { parent_id, vendor, model } = {}) {
@@ -240,7 +259,12 @@ export class Store {
     const byId = new Map(storedMessages.map((m) => [m.id, m]));
     for (const [mid, m] of mem?.messages ?? []) byId.set(mid, m);
     for (const [mid, m] of byId) if (m.status === "streaming") byId.set(mid, await this._streamingView(m));
-    const messages = [...byId.values()].sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1));
+    const messages = await Promise.all([...byId.values()]
+      .sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1))
+      .map(async (m) => {
+        const parts = await this.blobs.restore(m.parts);
+        return parts === m.parts ? m : { ...m, parts };
+      }));
     const repair = planRepair(conversation, messages);
     if (repair) {
       const repaired = await this._applyRepair(conversation, repair);
@@ -346,11 +370,12 @@ export class Store {
 
   /** ReplyWriter.finish: the final message replaces the reply's delta records in one transaction. */
   async compactReply(final) {
+    const record = { ...final, parts: await this.blobs.offload(final.parts) };
     await withConversationLock(this.name, final.conversation_id, () =>
       this._write(final.conversation_id, ["conversations", "messages", "deltas"], async (tx) => {
         const deltas = tx.objectStore("deltas");
         for (const key of await deltas.index("by_message").getAllKeys(final.id)) deltas.delete(key).catch(ignore);
-        tx.objectStore("messages").put(final).catch(ignore);
+        tx.objectStore("messages").put(record).catch(ignore);
         const conversation = await tx.objectStore("conversations").get(final.conversation_id);
         if (conversation) tx.objectStore("conversations").put({ ...conversation, updated: Date.now() }).catch(ignore);
       }, () => ({ message: final })),

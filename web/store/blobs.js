@@ -1,0 +1,142 @@
+/**
+ * Attachment bytes in the Origin Private File System (OPFS); IndexedDB keeps the part without them.
+ *
+ * A part that carries bytes (image, document: {data: base64}) is stored as the same part with
+ * `blob: "sha256-<hex>"` and `size` in place of `data`; the file `attachments/<database>/<hex>` holds the
+ * bytes (one folder per IndexedDB database, so each database's sweep sees all the references to its files).
+ * Files are named by their hash, so a file attached twice, or carried into an edited branch, is kept once.
+ *
+ *   const blobs = new Blobs(databaseName)
+ *   await blobs.offload(parts) -> parts     before a write: bytes to OPFS, references in the parts
+ *   await blobs.restore(parts) -> parts     after a read: the bytes back as `data` (what the core and the
+ *                                          page's renderers take); a file that is gone becomes a text part
+ *                                          saying so, never a broken part
+ *   await blobs.sweep(referenced: Set, {minAgeMs?}) removes the files no stored part refers to (but not
+ *                                          ones written in the last minutes: another tab may be saving them)
+ *   await blobs.usage() -> {files, bytes}
+ *
+ * Where OPFS is missing (some private windows) or a write fails (quota), the bytes stay inline in
+ * IndexedDB, as before: nothing is lost, only not moved.
+ */
+
+import { fromBase64, toBase64 } from "../files/base64.js";
+
+const DIRECTORY = "attachments";
+const PREFIX = "sha256-";
+const HAS_BYTES = new Set(["image", "document"]);
+
+export class Blobs {
+  #dir = null;
+
+  constructor(databaseName) {
+    this.folder = String(databaseName);
+  }
+
+  /** The OPFS directory, or null where this browser has none (then bytes stay in IndexedDB). */
+  async #directory() {
+    if (this.#dir === null) {
+      this.#dir = (async () => {
+        try {
+          const root = await navigator.storage.getDirectory();
+          const all = await root.getDirectoryHandle(DIRECTORY, { create: true });
+          return await all.getDirectoryHandle(this.folder, { create: true });
+        } catch {
+          return undefined;
+        }
+      })();
+    }
+    return this.#dir;
+  }
+
+  async offload(parts) {
+    if (!parts.some(carriesBytes)) return parts;
+    const dir = await this.#directory();
+    if (!dir) return parts;
+    return Promise.all(parts.map(async (part) => {
+      if (!carriesBytes(part)) return part;
+      try {
+        const bytes = fromBase64(part.data);
+        const name = await hashName(bytes);
+        await writeOnce(dir, name, bytes);
+        const { data: _inline, ...rest } = part;
+        return { ...rest, blob: PREFIX + name, size: bytes.length };
+      } catch {
+        return part; // kept inline: a full quota or a broken handle loses nothing
+      }
+    }));
+  }
+
+  async restore(parts) {
+    if (!Array.isArray(parts) || !parts.some((p) => typeof p?.blob === "string")) return parts;
+    const dir = await this.#directory();
+    return Promise.all(parts.map(async (part) => {
+      if (typeof part?.blob !== "string") return part;
+      const { blob, size: _size, ...rest } = part;
+      try {
+        const file = await (await dir.getFileHandle(blob.slice(PREFIX.length))).getFile();
+        return { ...rest, data: toBase64(new Uint8Array(await file.arrayBuffer())) };
+      } catch {
+        const what = part.name ?? (part.type === "image" ? "an image" : "a file");
+        return { type: "text", text: `[${what} attached here is no longer in this browser's storage]` };
+      }
+    }));
+  }
+
+  async sweep(referenced, { minAgeMs = 10 * 60_000 } = {}) {
+    const dir = await this.#directory();
+    if (!dir) return 0;
+    const unreferenced = [];
+    for await (const [name, handle] of dir.entries()) {
+      if (referenced.has(PREFIX + name)) continue;
+      // A file written in the last minutes may belong to a message another tab is saving right now.
+      if (Date.now() - (await handle.getFile()).lastModified < minAgeMs) continue;
+      unreferenced.push(name);
+    }
+    for (const name of unreferenced) await dir.removeEntry(name).catch(() => {});
+    return unreferenced.length;
+  }
+
+  async usage() {
+    const dir = await this.#directory();
+    let files = 0;
+    let bytes = 0;
+    for await (const handle of dir?.values() ?? []) {
+      files += 1;
+      bytes += (await handle.getFile()).size;
+    }
+    return { files, bytes };
+  }
+}
+
+/** The blob references a stored message's parts hold. */
+export function blobRefs(message) {
+  return (message?.parts ?? []).map((p) => p?.blob).filter((ref) => typeof ref === "string");
+}
+
+function carriesBytes(part) {
+  return HAS_BYTES.has(part?.type) && typeof part.data === "string" && part.data.length > 0;
+}
+
+async function hashName(bytes) {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+  return Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function writeOnce(dir, name, bytes) {
+  try {
+    const existing = await (await dir.getFileHandle(name)).getFile();
+    if (existing.size === bytes.length) return; // the same bytes (same hash) are already there
+  } catch {
+    // not there yet
+  }
+  const handle = await dir.getFileHandle(name, { create: true });
+  const writable = await handle.createWritable();
+  try {
+    await writable.write(bytes);
+    await writable.close();
+  } catch (err) {
+    await writable.abort().catch(() => {});
+    await dir.removeEntry(name).catch(() => {});
+    throw err;
+  }
+}
