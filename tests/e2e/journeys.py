@@ -41,8 +41,7 @@ def configure(page: Page, *, vendor: str, base: str, key: str, model: str, name:
               new_profile: bool = False) -> None:
     """Fill the settings dialog (open it first if it is not already open) and save."""
     dialog = page.get_by_role("dialog", name="Settings")
-    # The first run opens the dialog by itself once the saved profiles are read: wait for that
-    # decision, or a click on "Settings" can race the dialog opening over it.
+    # Wait for the first-run decision (the setup card, or the saved profiles read) before opening the dialog.
     expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=BOOT_TIMEOUT_MS)
     if not dialog.is_visible():
         page.get_by_role("button", name="Settings", exact=True).click()
@@ -59,6 +58,21 @@ def configure(page: Page, *, vendor: str, base: str, key: str, model: str, name:
     expect(dialog).to_be_hidden()
 
 
+def wait_ui(page: Page) -> None:
+    """The page has read its saved profiles and drawn what a first run shows (the setup card, no dialog)."""
+    expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=BOOT_TIMEOUT_MS)
+
+
+def open_settings(page: Page):
+    """The Settings dialog, opened from the top bar (a first run shows the setup card, not the dialog)."""
+    wait_ui(page)
+    dialog = page.get_by_role("dialog", name="Settings")
+    if not dialog.is_visible():
+        page.get_by_role("button", name="Settings", exact=True).click()
+    expect(dialog).to_be_visible()
+    return dialog
+
+
 def send(page: Page, text: str) -> None:
     box = page.get_by_role("textbox", name="Message", exact=True)
     box.fill(text)
@@ -73,9 +87,9 @@ def last_reply(page: Page):
     return replies(page).last
 
 
-def wait_idle(page: Page) -> None:
+def wait_idle(page: Page, timeout: float = REPLY_TIMEOUT_MS) -> None:
     """The turn is over: Stop is gone and Send is usable again."""
-    expect(page.get_by_role("button", name="Stop", exact=True)).to_be_hidden(timeout=REPLY_TIMEOUT_MS)
+    expect(page.get_by_role("button", name="Stop", exact=True)).to_be_hidden(timeout=timeout)
     expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
 
 

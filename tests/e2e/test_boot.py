@@ -58,7 +58,7 @@ def test_a_message_typed_during_boot_goes_out_when_the_core_is_ready(browser: Br
     vendor.script(first)
     try:
         page, _ = open_page(browser, site_url)
-        # The settings dialog of a first run needs no Python: fill it while the core boots.
+        # Setting up needs no Python: fill the Settings dialog while the core boots.
         configure(page, vendor="openai", base=vendor.url, key="sk-boot-test", model="gpt-4o-mini")
         box = page.get_by_role("textbox", name="Message")
         box.fill("sent before Python was ready")

@@ -29,18 +29,25 @@ def test_first_run_set_a_key_chat_and_stream(browser: Browser, site_url: str, ve
     want = expected(recording)
     vendor.script(recording)
     page = open_app(browser, site_url)
-    # First run, no account: the settings dialog is already open.
-    dialog = page.get_by_role("dialog", name="Settings")
-    expect(dialog).to_be_visible()
-    dialog.get_by_label("Provider", exact=True).select_option("openai")
-    dialog.get_by_label("API key", exact=True).fill(KEY)
-    dialog.get_by_label("Base URL", exact=True).fill(vendor.url + "/v1")
-    # The replay server has no model list (none was recorded): the app says so and lets us type.
-    dialog.get_by_role("button", name="Load models").click()
-    expect(dialog.locator("#models-status")).to_contain_text("type the model name", timeout=REPLY_TIMEOUT_MS)
-    dialog.get_by_label("Model", exact=True).fill("gpt-4o-mini")
-    dialog.get_by_role("button", name="Save").click()
-    expect(dialog).to_be_hidden()
+    # First run, no account: a short card in the chat asks for a provider, a key and a model (issue #19).
+    card = page.get_by_role("region", name="Connect a model")
+    expect(card).to_be_visible()
+    expect(page.get_by_role("dialog", name="Settings")).to_be_hidden()
+    card.get_by_label("Provider", exact=True).select_option("openai")
+    card.get_by_role("button", name="Start chatting").click()
+    expect(card.locator("#setup-status")).to_have_text("Paste your API key first.")
+    card.get_by_label("API key", exact=True).fill(KEY)
+    card.get_by_label("Base URL", exact=True).fill(vendor.url + "/v1")
+    # Test connection lists the vendor's models with this key and offers them; the first is picked.
+    vendor.list_models("gpt-4o-mini", "gpt-4o")
+    card.get_by_role("button", name="Test connection").click()
+    expect(card.locator("#setup-status")).to_have_text("Connected to OpenAI: 2 models available. Pick one under Model.",
+                                                     timeout=REPLY_TIMEOUT_MS)
+    expect(card.get_by_label("Model", exact=True)).to_have_value("gpt-4o-mini")
+    assert vendor.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+    card.get_by_role("button", name="Start chatting").click()
+    expect(card).to_be_hidden()
+    expect(page.get_by_role("textbox", name="Message", exact=True)).to_be_focused()
 
     send(page, "What is the capital of the UK?")
     reply = last_reply(page)

@@ -280,7 +280,9 @@ def test_after_a_reload_a_saved_key_asks_for_its_passphrase_before_sending(brows
 def configure_with_saved_key(page: Page, vendor: VendorReplay, *, passphrase: str) -> None:
     dialog = page.get_by_role("dialog", name="Settings")
     expect(page.locator("html")).to_have_attribute("data-ui", "ready")
-    expect(dialog).to_be_visible()  # first run
+    expect(page.get_by_role("region", name="Connect a model")).to_be_visible()  # first run: the setup card
+    page.get_by_role("button", name="Settings", exact=True).click()  # the full dialog, to save the key encrypted
+    expect(dialog).to_be_visible()
     dialog.get_by_label("Provider", exact=True).select_option("anthropic")
     dialog.get_by_label("API key", exact=True).fill(KEY)
     dialog.get_by_label("Base URL", exact=True).fill(vendor.url)

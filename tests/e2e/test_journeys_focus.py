@@ -21,6 +21,7 @@ from journeys import (
     send,
     wait_core,
     wait_idle,
+    wait_ui,
 )
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected
@@ -170,7 +171,7 @@ def test_focus_memory_keeps_goal_and_constraints_through_edits_reload_export_and
     # Another browser: a bad focus state is refused by name and nothing is written; the good file
     # brings the conversation back with its focus memory.
     other = open_app(browser, site_url)
-    other.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+    wait_ui(other)  # a first run: the setup card shows in the chat, nothing to close
     data = json.loads(text)
     data["conversations"][0]["focus"]["evolving"][0]["id"] = "budget"
     bad = tmp_path / "bad-focus.json"

@@ -22,6 +22,7 @@ from journeys import (
     send,
     wait_core,
     wait_idle,
+    wait_ui,
 )
 from journeys_oauth_server import ProtectedServer, serve_capitals_protected
 from mcp.server.auth.provider import AuthorizeError
@@ -149,7 +150,7 @@ def test_a_refused_sign_in_says_so_and_can_be_tried_again(browser: Browser, site
 
     protected.provider.authorize = refuse  # the user says no on the authorization server's page
     page = open_app(browser, site_url)
-    page.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+    wait_ui(page)  # a first run: the setup card shows in the chat, nothing to close
     page.get_by_role("button", name="Tools", exact=True).click()
     dialog = page.get_by_role("dialog", name="Tools")
     dialog.get_by_label("Server URL").fill(protected.url)

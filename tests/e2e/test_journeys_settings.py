@@ -18,6 +18,7 @@ from journeys import (
     configure,
     last_reply,
     open_app,
+    open_settings,
     send,
     wait_core,
     wait_idle,
@@ -39,7 +40,7 @@ def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Brow
                                                                     vendor: VendorReplay):
     vendor.script("anthropic/stream-text")
     page = open_app(browser, site_url)
-    dialog = page.get_by_role("dialog", name="Settings")
+    dialog = open_settings(page)
     dialog.get_by_label("Provider", exact=True).select_option("anthropic")
     dialog.get_by_label("API key", exact=True).fill(KEY)
     dialog.get_by_label("Base URL", exact=True).fill(vendor.url)
@@ -255,9 +256,7 @@ def test_the_provider_list_is_the_cores_catalogue(browser: Browser, site_url: st
     from pycore.adapters import catalogue
 
     page = open_app(browser, site_url)
-    settings = page.get_by_role("dialog", name="Settings")
-    if not settings.is_visible():
-        page.get_by_role("button", name="Settings").click()
+    settings = open_settings(page)
     provider = settings.get_by_label("Provider", exact=True)
     options = provider.locator("option")
     assert options.evaluate_all("(os) => os.map((o) => o.value)") == [v.id for v in catalogue()]

@@ -5,7 +5,7 @@ many conversations delete at once with one Undo; a reload keeps pins and folders
 from __future__ import annotations
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, open_app, send, wait_idle
+from journeys import REPLY_TIMEOUT_MS, configure, open_app, open_settings, send, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text
 
@@ -98,14 +98,13 @@ def test_the_theme_switch_overrides_the_system_scheme_and_is_remembered(browser:
     expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=REPLY_TIMEOUT_MS)
     background = "getComputedStyle(document.body).backgroundColor"
     assert page.evaluate(background) == "rgb(251, 251, 250)"
-    dialog = page.get_by_role("dialog", name="Settings")
-    if not dialog.is_visible():
-        page.get_by_role("button", name="Settings", exact=True).click()
+    dialog = open_settings(page)
     dialog.get_by_label("Theme").select_option("dark")
     assert page.evaluate(background) == "rgb(23, 23, 26)"
     page.reload()
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     assert page.evaluate(background) == "rgb(23, 23, 26)"
+    dialog = open_settings(page)
     dialog.get_by_label("Theme").select_option("system")
     assert page.evaluate(background) == "rgb(251, 251, 250)"
     context.close()

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_core, wait_idle
 from journeys_tool_servers import serve_tools
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text
@@ -38,8 +38,9 @@ def new_page(browser: Browser, url: str, viewport: dict[str, int], scheme: str =
 
 
 def close_first_run(page: Page) -> None:
+    """The first run shows its setup card in the chat (no dialog to close): wait until it is drawn."""
     expect(page.locator("html")).to_have_attribute("data-ui", "ready")
-    page.get_by_role("dialog", name="Settings").get_by_role("button", name="Close").click()
+    expect(page.get_by_role("region", name="Connect a model")).to_be_visible()
 
 
 # --- contrast --------------------------------------------------------------------------------------------
@@ -192,7 +193,7 @@ def test_at_phone_width_the_top_bar_is_one_row_and_the_closed_sidebar_leaves_not
 def test_the_unlock_row_lines_up_with_the_other_fields(browser: Browser, site_url: str, vendor: VendorReplay,
                                                         viewport: dict[str, int]):
     page = new_page(browser, site_url, viewport)
-    dialog = page.get_by_role("dialog", name="Settings")
+    dialog = open_settings(page)
     dialog.get_by_label("Provider", exact=True).select_option("openai")
     dialog.get_by_label("API key", exact=True).fill(KEY)
     dialog.get_by_label("Base URL", exact=True).fill(vendor.url + "/v1")

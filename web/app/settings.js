@@ -3,7 +3,9 @@
  *
  *   const settings = new Settings({core, coreReadyNow, profiles, keys, onChange, notify})
  *   await settings.load()            saved profiles; the last one used becomes active
- *   settings.open({firstRun})        the dialog (no profile yet: opened at start)
+ *   settings.open()                  the dialog (a first run starts from the setup card: first_run.js)
+ *   await settings.addProfile({vendor, api_key?, base_url?, model, name?})   a new profile, made active
+ *   await settings.listModels(provider) -> [{id, name?}]   the vendor's models for that key (models.list)
  *   settings.target()                {provider: {vendor, api_key?, base_url?}, vendor, model} for the next
  *                                    turn, or throws an Error that says what is missing (a MissingKeyError
  *                                    when only this tab's copy of the key is: see provideKey)
@@ -52,7 +54,7 @@ export class Settings {
     this.form = document.getElementById("settings-form");
     this.f = Object.fromEntries(["profile-choice", "profile-name", "provider", "api-key", "base-url", "model",
       "model-list", "models-status", "remember-key", "passphrase", "unlock-row", "unlock-passphrase", "saved-key-row",
-      "settings-status", "first-run", "remember-row"].map((id) => [id, document.getElementById(id)]));
+      "settings-status", "remember-row"].map((id) => [id, document.getElementById(id)]));
     this.editing = null; // the profile shown in the form (null: a new one)
     this.#wire();
   }
@@ -97,12 +99,26 @@ export class Settings {
     return this.profiles.find((p) => p.id === id) ?? null;
   }
 
-  open({ firstRun = false } = {}) {
-    this.f["first-run"].hidden = !firstRun;
+  open() {
     this.f["settings-status"].textContent = "";
     this.#edit(this.active);
     if (!this.dialog.open) this.dialog.showModal();
-    (firstRun ? this.f.provider : this.f["profile-choice"]).focus();
+    this.f["profile-choice"].focus();
+  }
+
+  /** A new profile from the setup card's few fields; the key is this tab's (save it encrypted in Settings). */
+  async addProfile({ vendor, api_key = "", base_url = "", model, name = "" }) {
+    const profile = { id: crypto.randomUUID(), name: name || `${vendorLabel(vendor)} · ${model}`, vendor,
+      base_url, model, uses_key: Boolean(api_key) };
+    if (api_key) this.keys.set(profile.id, api_key);
+    await this.#persist(profile);
+    this.activate(profile);
+    return profile;
+  }
+
+  async listModels(provider) {
+    const { models } = await this.core.call("models.list", { provider });
+    return models;
   }
 
   #fillChoice() {
@@ -174,7 +190,7 @@ export class Settings {
     }
     status.textContent = "…";
     try {
-      const { models } = await this.core.call("models.list", { provider: this.#formProvider() });
+      const models = await this.listModels(this.#formProvider());
       this.f["model-list"].replaceChildren(...models.map((m) => h("option", { value: m.id }, m.name ?? m.id)));
       status.textContent = t("settings.modelsLoaded", { count: models.length });
       if (!this.f.model.value && models[0]) this.f.model.value = models[0].id;
