@@ -332,8 +332,11 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
         pycore_wheel = build_pycore_wheel(Path(tmp))
         wheels = [hashed_copy(w, out, "wheels") for w in [*app_wheels, pycore_wheel]]
     assets = bundle_web(out)
+    # The code interpreter's frame script and worker (web/sandbox/): loaded by URL into a sandboxed frame, as
+    # they are (the worker's source is handed over as text), so copied rather than bundled.
+    sandbox = {name: hashed_copy(WEB / "sandbox" / f"{name}.js", out, "assets") for name in ("frame", "worker")}
     boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"],
-            "pdfWorker": assets["pdf_worker"]}
+            "pdfWorker": assets["pdf_worker"], "sandbox": sandbox}
     html = (WEB / "index.html").read_text()
     html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])
             .replace("{{boot}}", json.dumps(boot).replace("<", "\\u003c")))

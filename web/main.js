@@ -23,6 +23,7 @@ import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, 
 import { Notifier } from "./app/notify.js";
 import { readRelayToken } from "./app/relay.js";
 import { Settings } from "./app/settings.js";
+import { SetupCard } from "./app/first_run.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
@@ -136,8 +137,19 @@ async function main() {
     vendor: () => settings.active?.vendor ?? null,
   });
 
+  // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code.
+  let sandbox = null;
+  const interpreter = {
+    async run(session, code, options) {
+      sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => new Interpreter({
+        pyodide: boot.pyodide, frameScript: boot.sandbox.frame, workerScript: boot.sandbox.worker }));
+      const limit = Number(prefs.get(PREFS.interpreterTimeout)) || 60;
+      return (await sandbox).run(session, code, { ...options, timeoutMs: limit * 1000 });
+    },
+  };
+
   const chat = new Chat({
-    core, store, images, notify, focus, assistant,
+    core, store, images, notify, focus, assistant, interpreter,
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
     coreReady: readyOrFail,
     transcript: document.getElementById("transcript"),
@@ -206,7 +218,13 @@ async function main() {
     modelSuggestions.show(active);
     tools.profileChanged(active);
     assistant.render(); // the reasoning and temperature fields follow the vendor
+    if (active) setup.hide();
+    else if (uiReady) setup.show(); // the last profile was deleted: the card again
   }
+  // The first run: a short card in the chat, not the Settings dialog (web/app/first_run.js).
+  let uiReady = false;
+  const setup = new SetupCard({ element: document.getElementById("setup-card"), settings, ready: readyOrFail,
+    onDone: () => document.getElementById("message").focus() });
   profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));
   modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
   settingsButton.addEventListener("click", () => settings.open());
@@ -253,6 +271,7 @@ async function main() {
     redrawThemes();
     sidebar.refresh().catch(() => {});
     tools.render();
+    if (!setup.element.hidden) setup.render();
   });
 
   // ------------------------------------------------------------------ start
@@ -261,7 +280,8 @@ async function main() {
   await assistant.load();
   await library.load();
   await sidebar.refresh();
-  if (!settings.active) settings.open({ firstRun: true });
+  if (!settings.active) setup.show();
+  uiReady = true;
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
   document.documentElement.dataset.ui = "ready"; // the first-run decision is made (tests wait for it)
   import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline

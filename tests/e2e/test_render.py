@@ -464,6 +464,8 @@ def test_tool_media_is_shown_from_its_bytes_and_refused_when_they_lie(guarded: S
         {"type": "resource", "resource": {"uri": "file:///chart.png", "mimeType": "image/png", "blob": b64(PNG)}},
         {"type": "resource", "resource": {"uri": "file:///data.bin", "mimeType": "application/octet-stream",
                                           "blob": b64(b"\x00" * 2048)}},
+        {"type": "resource", "resource": {"uri": "file:///tmp/page.svg", "mimeType": "image/svg+xml",
+                                          "blob": b64(svg)}},
         {"type": "something-new", "data": "x"},
     ]
     guarded.call("tool", items, "media")
@@ -484,9 +486,13 @@ def test_tool_media_is_shown_from_its_bytes_and_refused_when_they_lie(guarded: S
         "Image not shown: the data is too large (22.5 MB; the limit is 16.0 MB)",
         "Image not shown: the data is not valid base64",
         "Audio not shown: declared audio/mpeg but the bytes are audio/wav",
-        "Binary resource (application/octet-stream, 2.0 KB)",
         "Unsupported content (something-new)",
     ]
+    # A blob that is no raster image is a download, never shown: an SVG's script cannot run in the page.
+    downloads = page.locator("#media a.tool-download")
+    expect(downloads).to_have_text(["Download data.bin (2.0 KB)", f"Download page.svg ({len(svg)} B)"])
+    assert downloads.evaluate_all("(links) => links.map((a) => [a.download, a.href.startsWith('blob:')])") == [
+        ["data.bin", True], ["page.svg", True]]
     assert_nothing_happened(guarded, foreign, "media")
 
 

@@ -25,6 +25,7 @@
  * whole path, and after the reply focus.update runs in the background; the next turn waits for it.
  */
 
+import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
@@ -36,10 +37,11 @@ const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
-                autoTitle = () => false, onChange = () => {},
+                autoTitle = () => false, onChange = () => {}, interpreter = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {} }) {
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
+                          interpreter,
                           onChange,
                           onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
@@ -206,6 +208,7 @@ export class Chat {
     if (!run) return;
     run.cancelled = true;
     if (run.callId !== undefined) this.core.cancel(run.callId);
+    for (const abort of run.interpreting ?? []) abort(); // code the model is running stops too
   }
 
   async ready() {
@@ -298,6 +301,36 @@ export class Chat {
    * turn this off). It replaces the first-line title only if the user did not rename the chat meanwhile;
    * a failure leaves that title as it was.
    */
+/**
+   * The code interpreter's answer to a `python` call (web/sandbox/): the code runs in the sandbox, in this
+   * conversation's notebook, with the files attached so far; its result goes to the core as the tool's content.
+   * Stop ends the run (and the sandbox: its variables are lost, which the result says).
+   */
+  async #runPython(ev, run, conversationId, messages, toolMeta) {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    (run.interpreting ??= new Set()).add(abort);
+    let content;
+    let isError;
+    try {
+      const result = await this.interpreter.run(conversationId, String(ev.arguments?.code ?? ""),
+                                                { files: filesOf(messages), signal: controller.signal });
+      content = toolContent(result);
+      isError = Boolean(result.error);
+      // The files it wrote are kept with the transcript (their bytes in OPFS) for the card to offer again.
+      const files = keptFiles(result);
+      if (files.length) toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], files };
+    } catch (err) {
+      content = [{ type: "text", text: t("chat.interpreterFailed", { message: err.message }) }];
+      isError = true;
+    } finally {
+      run.interpreting.delete(abort);
+    }
+    // After Stop the core no longer waits for this answer: that refusal is expected, not news.
+    await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError })
+      .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
+  }
+
   async #nameConversation(conversationId, question, reply, target) {
     const before = this.conversation?.id === conversationId ? this.conversation.title : null;
     let text = "";
@@ -348,6 +381,7 @@ export class Chat {
   /** Run chat.run for one turn; resolves to the text the assistant wrote (every step's, joined). */
   async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
     const store = this.store;
+    const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
     let chain = Promise.resolve(); // store writes, in event order, off the UI path
     const queue = (fn) => (chain = chain.then(fn).catch((err) => this.notify(t("chat.storageError", { message: err.message }))));
     let lastId = userMsg.id;
@@ -421,12 +455,14 @@ export class Chat {
         case "tool_end": {
           const card = (view ?? lastAssistantView)?.card(ev.call_id);
           // The user's Deny is kept with the result: drawn again (end of turn, reload) the card still says so.
-          toolMeta[ev.call_id] = { duration_ms: ev.duration_ms, ...(card?.status === "denied" ? { denied: true } : {}) };
+          toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], duration_ms: ev.duration_ms,
+                                   ...(card?.status === "denied" ? { denied: true } : {}) };
           card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms });
           return;
         }
         case "page_tool": // a JavaScript tool of this page (web/client/orizuru.js registerTool) runs here
-          this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
+          if (interpret && ev.name === PYTHON_TOOL.name) this.#runPython(ev, run, conversationId, messages, toolMeta);
+          else this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
           return;
         default:
           if (!STREAM_EVENTS.has(ev.type)) return; // only the model's stream makes (or fills) a reply
@@ -439,8 +475,9 @@ export class Chat {
     };
 
     const { tools, policy } = await this.tools();
-    // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and Python.
-    const pageTools = this.core.pageToolDefinitions?.() ?? [];
+    // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and Python,
+    // and the code interpreter's `python` when the chat's assistant has it on.
+    const pageTools = [...(this.core.pageToolDefinitions?.() ?? []), ...(interpret ? [PYTHON_TOOL] : [])];
     const params = { provider: target.provider, model: target.model, messages,
                      tools: pageTools.length ? { ...tools, page: pageTools } : tools, policy };
     if (system) params.system = system;

@@ -8,7 +8,7 @@
  *   cs.effective()                       the next turn's settings (store/assistants.js effectiveSettings)
  *
  * "Assistant" picks the preset; "Chat settings" opens the fields ("System prompt", "Temperature", "Max
- * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it). A field changed there
+ * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it, "Code interpreter"). A field changed there
  * changes this chat only; "Save to assistant" writes the fields into the assistant, "Save as new
  * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON.
  */
@@ -19,7 +19,7 @@ import { download, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { vendorInfo } from "./vendors.js";
 
-const FIELDS = ["system", "temperature", "max_tokens", "reasoning"];
+const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter"];
 
 export class ChatSettings {
   constructor({ store, element, notify, vendor = () => null }) {
@@ -128,6 +128,11 @@ export class ChatSettings {
       effort.value = s.reasoning?.effort ?? "";
       rows.push(field("cs-reasoning", t("assistant.reasoningEffort"), effort));
     }
+    const interpreter = h("input", { id: "cs-interpreter", type: "checkbox", checked: Boolean(s.interpreter),
+                                     onchange: onInput("interpreter", (el) => el.checked) });
+    rows.push(h("div", { className: "row checkbox-row" }, interpreter,
+      h("label", { for: "cs-interpreter" }, t("assistant.interpreter")),
+      h("p", { className: "hint" }, t("assistant.interpreterHint"))));
     const actions = h("div", { className: "inline actions" },
       h("button", { type: "button", onclick: () => this.#saveToAssistant() }, t("assistant.saveTo")),
       h("button", { type: "button", onclick: () => this.#saveAsNew() }, t("assistant.saveAsNew")),

@@ -17,6 +17,7 @@
 
 import { StreamRenderer } from "../render/markdown.js";
 import { ReplyReducer } from "../store/reduce.js";
+import { fileResource } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
 import { language, t } from "./i18n.js";
@@ -209,7 +210,10 @@ export class MessageView {
       if (part.type !== "tool_result") continue;
       const card = this.cards.get(part.call_id) ?? this.#newCard(part.name ?? "tool", part.call_id);
       if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
-      card.setResult(toMcpContent(part.content), { isError: part.is_error, durationMs: meta[part.call_id]?.duration_ms });
+      // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again.
+      const files = (meta[part.call_id]?.files ?? []).map(fileResource);
+      card.setResult([...toMcpContent(part.content), ...files],
+                     { isError: part.is_error, durationMs: meta[part.call_id]?.duration_ms });
     }
   }
 

@@ -19,7 +19,10 @@
  * renderToolContent (web/render/tool_result.js), which sanitizes them and loads nothing remote.
  */
 
+import { highlightCode } from "../render/highlight.js";
+import { sanitizeToFragment } from "../render/sanitize.js";
 import { renderToolContent } from "../render/tool_result.js";
+import { PYTHON_TOOL } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
 
@@ -58,6 +61,14 @@ export class ToolCard {
   }
 
   setArguments(args) {
+    if (this.name === PYTHON_TOOL.name && typeof args?.code === "string") {
+      // The code interpreter's call: its code, highlighted (escaped by highlight.js, then sanitized).
+      const code = h("code", { className: "hljs language-python" });
+      code.append(sanitizeToFragment(highlightCode(args.code, "python").html));
+      this.argsEl.replaceChildren(code);
+      this.argsEl.classList.add("tool-code");
+      return;
+    }
     this.argsEl.textContent = JSON.stringify(args ?? {}, null, 2);
   }
 

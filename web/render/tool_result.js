@@ -36,6 +36,7 @@ export const DEFAULT_TOOL_LABELS = {
   unsupported: (type) => `Unsupported content (${type})`,
   notShown: (what, reason) => `${what} not shown: ${reason}`,
   binary: (mime, size) => `Binary resource (${mime || "unknown type"}, ${size})`,
+  download: (name, size) => `Download ${name} (${size})`,
 };
 
 function element(tag, className, text) {
@@ -116,12 +117,33 @@ function resourceItem(resource, labels, urls, options) {
   if (typeof resource?.text === "string") {
     box.append(textItem(resource.text, options));
   } else if (typeof resource?.blob === "string") {
-    if (mime.startsWith("image/")) box.append(imageItem(resource.blob, mime, labels, urls));
-    else box.append(element("p", "tool-note", labels.binary(mime, formatBytes(Math.floor((resource.blob.length * 3) / 4)))));
+    if (mime.startsWith("image/") && mime !== "image/svg+xml") box.append(imageItem(resource.blob, mime, labels, urls));
+    else box.append(downloadItem(resource, mime, labels, urls));
   } else {
     box.append(element("p", "tool-note", labels.unsupported("resource without text or blob")));
   }
   return box;
+}
+
+/**
+ * A file's bytes as a download link, never shown: served as application/octet-stream under a blob: URL, so
+ * even an HTML or SVG file is saved, not opened in the page's origin.
+ */
+function downloadItem(resource, mime, labels, urls) {
+  let bytes;
+  try {
+    bytes = decodeBase64(resource.blob);
+  } catch (err) {
+    return element("p", "tool-note", labels.notShown(labels.binary(mime, "?"), err.message));
+  }
+  const name = String(resource.uri ?? "").split(/[/\\]/).pop() || "download";
+  const url = URL.createObjectURL(new Blob([bytes], { type: "application/octet-stream" }));
+  urls.push(url);
+  const link = element("a", "tool-download", labels.download(name, formatBytes(bytes.length)));
+  link.href = url;
+  link.download = name;
+  link.title = mime || "application/octet-stream";
+  return link;
 }
 
 function renderItem(item, labels, urls, options) {

@@ -12,7 +12,7 @@
  *   effectiveSettings(assistant, overrides) -> the settings of the next turn (overrides win, field by field)
  *
  *   Assistant = {id, name, system, profile_id, model, temperature, max_tokens, reasoning, tools, limits,
- *                focus, builtin?, updated}
+ *                focus, interpreter, builtin?, updated}
  *     profile_id, model    null: the profile and model chosen in the top bar
  *     temperature          0..2 or null (the vendor's default); not sent to a vendor that takes none
  *     max_tokens           the reply's limit, or null
@@ -22,6 +22,7 @@
  *                          the Tools panel allows
  *     limits               {max_steps: int | null, token_budget: int | null} for the tool loop
  *     focus                true / false: focus memory on or off for its chats; null: the chat's own switch
+ *     interpreter          true: the model may run Python in the code interpreter (web/sandbox/), the `python` tool
  */
 
 export const ASSISTANTS_FORMAT = "orizuru.assistants";
@@ -30,7 +31,7 @@ export const EFFORTS = Object.freeze(["low", "medium", "high"]);
 const DEFAULTS = Object.freeze({
   system: "", profile_id: null, model: null, temperature: null, max_tokens: null, reasoning: null,
   tools: Object.freeze({ mcp: "all", python: true }), limits: Object.freeze({ max_steps: null, token_budget: null }),
-  focus: null,
+  focus: null, interpreter: false,
 });
 
 /** A few useful ones to start from; editing one keeps the edit under the same id. */
@@ -41,6 +42,9 @@ export const BUILTIN_ASSISTANTS = Object.freeze([
   { id: "builtin:code", name: "Code helper", temperature: 0.2,
     system: "You are a careful senior software engineer. Answer with working code first, then only the " +
       "explanation that is needed. Say which language and versions you assume." },
+  { id: "builtin:analyst", name: "Data analyst", interpreter: true,
+    system: "You answer questions about data by computing, not guessing: write Python and run it with the python " +
+      "tool, look at the output, then answer from it. Show the numbers you relied on." },
   { id: "builtin:translator", name: "Translator", temperature: 0.3, tools: { mcp: [], python: false },
     system: "Translate the user's text. Into English when it is in another language, otherwise into Japanese. " +
       "Keep the meaning, tone and formatting; add nothing." },
@@ -122,6 +126,7 @@ export function normalizeAssistant(input) {
     limits: { max_steps: integer(a.limits?.max_steps, "limits.max_steps", 1),
               token_budget: integer(a.limits?.token_budget, "limits.token_budget", 1) },
     focus: a.focus === null || a.focus === undefined ? null : Boolean(a.focus),
+    interpreter: Boolean(a.interpreter),
     builtin: Boolean(a.builtin),
     updated: Number(a.updated) || 0,
   };

@@ -108,9 +108,10 @@ export class Blobs {
   }
 }
 
-/** The blob references a stored message's parts hold. */
+/** The blob references a stored message holds: in its parts, and in the files its tool calls wrote (tool_meta). */
 export function blobRefs(message) {
-  return (message?.parts ?? []).map((p) => p?.blob).filter((ref) => typeof ref === "string");
+  const files = Object.values(message?.tool_meta ?? {}).flatMap((m) => (Array.isArray(m?.files) ? m.files : []));
+  return [...(message?.parts ?? []), ...files].map((p) => p?.blob).filter((ref) => typeof ref === "string");
 }
 
 function carriesBytes(part) {

@@ -26,6 +26,7 @@ export const PREFS = Object.freeze({
   theme: "orizuru.theme", // "system" | "light" | "dark" (app/theme.js)
   autoTitle: "orizuru.autoTitle", // "off": conversations keep the first line of the first message as title
   assistant: "orizuru.assistant", // the id of the assistant new chats start from (store/assistants.js)
+  interpreterTimeout: "orizuru.interpreterTimeout", // seconds a code interpreter run may take (default 60)
 });
 
 function storage() {

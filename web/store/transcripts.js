@@ -182,6 +182,14 @@ export class Store {
     return doomed.length;
   }
 
+  /** tool_meta with each call's `files` (document parts: what the code interpreter wrote) passed through `fn`. */
+  async #mapFiles(meta, fn) {
+    if (!Object.values(meta).some((m) => Array.isArray(m?.files))) return meta;
+    const out = {};
+    for (const [callId, m] of Object.entries(meta)) out[callId] = Array.isArray(m?.files) ? { ...m, files: await fn(m.files) } : m;
+    return out;
+  }
+
   /** Remove the attachment files no message refers to any more (after a purge); blobs.sweep's options. */
   async sweepBlobs(options) {
     const referenced = new Set();
@@ -207,8 +215,10 @@ export class Store {
     if (!Array.isArray(parts)) throw new Error("addMessage: parts must be an array of message parts");
     const draft = { id, conversation_id: conversationId, role, parts: await this.blobs.offload(parts), status,
       ...withoutUndefined(rest) };
+    if (draft.tool_meta) draft.tool_meta = await this.#mapFiles(draft.tool_meta, (files) => this.blobs.offload(files));
     const message = await withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
-    return { ...message, parts }; // the bytes stay with the caller; the record holds their references
+    // The bytes stay with the caller; the record holds their references.
+    return { ...message, parts, ...(rest.tool_meta ? { tool_meta: rest.tool_meta } : {}) };
   }
 
   async beginReply(conversationId, { parent_id, vendor, model } = {}) {
@@ -263,7 +273,8 @@ export class Store {
       .sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1))
       .map(async (m) => {
         const parts = await this.blobs.restore(m.parts);
-        return parts === m.parts ? m : { ...m, parts };
+        const meta = m.tool_meta && await this.#mapFiles(m.tool_meta, (files) => this.blobs.restore(files));
+        return parts === m.parts && meta === m.tool_meta ? m : { ...m, parts, ...(meta ? { tool_meta: meta } : {}) };
       }));
     const repair = planRepair(conversation, messages);
     if (repair) {

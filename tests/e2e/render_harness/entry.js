@@ -169,6 +169,8 @@ window.harness = {
     }
     for (const link of root.querySelectorAll("a")) {
       const href = link.getAttribute("href") ?? "";
+      // A tool's file offered as a download: the page's own blob, saved (download=), never opened.
+      if (link.classList.contains("tool-download") && /^blob:/.test(href) && link.hasAttribute("download")) continue;
       if (!/^(https?|mailto):/.test(href)) problems.push(`link to ${href}`);
       if (link.target !== "_blank" || link.rel !== "noopener noreferrer") problems.push(`link ${href} target=${link.target} rel=${link.rel}`);
     }

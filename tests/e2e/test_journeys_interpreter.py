@@ -1,0 +1,200 @@
+"""The code interpreter (issue #21) in real Chromium: the model's `python` calls run in a sandbox of their own
+(an opaque-origin frame, a worker, Pyodide from the site), with the conversation's files under /mnt/data, a
+notebook's variables kept between calls, files it writes offered back; and what a hostile or runaway piece
+of code tries is contained, each case counted."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from journeys import REPLY_TIMEOUT_MS, configure, open_app, send, wait_idle
+from playwright.sync_api import Browser, Page, expect
+from vendor_replay import VendorReplay, with_text, with_tool_call
+
+pytestmark = pytest.mark.e2e
+
+DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
+KEY = "sk-interpreter-test-0b1c2d3e4f"
+TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+SSE = "text/event-stream; charset=utf-8"
+START_MS = 120_000  # the sandbox's first start loads Pyodide a second time (from the HTTP cache)
+
+
+def script_code(vendor: VendorReplay, *codes: str, answer: str = "Done.") -> None:
+    """The model calls `python` once per code, then answers."""
+    for i, code in enumerate(codes):
+        vendor.script_body(f"python {i}", with_tool_call(TOOL_TURN, "python", {"code": code}, f"call_py{i}"),
+                           content_type=SSE)
+    vendor.script_body("answer", with_text(TEXT_TURN, answer), content_type=SSE)
+
+
+def analyst(page: Page, vendor: VendorReplay) -> None:
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    page.get_by_label("Assistant", exact=True).select_option(label="Data analyst")
+
+
+def results(vendor: VendorReplay) -> list[str]:
+    """What the model was told each `python` call gave, in order."""
+    last = vendor.model_requests[-1].json["messages"]
+    return [m["content"] if isinstance(m["content"], str) else "".join(c.get("text", "") for c in m["content"])
+            for m in last if m["role"] == "tool"]
+
+
+def cards(page: Page):
+    return page.locator(".tool-card")
+
+
+def test_the_model_computes_from_an_attached_csv_and_the_notebook_keeps_its_variables(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    code = ("import csv\n"
+            "rows = list(csv.DictReader(open('/mnt/data/sales.csv')))\n"
+            "best = max(rows, key=lambda r: int(r['units']))\n"
+            "print(best['city'], best['units'])\n"
+            "with open('/mnt/outputs/summary.csv', 'w') as f:\n"
+            "    f.write('city,units\\n' + best['city'] + ',' + best['units'] + '\\n')\n"
+            "len(rows)")
+    script_code(vendor, code, "best['city'].upper()", answer="Sapporo sold most.")
+    page = open_app(browser, site_url)
+    analyst(page, vendor)
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Attach", exact=True).click()
+    chooser.value.set_files(str(DOCUMENTS / "sales.csv"))
+    expect(page.locator("#attachments .attachment.document")).to_have_count(1)
+    send(page, "Which city sold most?")
+    wait_idle(page, timeout=START_MS)
+
+    first = vendor.model_requests[0].json
+    [tool] = first["tools"]
+    assert tool["function"]["name"] == "python" and tool["function"]["parameters"]["required"] == ["code"]
+    told = results(vendor)
+    assert told[0].startswith("stdout:\nSapporo 2030\n") and "value:\n3" in told[0]
+    assert "files written:\n/mnt/outputs/summary.csv" in told[0]
+    assert told[1].startswith("value:\n'SAPPORO'")  # the second call saw the first one's variables
+    # The card shows the code highlighted, what it printed, and the file it wrote as a download.
+    card = cards(page).first
+    card.locator("summary").click()
+    expect(card.locator(".tool-code .hljs-keyword").first).to_have_text("import")
+    expect(card.locator(".tool-result")).to_contain_text("Sapporo 2030")
+    link = card.get_by_role("link", name="Download summary.csv (24 B)")
+    with page.expect_download() as download:
+        link.click()
+    assert Path(download.value.path()).read_text() == "city,units\nSapporo,2030\n"
+    # The sandbox is a frame of an opaque origin, apart from the page and the core's worker.
+    frame = page.locator("iframe.interpreter-sandbox")
+    assert frame.get_attribute("sandbox") == "allow-scripts"
+    assert KEY not in (frame.get_attribute("srcdoc") or "")
+    # After a reload the file is still offered: kept with the transcript, its bytes in OPFS.
+    page.reload()
+    page.get_by_role("button", name="Which city sold most?", exact=True).click()
+    card = cards(page).first
+    card.locator("summary").click()
+    expect(card.get_by_role("link", name="Download summary.csv (24 B)")).to_be_visible()
+    page.context.close()
+
+
+class Listener:
+    """A loopback server the sandbox must never reach: it counts every request it gets."""
+
+    def __init__(self) -> None:
+        hits: list[str] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - the http.server interface
+                hits.append(self.path)
+                self.send_response(200)
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.end_headers()
+
+            do_POST = do_GET
+
+        self.hits = hits
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+
+
+HOSTILE = {
+    "fetch a foreign host": "import js\nawait js.fetch('{url}/fetch')",
+    "pyodide's own fetch": "from pyodide.http import pyfetch\nawait pyfetch('{url}/pyfetch')",
+    "XMLHttpRequest": "import js\nx = js.XMLHttpRequest.new()\nx.open('GET', '{url}/xhr', False)\nx.send()",
+    "a WebSocket": "import js\njs.WebSocket.new('ws://127.0.0.1:1/ws')",
+    "import a foreign script": "import js\nawait js.eval('import(\"{url}/import.js\")')",
+    "read the page's storage": "import js\njs.localStorage.getItem('orizuru.profile')",
+    "open the page's database": "import js\njs.indexedDB.open('orizuru')",
+    "touch the page's DOM": "import js\njs.parent.document.title = 'pwned'",
+    "a fork bomb of workers": "import js\nfor _ in range(50):\n    js.Worker.new('data:text/javascript,while(1){}')",
+}
+
+
+def test_hostile_code_is_contained_and_each_case_is_counted(browser: Browser, site_url: str,
+                                                            vendor: VendorReplay):
+    listener = Listener()
+    try:
+        codes = [code.replace("{url}", listener.url) for code in HOSTILE.values()]
+        script_code(vendor, *codes)  # nine calls and the answer: the loop's default of ten steps
+        page = open_app(browser, site_url)
+        analyst(page, vendor)
+        send(page, "Try to get out.")
+        wait_idle(page, timeout=START_MS)
+        told = results(vendor)
+        contained = {name: "error:" in result for name, result in zip(HOSTILE, told, strict=True)}
+        print(f"\ncontained {sum(contained.values())}/{len(contained)}: " + json.dumps(contained))
+        assert all(contained.values()), json.dumps(dict(zip(HOSTILE, told, strict=False)), indent=1)
+        assert listener.hits == []  # nothing reached the network
+        assert page.title() == "Orizuru" and page.evaluate("1 + 1") == 2  # the page is untouched and responsive
+        assert page.evaluate("document.querySelectorAll('iframe').length") == 1
+    finally:
+        listener.close()
+
+
+def test_a_runaway_loop_stops_at_the_limit_and_stop_works_mid_run(browser: Browser, site_url: str,
+                                                                  vendor: VendorReplay):
+    script_code(vendor, "x = 1", "while True:\n    pass", "x", answer="It ran too long.")
+    context = browser.new_context()
+    context.add_init_script("localStorage.setItem('orizuru.interpreterTimeout', '3')")
+    page = open_app(browser, site_url, context=context)
+    analyst(page, vendor)
+    send(page, "Loop forever.")
+    wait_idle(page, timeout=START_MS)
+    limit, after = results(vendor)[1:]
+    assert "ran past the 3 s limit and was stopped" in limit and "variables are gone" in limit
+    assert "NameError" in after  # a fresh sandbox: x went with the old one, as the result said
+    assert page.evaluate("1 + 1") == 2
+
+    # Stop mid-run: the loop ends at once and the turn stops.
+    page.evaluate("localStorage.setItem('orizuru.interpreterTimeout', '600')")
+    script_code(vendor, "while True:\n    pass", answer="unused")
+    send(page, "Loop again.")
+    running = cards(page).last
+    expect(running).to_have_attribute("data-status", "running", timeout=START_MS)
+    page.get_by_role("button", name="Stop", exact=True).click()
+    expect(page.get_by_role("button", name="Send", exact=True)).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    assert page.evaluate("document.querySelectorAll('iframe.interpreter-sandbox').length") == 0
+    context.close()
+
+
+def test_a_huge_allocation_is_contained_and_the_interpreter_recovers(browser: Browser, site_url: str,
+                                                                     vendor: VendorReplay):
+    script_code(vendor, "big = bytearray(2 * 1024 ** 3)\nlen(big)", "big = [0] * (400 * 1024 ** 2)\nlen(big)",
+                "1 + 1", answer="ok")
+    page = open_app(browser, site_url)
+    analyst(page, vendor)
+    send(page, "Allocate 2 GB.")
+    wait_idle(page, timeout=START_MS)
+    exact, pointers, after = results(vendor)
+    # 2 GiB does not fit a 32-bit index; 400 Mi pointers (1.6 GB) fit, past the ceiling: the sandbox is renewed.
+    assert "OverflowError" in exact
+    assert "used 1.6 GB of memory (the ceiling is 1.5 GB), so it was restarted" in pointers
+    assert after.startswith("value:\n2")
+    assert page.evaluate("1 + 1") == 2

@@ -1,0 +1,197 @@
+/**
+ * The code interpreter: Python the model writes, run in a sandbox of its own, apart from the core's worker.
+ *
+ * The sandbox is an <iframe sandbox="allow-scripts" srcdoc> (an opaque origin: none of the page's storage,
+ * DOM, keys or core state is in its reach, and it cannot navigate or open the page), whose own policy adds
+ * `connect-src blob:` to the page's: it can fetch nothing but the blobs it makes. In it, a worker runs
+ * Pyodide from the files the page hands over (the site's own copy). frame.js and worker.js say more.
+ *
+ *   const interpreter = new Interpreter({pyodide, frameScript, workerScript})   URLs of the site's files
+ *   await interpreter.run(session, code, {files, timeoutMs, signal})
+ *        -> {stdout, stderr, value, error, outputs: [{name, mime_type, data: base64}], duration_ms, restarted?}
+ *        `session` names a notebook (a conversation): its variables persist between runs until reset().
+ *        A run past `timeoutMs` or stopped through `signal` ends the sandbox (a worker cannot be interrupted
+ *        without cross-origin isolation, which a static host cannot promise): the result says so, and the
+ *        next run starts a fresh one, with every notebook's variables lost.
+ *   interpreter.reset(session);  interpreter.stop()   ends the sandbox now
+ *   interpreter.state -> "off" | "starting" | "ready"
+ */
+
+import { toBase64 } from "../files/base64.js";
+
+export const DEFAULT_TIMEOUT_MS = 60_000;
+export const MEMORY_CEILING = 1.5 * 1024 ** 3; // bytes of Python heap after a run before the sandbox is renewed
+const MAX_OUTPUT_BYTES = 20 * 1024 * 1024;
+
+export class InterpreterError extends Error {}
+
+export class Interpreter {
+  #frame = null;
+  #ready = null; // Promise of the sandbox's start
+  #pending = new Map(); // run id -> {resolve}
+  #nextId = 1;
+  #booting = null; // {resolve, reject, files, source} while the sandbox starts
+
+  constructor({ pyodide, frameScript, workerScript }) {
+    Object.assign(this, { pyodide, frameScript, workerScript });
+    this.state = "off";
+    this.refused = []; // what the sandbox's policy blocked: {directive, blocked}
+    this.onMessage = (event) => this.#receive(event);
+  }
+
+  async run(session, code, { files = [], timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
+    const started = performance.now();
+    if (signal?.aborted) return stopped("stopped", 0);
+    await this.#start();
+    const id = this.#nextId++;
+    const copies = files.map(({ name, data }) => ({ name, data: data.slice(0) })); // transferred: the caller keeps its own
+    const answer = new Promise((resolve) => this.#pending.set(id, { resolve }));
+    const ended = (why) => () => {
+      const mine = this.#pending.get(id);
+      if (!mine) return;
+      this.#pending.delete(id);
+      mine.resolve({ ended: why });
+      this.stop(); // a worker cannot be interrupted here: the sandbox goes, and any other run in it
+    };
+    const timer = setTimeout(ended("timeout"), timeoutMs);
+    const onAbort = ended("stopped");
+    signal?.addEventListener("abort", onAbort);
+    this.#post({ type: "run", id, session, code, files: copies }, copies.map((f) => f.data));
+    let reply;
+    try {
+      reply = await answer;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#pending.delete(id);
+    }
+    const duration_ms = Math.round(performance.now() - started);
+    if (reply.ended) return stopped(reply.ended, duration_ms, timeoutMs);
+    const result = { ...reply.result, duration_ms, outputs: describeOutputs(reply.result.outputs ?? []) };
+    if (reply.result.memory > MEMORY_CEILING) {
+      this.stop();
+      result.restarted = "memory";
+      result.error = `${result.error ? `${result.error}\n` : ""}The interpreter used ${gb(reply.result.memory)} of memory ` +
+        `(the ceiling is ${gb(MEMORY_CEILING)}), so it was restarted: variables are gone.`;
+    }
+    delete result.memory;
+    return result;
+  }
+
+  reset(session) {
+    if (this.state !== "off") this.#post({ type: "reset", session });
+  }
+
+  stop() {
+    window.removeEventListener("message", this.onMessage);
+    this.#frame?.remove();
+    this.#frame = null;
+    this.#ready = null;
+    this.state = "off";
+    for (const [id, { resolve }] of this.#pending) resolve({ ended: "restarted" }), this.#pending.delete(id);
+  }
+
+  #start() {
+    if (this.#ready) return this.#ready;
+    this.state = "starting";
+    this.#ready = (async () => {
+      const [files, source] = await Promise.all([this.#pyodideFiles(), text(this.workerScript)]);
+      const frame = document.createElement("iframe");
+      frame.className = "interpreter-sandbox";
+      frame.hidden = true;
+      frame.title = "Code interpreter sandbox";
+      frame.setAttribute("sandbox", "allow-scripts");
+      frame.srcdoc = sandboxDocument(new URL(this.frameScript, document.baseURI).href);
+      const up = new Promise((resolve, reject) => (this.#booting = { resolve, reject, files, source }));
+      window.addEventListener("message", this.onMessage);
+      this.#frame = frame;
+      document.body.append(frame);
+      await up;
+      this.state = "ready";
+    })();
+    this.#ready.catch(() => this.stop());
+    return this.#ready;
+  }
+
+  async #pyodideFiles() {
+    const base = new URL(this.pyodide, document.baseURI);
+    const get = async (name, as) => {
+      const response = await fetch(new URL(name, base));
+      if (!response.ok) throw new InterpreterError(`could not load ${name} for the code interpreter: HTTP ${response.status}`);
+      return as === "text" ? response.text() : response.arrayBuffer();
+    };
+    const names = { "pyodide.mjs": "text", "pyodide.asm.mjs": "text", "pyodide-lock.json": "text",
+      "pyodide.asm.wasm": "bytes", "python_stdlib.zip": "bytes" };
+    const entries = await Promise.all(Object.entries(names).map(async ([name, as]) => [name, await get(name, as)]));
+    return Object.fromEntries(entries);
+  }
+
+  #post(message, transfer = []) {
+    this.#frame?.contentWindow?.postMessage(message, "*", transfer);
+  }
+
+  #receive(event) {
+    if (!this.#frame || event.source !== this.#frame.contentWindow) return; // the sandbox's words only
+    const msg = event.data;
+    if (msg?.type === "frame" && this.#booting) {
+      const { files, source } = this.#booting;
+      this.#post({ type: "start", files, source }, Object.values(files).filter((v) => v instanceof ArrayBuffer));
+    } else if (msg?.type === "ready") {
+      this.#booting?.resolve();
+      this.#booting = null;
+    } else if (msg?.type === "boot-failed" || (msg?.type === "crashed" && this.#booting)) {
+      this.#booting?.reject(new InterpreterError(`the code interpreter could not start: ${msg.message}`));
+      this.#booting = null;
+    } else if (msg?.type === "crashed") {
+      this.stop();
+    } else if (msg?.type === "refused") {
+      this.refused.push({ directive: String(msg.directive), blocked: String(msg.blocked) });
+      console.warn(`code interpreter: the sandbox's policy refused ${msg.directive} ${msg.blocked}`);
+    } else if (msg?.type === "result" && this.#pending.has(msg.id)) {
+      this.#pending.get(msg.id).resolve({ result: msg.result });
+    }
+  }
+}
+
+/** The frame's document: its own policy, on top of the page's it inherits, lets it fetch only its blobs. */
+function sandboxDocument(frameScript) {
+  const policy = `default-src 'none'; script-src ${frameScript} blob: 'wasm-unsafe-eval'; worker-src blob:; ` +
+    "connect-src blob:; style-src 'none'; img-src 'none'; form-action 'none'; base-uri 'none'";
+  return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${policy}">` +
+    `<script src="${frameScript}"></script></head><body></body></html>`;
+}
+
+function stopped(why, duration_ms, timeoutMs = 0) {
+  const error = {
+    timeout: `The code ran past the ${Math.round(timeoutMs / 1000)} s limit and was stopped. The interpreter was restarted: variables are gone.`,
+    stopped: "Stopped. The interpreter was restarted: variables are gone.",
+    restarted: "The interpreter was restarted while this code ran (another run was stopped): variables are gone.",
+  }[why];
+  return { stdout: "", stderr: "", value: null, error, outputs: [], duration_ms, restarted: why };
+}
+
+const IMAGE_TYPES = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp",
+  svg: "image/svg+xml" };
+const TEXT_TYPES = { csv: "text/csv", json: "application/json", txt: "text/plain", md: "text/markdown",
+  html: "text/html", xml: "application/xml" };
+
+function describeOutputs(outputs) {
+  let total = 0;
+  const out = [];
+  for (const { name, data } of outputs) {
+    total += data.byteLength;
+    if (total > MAX_OUTPUT_BYTES) break;
+    const ext = name.split(".").pop().toLowerCase();
+    out.push({ name, mime_type: IMAGE_TYPES[ext] ?? TEXT_TYPES[ext] ?? "application/octet-stream",
+      data: toBase64(new Uint8Array(data)) });
+  }
+  return out;
+}
+
+async function text(url) {
+  const response = await fetch(new URL(url, document.baseURI));
+  if (!response.ok) throw new InterpreterError(`could not load the code interpreter: HTTP ${response.status}`);
+  return response.text();
+}
+
+const gb = (bytes) => `${(bytes / 1024 ** 3).toFixed(1)} GB`;

@@ -1,0 +1,88 @@
+/**
+ * The code interpreter as the model sees it: the `python` tool (one argument, `code`: the convention models
+ * know), the files of the conversation it can read, and its result as tool content.
+ *
+ *   PYTHON_TOOL                        the tool's definition, as chat.run's `tools.page` takes it
+ *   filesOf(messages) -> [{name, data: ArrayBuffer}]   the documents and images the user attached, by name
+ *   keptFiles(result) -> [document part]               the files it wrote that are not pictures (those stay in
+ *        the tool's result), as parts the store keeps with the transcript (bytes in OPFS): the card's downloads
+ *   fileResource(part) -> content item                 such a part as the card shows it again (a download)
+ *   toolContent(result) -> [content item]              text the model reads (stdout, stderr, the value, the
+ *        traceback, the files written), then each file written: a raster image as an image (shown, and seen by
+ *        a vision model), any other as a resource with its bytes (kept with the transcript, a download)
+ */
+
+import { fromBase64 } from "../files/base64.js";
+
+export const DATA_DIR = "/mnt/data";
+export const OUTPUT_DIR = "/mnt/outputs";
+
+export const PYTHON_TOOL = Object.freeze({
+  name: "python",
+  description: "Run Python code in a sandboxed notebook in the user's browser (Pyodide, CPython compiled to " +
+    "WebAssembly). Variables, imports and functions persist between calls in this conversation. The files the " +
+    `user attached are in ${DATA_DIR} (read-only). Save files for the user (CSV, PNG, SVG, ...) in ${OUTPUT_DIR}. ` +
+    "The standard library is available; there is no network. The value of the last expression and whatever " +
+    "is printed come back.",
+  inputSchema: Object.freeze({
+    type: "object",
+    properties: { code: { type: "string", description: "The Python source to run." } },
+    required: ["code"],
+  }),
+  annotations: Object.freeze({ openWorldHint: false }),
+});
+
+const EXTENSIONS = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
+const VISION_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+export function filesOf(messages) {
+  const files = new Map();
+  let images = 0;
+  for (const message of messages ?? []) {
+    if (message.role !== "user") continue;
+    for (const part of message.parts ?? []) {
+      if (part.type === "document" && safeName(part.name)) {
+        const bytes = part.data ? fromBase64(part.data) : new TextEncoder().encode(part.text ?? "");
+        files.set(safeName(part.name), bytes.buffer);
+      } else if (part.type === "image" && part.data) {
+        images += 1;
+        files.set(`image-${images}.${EXTENSIONS[part.mime_type] ?? "bin"}`, fromBase64(part.data).buffer);
+      }
+    }
+  }
+  return [...files].map(([name, data]) => ({ name, data }));
+}
+
+/** A file name to write under /mnt/data: its last path segment, without what a file system would refuse. */
+function safeName(name) {
+  const base = [...String(name ?? "").split(/[\\/]/).pop()].filter((c) => c.charCodeAt(0) >= 32).join("").trim();
+  return base && base !== "." && base !== ".." ? base.slice(0, 200) : "";
+}
+
+export function keptFiles(result) {
+  return (result.outputs ?? []).filter((o) => !VISION_TYPES.has(o.mime_type))
+    .map((o) => ({ type: "document", name: o.name, mime_type: o.mime_type, data: o.data }));
+}
+
+export function fileResource(part) {
+  return { type: "resource", resource: { uri: `file://${OUTPUT_DIR}/${part.name}`, mimeType: part.mime_type,
+                                         ...(part.data ? { blob: part.data } : { text: part.text ?? "" }) } };
+}
+
+export function toolContent(result) {
+  const sections = [];
+  if (result.stdout) sections.push(`stdout:\n${result.stdout}`);
+  if (result.stderr) sections.push(`stderr:\n${result.stderr}`);
+  if (result.value !== null && result.value !== undefined) sections.push(`value:\n${result.value}`);
+  if (result.error) sections.push(`error:\n${result.error}`);
+  const outputs = result.outputs ?? [];
+  if (outputs.length) sections.push(`files written:\n${outputs.map((o) => `${OUTPUT_DIR}/${o.name}`).join("\n")}`);
+  if (!sections.length) sections.push("(no output)");
+  sections.push(`(ran in ${result.duration_ms ?? 0} ms)`);
+  const content = [{ type: "text", text: sections.join("\n\n") }];
+  for (const o of outputs) { // a picture inline (and to a vision model), any other file as a download
+    content.push(VISION_TYPES.has(o.mime_type) ? { type: "image", data: o.data, mimeType: o.mime_type }
+      : { type: "resource", resource: { uri: `file://${OUTPUT_DIR}/${o.name}`, mimeType: o.mime_type, blob: o.data } });
+  }
+  return content;
+}

@@ -1,0 +1,145 @@
+// The code interpreter's Python: Pyodide in a worker started from a blob inside the sandboxed frame
+// (frame.js), so in an opaque origin under a policy that allows no fetch but of blobs. The page sends
+// Pyodide's files; this worker never fetches anything itself. Once Python is up it also deletes the
+// network and worker constructors from its own scope (the policy already blocks them: two locks, not one).
+//
+// In:  {type: "boot", files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
+//                             "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer}}
+//      {type: "run", id, session, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
+//      {type: "reset", session}
+// Out: {type: "ready", python}, {type: "boot-failed", message},
+//      {type: "result", id, result: {stdout, stderr, value, error, outputs: [{name, mime_type, data}], memory}}
+
+const DATA = "/mnt/data";
+const OUTPUTS = "/mnt/outputs";
+
+// Runs one cell in a session's namespace: stdout and stderr captured, the last expression's repr, a
+// traceback of the cell's own frames on error, and the files the cell wrote under /mnt/outputs.
+const HELPER = String.raw`
+import contextlib, io, os, traceback
+from pyodide.code import eval_code_async
+
+LIMIT = 100_000
+
+def _clip(text):
+    return text if len(text) <= LIMIT else text[:LIMIT] + f"\n[... {len(text) - LIMIT} more characters not shown]"
+
+def _listing(root):
+    out = {}
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            path = os.path.join(folder, name)
+            info = os.stat(path)
+            out[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
+    return out
+
+async def run_cell(code, namespace):
+    before = _listing("${OUTPUTS}")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    value = error = None
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+        try:
+            result = await eval_code_async(code, globals=namespace, filename="<cell>")
+            if result is not None:
+                value = _clip(repr(result))
+        except BaseException as e:  # SystemExit and KeyboardInterrupt too: the notebook goes on
+            report = traceback.TracebackException.from_exception(e)
+            report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename == "<cell>"])
+            error = _clip("".join(report.format()))
+    after = _listing("${OUTPUTS}")
+    written = sorted(name for name, stamp in after.items() if before.get(name) != stamp)
+    return {"stdout": _clip(stdout.getvalue()), "stderr": _clip(stderr.getvalue()), "value": value,
+            "error": error, "written": written}
+`;
+
+let py = null;
+let runCell = null;
+const sessions = new Map(); // session id -> its namespace (a Python dict): variables persist between calls
+
+self.onmessage = async ({ data: msg }) => {
+  if (msg.type === "boot") await boot(msg.files);
+  else if (msg.type === "run") await run(msg);
+  else if (msg.type === "reset") sessions.get(msg.session)?.destroy?.(), sessions.delete(msg.session);
+};
+
+async function boot(files) {
+  try {
+    const blobURL = (name) => URL.createObjectURL(new Blob([files[name]], { type: "text/javascript" }));
+    const types = { "pyodide.asm.wasm": "application/wasm", "python_stdlib.zip": "application/zip" };
+    // Pyodide fetches its wasm and standard library by URL: answer from the bytes the page sent.
+    self.fetch = async (input) => {
+      const name = new URL(String(input?.url ?? input)).pathname.split("/").pop();
+      if (!(name in types)) throw new TypeError("the code interpreter has no network");
+      return new Response(files[name], { headers: { "content-type": types[name] } });
+    };
+    const { loadPyodide } = await import(blobURL("pyodide.mjs"));
+    const asm = await import(blobURL("pyodide.asm.mjs"));
+    py = await loadPyodide({
+      indexURL: "https://sandbox.invalid/pyodide/", // never fetched: see self.fetch above
+      createPyodideModule: asm.default,
+      lockFileContents: files["pyodide-lock.json"],
+      packages: [],
+    });
+    py.FS.mkdirTree(DATA);
+    py.FS.mkdirTree(OUTPUTS);
+    py.FS.ignorePermissions = false; // so /mnt/data's files, made read-only, refuse writes
+    const helper = py.pyimport("types").ModuleType("_orizuru_cell");
+    py.runPython(HELPER, { globals: helper.__dict__ });
+    runCell = helper.run_cell;
+    lockDown();
+    self.postMessage({ type: "ready", python: py.version });
+  } catch (err) {
+    self.postMessage({ type: "boot-failed", message: String(err?.message ?? err) });
+  }
+}
+
+/** Take the ways out of this scope: the network, storage, more workers (the frame's policy blocks them too). */
+function lockDown() {
+  const names = ["fetch", "XMLHttpRequest", "WebSocket", "WebSocketStream", "EventSource", "WebTransport",
+    "importScripts", "Worker", "SharedWorker", "indexedDB", "caches", "BroadcastChannel", "Request"];
+  for (const name of names) {
+    for (let scope = self; scope; scope = Object.getPrototypeOf(scope)) {
+      if (Object.prototype.hasOwnProperty.call(scope, name)) {
+        try {
+          delete scope[name];
+        } catch {
+          // not configurable: the policy still holds
+        }
+      }
+    }
+  }
+}
+
+function namespace(session) {
+  if (!sessions.has(session)) sessions.set(session, py.globals.get("dict")());
+  return sessions.get(session);
+}
+
+function mount(files) {
+  for (const { name, data } of files ?? []) {
+    const path = `${DATA}/${name}`;
+    try {
+      py.FS.chmod(path, 0o644); // a copy the last run may have changed is put back as it was
+    } catch {
+      // not there yet
+    }
+    py.FS.writeFile(path, new Uint8Array(data));
+    py.FS.chmod(path, 0o444);
+  }
+}
+
+async function run({ id, session, code, files }) {
+  let result;
+  try {
+    mount(files);
+    const proxy = await runCell(code, namespace(session));
+    result = proxy.toJs({ dict_converter: Object.fromEntries });
+    proxy.destroy();
+    result.outputs = result.written.map((name) => ({ name, data: py.FS.readFile(`${OUTPUTS}/${name}`) }));
+    delete result.written;
+  } catch (err) {
+    result = { stdout: "", stderr: "", value: null, error: String(err?.message ?? err), outputs: [] };
+  }
+  result.memory = py._module?.HEAP8?.length ?? 0;
+  self.postMessage({ type: "result", id, result }, result.outputs.map((o) => o.data.buffer));
+}
