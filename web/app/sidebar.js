@@ -18,6 +18,7 @@ import { download, h } from "./dom.js";
 import { t } from "./i18n.js";
 
 const UNDO_MS = 10_000;
+const MAX_HITS = 100; // conversations listed for a search: more is a query to narrow, not a list to scroll
 const DAY = 24 * 60 * 60 * 1000;
 
 export class Sidebar {
@@ -206,11 +207,25 @@ export class Sidebar {
       return;
     }
     const hits = await this.store.search(query);
+    if (this.search.value.trim() !== query) return; // typed on meanwhile: that search draws
     const titles = new Map(this.conversations.map((c) => [c.id, c.title]));
-    this.results.replaceChildren(...(hits.length ? hits.map((hit) => h("li", {},
+    // One entry per conversation (its first hit, and how many more), the first MAX_HITS of them.
+    const byConversation = new Map();
+    for (const hit of hits) {
+      const entry = byConversation.get(hit.conversation_id);
+      if (entry) entry.more += 1;
+      else byConversation.set(hit.conversation_id, { hit, more: 0 });
+    }
+    const entries = [...byConversation.values()];
+    const items = entries.slice(0, MAX_HITS).map(({ hit, more }) => h("li", {},
       h("button", { type: "button", className: "open", onclick: () => this.#open(hit.conversation_id) },
         h("span", { className: "hit-title" }, marked(titles.get(hit.conversation_id) || t("nav.untitled"), query)),
-        h("span", { className: "snippet" }, marked(hit.snippet ?? "", query))))) : [h("li", { className: "empty" }, t("nav.noResults"))]));
+        h("span", { className: "snippet" }, marked(hit.snippet ?? "", query)),
+        more ? h("span", { className: "snippet more" }, t("nav.moreHits", { count: more })) : null)));
+    if (entries.length > MAX_HITS) {
+      items.push(h("li", { className: "empty" }, t("nav.manyHits", { shown: MAX_HITS, count: entries.length })));
+    }
+    this.results.replaceChildren(...(items.length ? items : [h("li", { className: "empty" }, t("nav.noResults"))]));
     this.results.hidden = false;
     this.list.hidden = true;
   }

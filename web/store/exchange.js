@@ -49,12 +49,12 @@ export class ImportError extends Error {
 
 export async function exportConversations(store, ids, format = "json") {
   const wanted = ids ?? (await store.listConversations()).map((c) => c.id);
-  const loaded = [];
-  for (const id of wanted) {
+  // Read side by side: one conversation after another waits on every read in turn (bench/history).
+  const loaded = await Promise.all(wanted.map(async (id) => {
     const data = await store.loadConversation(id);
     if (!data) throw new Error(`no conversation with id ${id}`);
-    loaded.push(data);
-  }
+    return data;
+  }));
   let text;
   let type;
   if (format === "json") {

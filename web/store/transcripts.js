@@ -419,11 +419,8 @@ export class Store {
     };
     for (const mem of this.unsaved.values()) for (const m of mem.messages.values()) consider(m);
     for (const w of this.writers.values()) consider(w.snapshot());
-    let cursor = await this.db.transaction("messages").store.openCursor();
-    while (cursor) {
-      consider(cursor.value);
-      cursor = await cursor.continue();
-    }
+    // One read of every message: far faster than a cursor's round trip per record (bench/history).
+    for (const m of await this.db.getAll("messages")) consider(m);
     return hits;
   }
 
