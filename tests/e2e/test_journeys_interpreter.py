@@ -124,6 +124,10 @@ class Listener:
         self.server.shutdown()
 
 
+# Cases of the kind SECURITY.md lists, for the new surface: T-I1 the network (fetch, pyodide.http, XHR,
+# WebSocket), T-I2 a script from a foreign host, T-I3 the page's storage and database (the keys, the
+# conversations), T-I4 the page's DOM, T-I5 a fork bomb of workers; T-I6 a runaway loop and T-I7 a huge
+# allocation are the tests after this one.
 HOSTILE = {
     "fetch a foreign host": "import js\nawait js.fetch('{url}/fetch')",
     "pyodide's own fetch": "from pyodide.http import pyfetch\nawait pyfetch('{url}/pyfetch')",
