@@ -6,6 +6,8 @@
 //   web/app/sidebar.js       conversations, search, export     web/app/tools_panel.js MCP + Python tools
 //   web/app/composer.js      message box, images, shortcuts    web/app/i18n.js       English / Japanese
 //   web/app/chat_settings.js the chat's assistant and its settings
+//   web/app/top_bar.js       profile and model switches        web/app/first_run.js  the setup card
+//   web/app/core_status.js   the core's start-up, shown        web/sandbox/          the code interpreter
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 
 import { Chat } from "./app/chat.js";
@@ -15,7 +17,6 @@ import { h } from "./app/dom.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
 import { KeyPrompt } from "./app/key_prompt.js";
-import { ModelSuggestions } from "./app/model_switch.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
 import { ImageHostsList } from "./app/image_hosts.js";
@@ -23,12 +24,13 @@ import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, 
 import { Notifier } from "./app/notify.js";
 import { readRelayToken } from "./app/relay.js";
 import { Settings } from "./app/settings.js";
+import { CoreStatus } from "./app/core_status.js";
+import { TopBar } from "./app/top_bar.js";
 import { SetupCard } from "./app/first_run.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { createAgent } from "./client/orizuru.js";
-import { STAGES } from "./protocol.js";
 import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
@@ -40,9 +42,8 @@ if (!handleOAuthRedirect()) await main();
 
 async function main() {
   const boot = JSON.parse(document.getElementById("boot").textContent);
-  const root = document.documentElement;
-  const statusText = document.getElementById("core-status-text");
-  const progress = document.getElementById("core-progress");
+  const status = new CoreStatus({ text: document.getElementById("core-status-text"),
+                                  progress: document.getElementById("core-progress"), root: document.documentElement });
 
   const relayToken = readRelayToken(); // read first: it leaves the address bar at once
   applyTheme(prefs.get(PREFS.theme));
@@ -51,51 +52,22 @@ async function main() {
   // ------------------------------------------------------------------ the core (Python in a worker)
 
   // The app's client of the core is the same library any page can embed (web/client/orizuru.js).
-  let coreInfo = null;
-  let bootStage = "runtime";
   const core = createAgent({
     boot, site: document.baseURI,
-    onStage: (stage, detail) => showStage(stage, detail),
+    onStage: (stage, detail) => status.stage(stage, detail),
     onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
   });
   const coreReadyNow = () => core.isReady;
-  const ready = core.ready
-    .then((info) => {
-      coreInfo = info;
-      root.dataset.core = "ready";
-      performance.mark("core-ready"); // read by bench/boot
-      showReady();
-      return info;
-    });
+  const ready = core.ready.then((info) => (status.ready(info), info));
   const readyOrFail = ready.catch((err) => {
-    root.dataset.core = "error";
-    coreError = err;
-    showReady();
+    status.failed(err);
     throw new Error(t("boot.failed", { stage: t(`boot.${err.stage}`) ?? err.stage, message: err.message }));
   });
   readyOrFail.catch(() => {}); // shown in the status line; each waiting turn reports it too
-  let coreError = null;
-
-  function showStage(stage, detail) {
-    bootStage = stage;
-    progress.value = STAGES.indexOf(stage) + 1;
-    if (stage === "ready") return;
-    const counted = detail?.count ? ` (${detail.done ?? 0}/${detail.count})` : "";
-    statusText.textContent = `${t(`boot.${stage}`)}${counted}…`;
-  }
-
-  function showReady() {
-    if (coreError) {
-      statusText.textContent = t("boot.failed", { stage: t(`boot.${coreError.stage ?? bootStage}`), message: coreError.message });
-    } else if (coreInfo) {
-      statusText.textContent = t("boot.ready", { python: coreInfo.python });
-    }
-  }
 
   // ------------------------------------------------------------------ the app
 
   const notifier = new Notifier(document.getElementById("toasts"));
-  const settingsButton = document.getElementById("open-settings");
   const notify = (message, options = {}) => {
     if (options.settings) {
       options.action = { label: t("top.openSettings"), run: () => settings.open() };
@@ -115,7 +87,7 @@ async function main() {
     core, keys, notify,
     profiles: store.profiles,
     coreReadyNow,
-    onChange: () => showProfiles(),
+    onChange: () => topBar.showProfiles(),
   });
 
   const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify,
@@ -196,61 +168,19 @@ async function main() {
     }
   });
 
-  // ------------------------------------------------------------------ top bar
+  // ------------------------------------------------------------------ top bar, first run
 
-  const profileSwitch = document.getElementById("profile-switch");
-  const modelSwitch = document.getElementById("model-switch");
-  const modelSuggestions = new ModelSuggestions({
-    list: document.getElementById("model-switch-list"), core, coreReadyNow,
-    target: () => settings.target(),
-  });
-  ready.then(() => modelSuggestions.refresh(), () => {});
-  modelSwitch.addEventListener("focus", () => modelSuggestions.refresh());
-  function showProfiles() {
-    const active = settings.active;
-    profileSwitch.replaceChildren(...settings.profiles.map((p) => h("option", { value: p.id }, p.name || p.model)));
-    profileSwitch.hidden = settings.profiles.length === 0;
-    modelSwitch.hidden = !active;
-    if (active) {
-      profileSwitch.value = active.id;
-      modelSwitch.value = active.model;
-    }
-    modelSuggestions.show(active);
-    tools.profileChanged(active);
-    assistant.render(); // the reasoning and temperature fields follow the vendor
-    if (active) setup.hide();
-    else if (uiReady) setup.show(); // the last profile was deleted: the card again
-  }
+  const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
+    onProfile: (active) => {
+      tools.profileChanged(active);
+      assistant.render(); // the reasoning and temperature fields follow the vendor
+      if (active) setup.hide();
+      else if (uiReady) setup.show(); // the last profile was deleted: the card again
+    } });
   // The first run: a short card in the chat, not the Settings dialog (web/app/first_run.js).
   let uiReady = false;
   const setup = new SetupCard({ element: document.getElementById("setup-card"), settings, ready: readyOrFail,
     onDone: () => document.getElementById("message").focus() });
-  profileSwitch.addEventListener("change", () => settings.switchTo(profileSwitch.value));
-  modelSwitch.addEventListener("change", () => settings.setModel(modelSwitch.value.trim()).catch((e) => notify(e.message)));
-  settingsButton.addEventListener("click", () => settings.open());
-  document.getElementById("open-tools").addEventListener("click", () => tools.open());
-  // The Focus panel is closed until the user opens it; open or closed, the choice is remembered here.
-  const focusToggle = document.getElementById("toggle-focus");
-  const showFocus = (open) => {
-    document.body.classList.toggle("focus-open", open);
-    focusToggle.setAttribute("aria-expanded", String(open));
-  };
-  showFocus(prefs.get(PREFS.focusPanel) === "open");
-  focusToggle.addEventListener("click", (ev) => {
-    ev.stopPropagation();
-    const open = !document.body.classList.contains("focus-open");
-    showFocus(open);
-    prefs.set(PREFS.focusPanel, open ? "open" : "closed");
-  });
-  document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
-    ev.stopPropagation();
-    document.body.classList.toggle("sidebar-open");
-  });
-  // Phone width: the sidebar slides over the chat; a tap outside it or Esc puts it away.
-  document.querySelector(".main").addEventListener("click", () => document.body.classList.remove("sidebar-open"));
-  document.addEventListener("keydown", (ev) => {
-    if (ev.key === "Escape") document.body.classList.remove("sidebar-open");
-  });
 
   const languageSelect = document.getElementById("language");
   languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code }, name)));
@@ -261,7 +191,7 @@ async function main() {
   autoTitle.checked = prefs.get(PREFS.autoTitle) !== "off";
   autoTitle.addEventListener("change", () => prefs.set(PREFS.autoTitle, autoTitle.checked ? "on" : "off"));
   onLanguageChange(() => {
-    showReady();
+    status.render();
     settings.relabel();
     imageHosts.render();
     chat.render();

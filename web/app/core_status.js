@@ -1,0 +1,52 @@
+/**
+ * The core's start-up as the top bar shows it: the stage and its progress while Python boots, then
+ * "Ready · Python x.y", or the stage that failed and why. `<html data-core>` says "booting", "ready" or
+ * "error" (tests and bench/boot wait on it).
+ *
+ *   const status = new CoreStatus({text, progress, root})
+ *   status.stage(stage, detail)   a boot stage (web/protocol.js STAGES), detail {count, done} for the wheels
+ *   status.ready(info) / status.failed(err)
+ *   status.render()               again, in the language now chosen
+ */
+
+import { t } from "./i18n.js";
+import { STAGES } from "../protocol.js";
+
+export class CoreStatus {
+  constructor({ text, progress, root }) {
+    Object.assign(this, { text, progress, root });
+    this.current = "runtime";
+    this.info = null;
+    this.error = null;
+  }
+
+  stage(stage, detail) {
+    this.current = stage;
+    this.progress.value = STAGES.indexOf(stage) + 1;
+    if (stage === "ready") return;
+    const counted = detail?.count ? ` (${detail.done ?? 0}/${detail.count})` : "";
+    this.text.textContent = `${t(`boot.${stage}`)}${counted}…`;
+  }
+
+  ready(info) {
+    this.info = info;
+    this.root.dataset.core = "ready";
+    performance.mark("core-ready"); // read by bench/boot
+    this.render();
+  }
+
+  failed(err) {
+    this.error = err;
+    this.root.dataset.core = "error";
+    this.render();
+  }
+
+  render() {
+    if (this.error) {
+      this.text.textContent = t("boot.failed", { stage: t(`boot.${this.error.stage ?? this.current}`),
+                                                 message: this.error.message });
+    } else if (this.info) {
+      this.text.textContent = t("boot.ready", { python: this.info.python });
+    }
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The top bar: the profile and model the next reply goes to (switched at any time, mid-conversation),
+ * the Focus, Tools and Settings buttons, and at phone width the button that slides the conversations in.
+ *
+ *   const bar = new TopBar({settings, core, coreReadyNow, ready, notify, openTools, onProfile})
+ *   bar.showProfiles()   the profiles and the active one again (after any change in Settings)
+ *
+ * `onProfile(active | null)` is told each time, for what follows the profile elsewhere.
+ */
+
+import { h } from "./dom.js";
+import { ModelSuggestions } from "./model_switch.js";
+import { PREFS, prefs } from "../store/prefs.js";
+
+export class TopBar {
+  constructor({ settings, core, coreReadyNow, ready, notify, openTools, onProfile = () => {} }) {
+    Object.assign(this, { settings, onProfile });
+    this.profileSwitch = document.getElementById("profile-switch");
+    this.modelSwitch = document.getElementById("model-switch");
+    this.suggestions = new ModelSuggestions({ list: document.getElementById("model-switch-list"), core, coreReadyNow,
+                                              target: () => settings.target() });
+    ready.then(() => this.suggestions.refresh(), () => {});
+    this.modelSwitch.addEventListener("focus", () => this.suggestions.refresh());
+    this.profileSwitch.addEventListener("change", () => settings.switchTo(this.profileSwitch.value));
+    this.modelSwitch.addEventListener("change", () =>
+      settings.setModel(this.modelSwitch.value.trim()).catch((e) => notify(e.message)));
+    document.getElementById("open-settings").addEventListener("click", () => settings.open());
+    document.getElementById("open-tools").addEventListener("click", () => openTools());
+    this.#focusToggle();
+    this.#sidebarToggle();
+  }
+
+  showProfiles() {
+    const active = this.settings.active;
+    this.profileSwitch.replaceChildren(...this.settings.profiles.map((p) => h("option", { value: p.id }, p.name || p.model)));
+    this.profileSwitch.hidden = this.settings.profiles.length === 0;
+    this.modelSwitch.hidden = !active;
+    if (active) {
+      this.profileSwitch.value = active.id;
+      this.modelSwitch.value = active.model;
+    }
+    this.suggestions.show(active);
+    this.onProfile(active);
+  }
+
+  /** The Focus panel is closed until the user opens it; open or closed, the choice is remembered. */
+  #focusToggle() {
+    const toggle = document.getElementById("toggle-focus");
+    const show = (open) => {
+      document.body.classList.toggle("focus-open", open);
+      toggle.setAttribute("aria-expanded", String(open));
+    };
+    show(prefs.get(PREFS.focusPanel) === "open");
+    toggle.addEventListener("click", (ev) => {
+      ev.stopPropagation();
+      const open = !document.body.classList.contains("focus-open");
+      show(open);
+      prefs.set(PREFS.focusPanel, open ? "open" : "closed");
+    });
+  }
+
+  /** Phone width: the sidebar slides over the chat; a tap outside it or Esc puts it away. */
+  #sidebarToggle() {
+    document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
+      ev.stopPropagation();
+      document.body.classList.toggle("sidebar-open");
+    });
+    document.querySelector(".main").addEventListener("click", () => document.body.classList.remove("sidebar-open"));
+    document.addEventListener("keydown", (ev) => {
+      if (ev.key === "Escape") document.body.classList.remove("sidebar-open");
+    });
+  }
+}
