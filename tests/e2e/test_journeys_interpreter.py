@@ -122,6 +122,7 @@ class Listener:
 
     def close(self) -> None:
         self.server.shutdown()
+        self.server.server_close()
 
 
 # Cases of the kind SECURITY.md lists, for the new surface: T-I1 the network (fetch, pyodide.http, XHR,

@@ -8,8 +8,8 @@
  *        the tool's result), as parts the store keeps with the transcript (bytes in OPFS): the card's downloads
  *   fileResource(part) -> content item                 such a part as the card shows it again (a download)
  *   toolContent(result) -> [content item]              text the model reads (stdout, stderr, the value, the
- *        traceback, the files written), then each file written: a raster image as an image (shown, and seen by
- *        a vision model), any other as a resource with its bytes (kept with the transcript, a download)
+ *        traceback, the files written), then each raster image written, as an image (shown, and seen by a
+ *        vision model); the other files go beside the result (keptFiles)
  */
 
 import { fromBase64 } from "../files/base64.js";
@@ -71,18 +71,18 @@ export function fileResource(part) {
 
 export function toolContent(result) {
   const sections = [];
-  if (result.stdout) sections.push(`stdout:\n${result.stdout}`);
-  if (result.stderr) sections.push(`stderr:\n${result.stderr}`);
-  if (result.value !== null && result.value !== undefined) sections.push(`value:\n${result.value}`);
-  if (result.error) sections.push(`error:\n${result.error}`);
+  const section = (label, text) => sections.push(`${label}:\n${String(text).replace(/\s+$/, "")}`);
+  if (result.stdout) section("stdout", result.stdout);
+  if (result.stderr) section("stderr", result.stderr);
+  if (result.value !== null && result.value !== undefined) section("value", result.value);
+  if (result.error) section("error", result.error);
   const outputs = result.outputs ?? [];
   if (outputs.length) sections.push(`files written:\n${outputs.map((o) => `${OUTPUT_DIR}/${o.name}`).join("\n")}`);
   if (!sections.length) sections.push("(no output)");
   sections.push(`(ran in ${result.duration_ms ?? 0} ms)`);
   const content = [{ type: "text", text: sections.join("\n\n") }];
-  for (const o of outputs) { // a picture inline (and to a vision model), any other file as a download
-    content.push(VISION_TYPES.has(o.mime_type) ? { type: "image", data: o.data, mimeType: o.mime_type }
-      : { type: "resource", resource: { uri: `file://${OUTPUT_DIR}/${o.name}`, mimeType: o.mime_type, blob: o.data } });
-  }
+  // A picture goes inline (and to a vision model); any other file is kept beside the result (keptFiles),
+  // where the card offers it: the model, told its name above, could not read its bytes anyway.
+  for (const o of outputs) if (VISION_TYPES.has(o.mime_type)) content.push({ type: "image", data: o.data, mimeType: o.mime_type });
   return content;
 }
