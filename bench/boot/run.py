@@ -41,7 +41,6 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -52,7 +51,9 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from served import serve  # noqa: E402
 
 BARE = ["bare-worker", "bare-main"]
 LINK = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
@@ -76,13 +77,6 @@ def make_site(dist: Path, out: Path) -> None:
             f'<!doctype html><html data-mode="{mode}"><head><meta charset="utf-8">{boot}'
             '<script type="module" src="bare.js"></script></head><body>bare</body></html>'
         )
-
-
-def serve(site: Path) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--dist", str(site), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    url = re.search(r"(http://\S+?/)#", proc.stdout.readline()).group(1)
-    return proc, url
 
 
 def browser_cpu_ms(profile: str) -> dict[int, float]:

@@ -23,9 +23,7 @@ Targets (issue 22 item 5, issue 19 item 4): open ≤ 300 ms, no task over 50 ms 
 from __future__ import annotations
 
 import argparse
-import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,7 +32,9 @@ from playwright.sync_api import Page, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+from served import serve  # noqa: E402
 
 FILL = """async ({conversations, messages}) => {
   const words = ("the model streams tokens while the page renders markdown safely and keeps every delta " +
@@ -131,15 +131,6 @@ OPEN = """async () => {
 }"""
 
 HEAP = "() => performance.memory ? performance.memory.usedJSHeapSize : 0"
-
-
-def serve(dist: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--dist", str(dist), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    match = re.search(r"(http://\S+?/)#", proc.stdout.readline())
-    assert match, "the relay did not print its URL"
-    return proc, match.group(1)
 
 
 def one_run(pw, url: str, conversations: int, messages: int) -> dict[str, float]:

@@ -20,7 +20,6 @@ import argparse
 import importlib.util
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -29,8 +28,10 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from journeys import NO_AUTO_TITLE, configure, send, wait_idle  # noqa: E402
+from served import serve  # noqa: E402
 from vendor_replay import VendorReplay, with_text, with_tool_call  # noqa: E402
 
 TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
@@ -45,15 +46,6 @@ def boot_bench():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def serve(site: Path) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen([sys.executable, "-m", "server", "--dist", str(site), "--port", "0"],
-                            cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    match = re.search(r"(http://\S+?/)#", proc.stdout.readline())
-    assert match, "the relay did not print its URL"
-    return proc, match.group(1)
 
 
 def one_run(pw, url: str, vendor: VendorReplay) -> dict[str, float]:
