@@ -61,10 +61,11 @@ export class ToolCard {
   }
 
   setArguments(args) {
-    if (this.name === PYTHON_TOOL.name && typeof args?.code === "string") {
+    const source = args?.code;
+    if (this.name === PYTHON_TOOL.name && typeof source === "string") {
       // The code interpreter's call: its code, highlighted (escaped by highlight.js, then sanitized).
       const code = h("code", { className: "hljs language-python" });
-      code.append(sanitizeToFragment(highlightCode(args.code, "python").html));
+      code.append(sanitizeToFragment(highlightCode(source, "python").html));
       this.argsEl.replaceChildren(code);
       this.argsEl.classList.add("tool-code");
       return;
