@@ -111,13 +111,14 @@ async function main() {
 
   // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code.
   let sandbox = null;
+  const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => new Interpreter({
+    pyodide: boot.pyodide, frameScript: boot.sandbox.frame, workerScript: boot.sandbox.worker })));
   const interpreter = {
     async run(session, code, options) {
-      sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => new Interpreter({
-        pyodide: boot.pyodide, frameScript: boot.sandbox.frame, workerScript: boot.sandbox.worker }));
       const limit = Number(prefs.get(PREFS.interpreterTimeout)) || 60;
-      return (await sandbox).run(session, code, { ...options, timeoutMs: limit * 1000 });
+      return (await loadSandbox()).run(session, code, { ...options, timeoutMs: limit * 1000 });
     },
+    warm: () => loadSandbox().then((s) => s.warm(), () => {}),
   };
 
   const chat = new Chat({

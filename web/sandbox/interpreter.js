@@ -13,6 +13,7 @@
  *        A run past `timeoutMs` or stopped through `signal` ends the sandbox (a worker cannot be interrupted
  *        without cross-origin isolation, which a static host cannot promise): the result says so, and the
  *        next run starts a fresh one, with every notebook's variables lost.
+ *   interpreter.warm()           starts the sandbox now, if it is not up (a turn that may use it has begun)
  *   interpreter.reset(session);  interpreter.stop()   ends the sandbox now
  *   interpreter.state -> "off" | "starting" | "ready"
  */
@@ -76,6 +77,10 @@ export class Interpreter {
     }
     delete result.memory;
     return result;
+  }
+
+  warm() {
+    this.#start().catch(() => {}); // a failure is reported by the run that needs it
   }
 
   reset(session) {
