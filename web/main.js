@@ -107,6 +107,7 @@ async function main() {
   const assistant = new ChatSettings({
     store, notify, element: document.getElementById("chat-settings-area"),
     vendor: () => settings.active?.vendor ?? null,
+    resetNotebook: (conversationId) => interpreter.reset(conversationId),
   });
 
   // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code.
@@ -119,6 +120,7 @@ async function main() {
       return (await loadSandbox()).run(session, code, { ...options, timeoutMs: limit * 1000 });
     },
     warm: () => loadSandbox().then((s) => s.warm(), () => {}),
+    reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
   };
 
   const chat = new Chat({

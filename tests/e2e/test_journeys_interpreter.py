@@ -203,3 +203,19 @@ def test_a_huge_allocation_is_contained_and_the_interpreter_recovers(browser: Br
     assert "used 1.6 GB of memory (the ceiling is 1.5 GB), so it was restarted" in pointers
     assert after.startswith("value:\n2")
     assert page.evaluate("1 + 1") == 2
+
+
+def test_reset_notebook_clears_the_chats_variables(browser: Browser, site_url: str, vendor: VendorReplay):
+    script_code(vendor, "x = 41", "x + 1", answer="42")
+    page = open_app(browser, site_url)
+    analyst(page, vendor)
+    send(page, "Keep x.")
+    wait_idle(page, timeout=START_MS)
+    assert results(vendor)[-1].startswith("value:\n42")
+    page.get_by_role("button", name="Chat settings", exact=True).click()
+    page.get_by_role("button", name="Reset notebook", exact=True).click()
+    expect(page.get_by_text("The notebook of this chat starts again")).to_be_visible()
+    script_code(vendor, "x", answer="gone")
+    send(page, "And now?")
+    wait_idle(page, timeout=START_MS)
+    assert "NameError: name 'x' is not defined" in results(vendor)[-1]

@@ -8,7 +8,8 @@
  *   cs.effective()                       the next turn's settings (store/assistants.js effectiveSettings)
  *
  * "Assistant" picks the preset; "Chat settings" opens the fields ("System prompt", "Temperature", "Max
- * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it, "Code interpreter"). A field changed there
+ * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it, "Code interpreter" with
+ * "Reset notebook" for this chat's variables). A field changed there
  * changes this chat only; "Save to assistant" writes the fields into the assistant, "Save as new
  * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON.
  */
@@ -22,8 +23,8 @@ import { vendorInfo } from "./vendors.js";
 const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter"];
 
 export class ChatSettings {
-  constructor({ store, element, notify, vendor = () => null }) {
-    Object.assign(this, { store, element, notify, vendor });
+  constructor({ store, element, notify, vendor = () => null, resetNotebook = null }) {
+    Object.assign(this, { store, element, notify, vendor, resetNotebook });
     this.assistants = [];
     this.assistantId = prefs.get(PREFS.assistant) ?? "builtin:general";
     this.overrides = {};
@@ -132,6 +133,8 @@ export class ChatSettings {
                                      onchange: onInput("interpreter", (el) => el.checked) });
     rows.push(h("div", { className: "row checkbox-row" }, interpreter,
       h("label", { for: "cs-interpreter" }, t("assistant.interpreter")),
+      s.interpreter && this.resetNotebook && this.conversationId
+        ? h("button", { type: "button", onclick: () => this.#resetNotebook() }, t("assistant.resetNotebook")) : null,
       h("p", { className: "hint" }, t("assistant.interpreterHint"))));
     const actions = h("div", { className: "inline actions" },
       h("button", { type: "button", onclick: () => this.#saveToAssistant() }, t("assistant.saveTo")),
@@ -195,6 +198,12 @@ export class ChatSettings {
   #fields() {
     const s = this.effective();
     return Object.fromEntries(FIELDS.map((key) => [key, s[key]]));
+  }
+
+  /** This chat's notebook starts again: the variables its code made are gone. */
+  async #resetNotebook() {
+    await this.resetNotebook(this.conversationId);
+    this.notify(t("assistant.notebookReset"));
   }
 
   async #reset() {
