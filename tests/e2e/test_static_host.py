@@ -124,3 +124,21 @@ def test_from_a_static_host_the_agent_calls_a_remote_mcp_servers_tool(browser: B
         expect(card).to_have_attribute("data-status", "done")
         assert "Echo: from a static host" in vendor.model_requests[1].body.decode()
         page.context.close()
+
+
+def test_the_code_interpreter_runs_from_a_plain_static_host(browser: Browser, static_url: str,
+                                                            vendor: VendorReplay):
+    """Its sandbox needs no header either: the frame inherits the page's <meta> policy and narrows it."""
+    sse = "text/event-stream; charset=utf-8"
+    vendor.script_body("python", with_tool_call("openai/chat-stream-tool-call", "python",
+                                                {"code": "import sys\nsys.version_info[:2]"}, "call_py"),
+                       content_type=sse)
+    vendor.script("openai/chat-stream-text-usage")
+    page = open_app(browser, static_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-static-py-0000", model="gpt-4o-mini")
+    page.get_by_label("Assistant", exact=True).select_option(label="Data analyst")
+    send(page, "Which Python?")
+    wait_idle(page, timeout=120_000)
+    [told] = [m["content"] for m in vendor.model_requests[-1].json["messages"] if m["role"] == "tool"]
+    assert told.startswith("value:\n(3, ")
+    page.context.close()
