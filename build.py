@@ -302,6 +302,7 @@ def build() -> Path:
     ensure_venv()
     ensure_node_modules()
     app_wheels = browser_wheels("app")
+    sandbox_wheels = browser_wheels("sandbox")
     want = fingerprint([WEB, ROOT / "pycore", ROOT / "pyproject.toml", ROOT / "package-lock.json", Path(__file__)])
     stamp = DIST / ".build-stamp"
     if stamped(stamp, want):
@@ -310,7 +311,7 @@ def build() -> Path:
     DIST.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".dist-", dir=DIST.parent))
     try:
-        assemble(tmp, app_wheels)
+        assemble(tmp, app_wheels, sandbox_wheels)
         (tmp / ".build-stamp").write_text(want)
         shutil.rmtree(DIST, ignore_errors=True)
         tmp.rename(DIST)
@@ -319,7 +320,7 @@ def build() -> Path:
     return DIST
 
 
-def assemble(out: Path, app_wheels: list[Path]) -> None:
+def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> None:
     version = pyodide_version()
     expected = wheel_lock()["pyodide"]
     if version != expected:
@@ -334,7 +335,9 @@ def assemble(out: Path, app_wheels: list[Path]) -> None:
     assets = bundle_web(out)
     # The code interpreter's frame script and worker (web/sandbox/): loaded by URL into a sandboxed frame, as
     # they are (the worker's source is handed over as text), so copied rather than bundled.
-    sandbox = {name: hashed_copy(WEB / "sandbox" / f"{name}.js", out, "assets") for name in ("frame", "worker")}
+    sandbox: dict[str, object] = {name: hashed_copy(WEB / "sandbox" / f"{name}.js", out, "assets")
+                                  for name in ("frame", "worker")}
+    sandbox["wheels"] = [hashed_copy(w, out, "wheels") for w in sandbox_wheels]  # micropip, for packages
     boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"],
             "pdfWorker": assets["pdf_worker"], "sandbox": sandbox}
     html = (WEB / "index.html").read_text()

@@ -27,6 +27,9 @@ import { Settings } from "./app/settings.js";
 import { CoreStatus } from "./app/core_status.js";
 import { TopBar } from "./app/top_bar.js";
 import { SetupCard } from "./app/first_run.js";
+import { PackageHosts } from "./app/package_hosts.js";
+import { hostsOf } from "./sandbox/hosts.js";
+import { pythonTool } from "./sandbox/tool.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
@@ -111,10 +114,18 @@ async function main() {
   });
 
   // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code.
+  // Its package hosts (none by default) are chosen in Settings; its policy names them.
   let sandbox = null;
-  const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => new Interpreter({
-    pyodide: boot.pyodide, frameScript: boot.sandbox.frame, workerScript: boot.sandbox.worker })));
+  const packages = new PackageHosts({ element: document.getElementById("package-hosts"),
+                                      onChange: (value) => sandbox?.then((s) => s.configure(value)) });
+  const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
+    const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
+                                   workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels });
+    made.configure(packages.value);
+    return made;
+  }));
   const interpreter = {
+    tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
     async run(session, code, options) {
       const limit = Number(prefs.get(PREFS.interpreterTimeout)) || 60;
       return (await loadSandbox()).run(session, code, { ...options, timeoutMs: limit * 1000 });
@@ -205,6 +216,7 @@ async function main() {
     sidebar.refresh().catch(() => {});
     tools.render();
     if (!setup.element.hidden) setup.render();
+    packages.render();
   });
 
   // ------------------------------------------------------------------ start

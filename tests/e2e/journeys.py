@@ -54,7 +54,7 @@ def configure(page: Page, *, vendor: str, base: str, key: str, model: str, name:
     dialog.get_by_label("API key", exact=True).fill(key)
     dialog.get_by_label("Base URL", exact=True).fill(base + BASE_PATHS[vendor])
     dialog.get_by_label("Model", exact=True).fill(model)
-    dialog.get_by_role("button", name="Save").click()
+    dialog.get_by_role("button", name="Save", exact=True).click()
     expect(dialog).to_be_hidden()
 
 

@@ -289,4 +289,4 @@ def configure_with_saved_key(page: Page, vendor: VendorReplay, *, passphrase: st
     dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.locator("#passphrase").fill(passphrase)
-    dialog.get_by_role("button", name="Save").click()
+    dialog.get_by_role("button", name="Save", exact=True).click()

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, open_app, send, wait_idle
+from journeys import REPLY_TIMEOUT_MS, configure, open_app, open_settings, send, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text, with_tool_call
 
@@ -219,3 +219,87 @@ def test_reset_notebook_clears_the_chats_variables(browser: Browser, site_url: s
     send(page, "And now?")
     wait_idle(page, timeout=START_MS)
     assert "NameError: name 'x' is not defined" in results(vendor)[-1]
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class PackageIndex:
+    """A loopback package index (the simple JSON API, PEP 691) serving one real pinned wheel, with CORS as
+    PyPI sends it; it records every request."""
+
+    def __init__(self, name: str) -> None:
+        [entry] = [e for e in json.loads((ROOT / "web" / "pyodide-wheels.lock.json").read_text())["packages"]
+                   if e["name"] == name]
+        wheel = ROOT / ".cache" / "downloads" / entry["file"]  # fetched by `build.py test` (the Pyodide suite's)
+        assert wheel.is_file(), f"{wheel} is missing: run `python3 build.py test`, which fetches it"
+        data = wheel.read_bytes()
+        hits: list[str] = []
+        index = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:  # noqa: N802 - the http.server interface
+                hits.append(self.path)
+                if self.path.rstrip("/") == f"/simple/{name}":
+                    body = json.dumps({"meta": {"api-version": "1.1"}, "name": name, "files": [
+                        {"filename": entry["file"], "url": f"{index.url}/files/{entry['file']}",
+                         "hashes": {"sha256": entry["sha256"]}}]}).encode()
+                    kind = "application/vnd.pypi.simple.v1+json"
+                elif self.path == f"/files/{entry['file']}":
+                    body, kind = data, "application/octet-stream"
+                else:
+                    body, kind = b"not found", "text/plain"
+                self.send_response(200 if kind != "text/plain" else 404)
+                self.send_header("Content-Type", kind)
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.hits = hits
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_packages_install_only_from_the_hosts_the_user_turned_on(browser: Browser, site_url: str,
+                                                                 vendor: VendorReplay):
+    index = PackageIndex("iniconfig")
+    other = Listener()
+    install = "import micropip\nawait micropip.install('iniconfig')\nimport iniconfig\niniconfig.__name__"
+    try:
+        # Off by default: no host, so the install fails, and the index hears nothing.
+        script_code(vendor, install, answer="no")
+        page = open_app(browser, site_url)
+        analyst(page, vendor)
+        send(page, "Install iniconfig.")
+        wait_idle(page, timeout=START_MS)
+        assert "error:" in results(vendor)[-1] and index.hits == []
+        assert "no package install" in vendor.model_requests[0].json["tools"][0]["function"]["description"]
+
+        # Turned on in Settings: the host is listed before any request, then the install works from it.
+        dialog = open_settings(page)
+        dialog.get_by_label("Package indexes (one URL per line)").fill(index.url + "/simple")
+        dialog.get_by_role("button", name="Save package hosts").click()
+        expect(dialog.locator("#package-hosts-list")).to_have_text(
+            f"The code interpreter may send requests to: {index.url}")
+        assert index.hits == []
+        dialog.get_by_role("button", name="Close").click()
+        script_code(vendor, install, f"import js\nawait js.fetch('{other.url}/leak')", answer="yes")
+        send(page, "Again.")
+        wait_idle(page, timeout=START_MS)
+        installed, elsewhere = results(vendor)[-2:]
+        assert installed.startswith("value:\n'iniconfig'"), installed
+        assert "error:" in elsewhere and other.hits == []  # a host the user did not add stays out of reach
+        assert index.hits == ["/simple/iniconfig/", "/files/iniconfig-2.3.1-py3-none-any.whl"]
+        assert "micropip.install" in vendor.model_requests[-1].json["tools"][0]["function"]["description"]
+    finally:
+        index.close()
+        other.close()

@@ -47,7 +47,7 @@ def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Brow
     dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.get_by_role("textbox", name="Passphrase").fill(PASSPHRASE)
-    dialog.get_by_role("button", name="Save").click()
+    dialog.get_by_role("button", name="Save", exact=True).click()
     expect(dialog).to_be_hidden(timeout=30_000)  # PBKDF2 with 600k iterations takes a moment
     dump = browser_storage_dump(page)
     assert "orizuru.secret" in dump  # the encrypted record is there...

@@ -200,7 +200,7 @@ def test_the_unlock_row_lines_up_with_the_other_fields(browser: Browser, site_ur
     dialog.get_by_label("Model", exact=True).fill("gpt-4o-mini")
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.locator("#passphrase").fill("correct horse")
-    dialog.get_by_role("button", name="Save").click()
+    dialog.get_by_role("button", name="Save", exact=True).click()
     expect(dialog).to_be_hidden(timeout=30_000)
     page.reload()
     wait_core(page)

@@ -478,7 +478,8 @@ export class Chat {
     const { tools, policy } = await this.tools();
     // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and Python,
     // and the code interpreter's `python` when the chat's assistant has it on.
-    const pageTools = [...(this.core.pageToolDefinitions?.() ?? []), ...(interpret ? [PYTHON_TOOL] : [])];
+    const pageTools = [...(this.core.pageToolDefinitions?.() ?? []),
+                       ...(interpret ? [this.interpreter.tool?.() ?? PYTHON_TOOL] : [])];
     const params = { provider: target.provider, model: target.model, messages,
                      tools: pageTools.length ? { ...tools, page: pageTools } : tools, policy };
     if (system) params.system = system;

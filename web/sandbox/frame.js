@@ -16,8 +16,8 @@ addEventListener("message", (event) => {
     worker.onmessage = ({ data }) => parent.postMessage(data, "*");
     worker.onerror = (e) => parent.postMessage({ type: "crashed",
       message: e.message ? `${e.message} (${e.filename}:${e.lineno})` : "the worker stopped" }, "*");
-    const buffers = Object.values(msg.files).filter((v) => v instanceof ArrayBuffer);
-    worker.postMessage({ type: "boot", files: msg.files }, buffers);
+    const buffers = Object.values(msg.files).flat().filter((v) => v instanceof ArrayBuffer);
+    worker.postMessage({ type: "boot", files: msg.files, packages: msg.packages }, buffers);
   } else if (worker && msg?.type !== "start") {
     worker.postMessage(msg, (msg.files ?? []).map((f) => f.data).filter((d) => d instanceof ArrayBuffer));
   }

@@ -6,7 +6,9 @@
  * `connect-src blob:` to the page's: it can fetch nothing but the blobs it makes. In it, a worker runs
  * Pyodide from the files the page hands over (the site's own copy). frame.js and worker.js say more.
  *
- *   const interpreter = new Interpreter({pyodide, frameScript, workerScript})   URLs of the site's files
+ *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels})   URLs of the site's files
+ *   interpreter.configure({indexes: [url], pyodide: url | null})   the package hosts the user turned on (none by
+ *        default: the standard library only); a change ends the sandbox, whose policy names the hosts
  *   await interpreter.run(session, code, {files, timeoutMs, signal})
  *        -> {stdout, stderr, value, error, outputs: [{name, mime_type, data: base64}], duration_ms, restarted?}
  *        `session` names a notebook (a conversation): its variables persist between runs until reset().
@@ -18,6 +20,7 @@
  *   interpreter.state -> "off" | "starting" | "ready"
  */
 
+import { hostsOf } from "./hosts.js";
 import { toBase64 } from "../files/base64.js";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
@@ -33,8 +36,9 @@ export class Interpreter {
   #nextId = 1;
   #booting = null; // {resolve, reject, files, source} while the sandbox starts
 
-  constructor({ pyodide, frameScript, workerScript }) {
-    Object.assign(this, { pyodide, frameScript, workerScript });
+  constructor({ pyodide, frameScript, workerScript, wheels = [] }) {
+    Object.assign(this, { pyodide, frameScript, workerScript, wheels });
+    this.packages = { indexes: [], pyodide: null };
     this.state = "off";
     this.refused = []; // what the sandbox's policy blocked: {directive, blocked}
     this.onMessage = (event) => this.#receive(event);
@@ -79,6 +83,13 @@ export class Interpreter {
     return result;
   }
 
+  configure({ indexes = [], pyodide = null } = {}) {
+    const next = { indexes: [...indexes], pyodide: pyodide || null };
+    if (JSON.stringify(next) === JSON.stringify(this.packages)) return;
+    this.packages = next;
+    this.stop();
+  }
+
   warm() {
     this.#start().catch(() => {}); // a failure is reported by the run that needs it
   }
@@ -100,13 +111,15 @@ export class Interpreter {
     if (this.#ready) return this.#ready;
     this.state = "starting";
     this.#ready = (async () => {
-      const [files, source] = await Promise.all([this.#pyodideFiles(), text(this.workerScript)]);
+      const [files, source, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
+        Promise.all(this.wheels.map((url) => bytes(url)))]);
+      files.wheels = wheels;
       const frame = document.createElement("iframe");
       frame.className = "interpreter-sandbox";
       frame.hidden = true;
       frame.title = "Code interpreter sandbox";
       frame.setAttribute("sandbox", "allow-scripts");
-      frame.srcdoc = sandboxDocument(new URL(this.frameScript, document.baseURI).href);
+      frame.srcdoc = sandboxDocument(new URL(this.frameScript, document.baseURI).href, hostsOf(this.packages));
       const up = new Promise((resolve, reject) => (this.#booting = { resolve, reject, files, source }));
       window.addEventListener("message", this.onMessage);
       this.#frame = frame;
@@ -140,7 +153,8 @@ export class Interpreter {
     const msg = event.data;
     if (msg?.type === "frame" && this.#booting) {
       const { files, source } = this.#booting;
-      this.#post({ type: "start", files, source }, Object.values(files).filter((v) => v instanceof ArrayBuffer));
+      this.#post({ type: "start", files, source, packages: this.packages },
+                 Object.values(files).flat().filter((v) => v instanceof ArrayBuffer));
     } else if (msg?.type === "ready") {
       this.#booting?.resolve();
       this.#booting = null;
@@ -158,10 +172,13 @@ export class Interpreter {
   }
 }
 
-/** The frame's document: its own policy, on top of the page's it inherits, lets it fetch only its blobs. */
-function sandboxDocument(frameScript) {
+/**
+ * The frame's document: its own policy, on top of the page's it inherits, lets it fetch only its blobs and the
+ * package hosts the user turned on.
+ */
+function sandboxDocument(frameScript, hosts) {
   const policy = `default-src 'none'; script-src ${frameScript} blob: 'wasm-unsafe-eval'; worker-src blob:; ` +
-    "connect-src blob:; style-src 'none'; img-src 'none'; form-action 'none'; base-uri 'none'";
+    `connect-src blob: ${hosts.join(" ")}; style-src 'none'; img-src 'none'; form-action 'none'; base-uri 'none'`;
   return `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${policy}">` +
     `<script src="${frameScript}"></script></head><body></body></html>`;
 }
@@ -191,6 +208,12 @@ function describeOutputs(outputs) {
       data: toBase64(new Uint8Array(data)) });
   }
   return out;
+}
+
+async function bytes(url) {
+  const response = await fetch(new URL(url, document.baseURI));
+  if (!response.ok) throw new InterpreterError(`could not load the code interpreter: HTTP ${response.status}`);
+  return response.arrayBuffer();
 }
 
 async function text(url) {

@@ -2,7 +2,7 @@
  * The code interpreter as the model sees it: the `python` tool (one argument, `code`: the convention models
  * know), the files of the conversation it can read, and its result as tool content.
  *
- *   PYTHON_TOOL                        the tool's definition, as chat.run's `tools.page` takes it
+ *   pythonTool({packages}) / PYTHON_TOOL   the tool's definition, as chat.run's `tools.page` takes it
  *   filesOf(messages) -> [{name, data: ArrayBuffer}]   the documents and images the user attached, by name
  *   keptFiles(result) -> [document part]               the files it wrote that are not pictures (those stay in
  *        the tool's result), as parts the store keeps with the transcript (bytes in OPFS): the card's downloads
@@ -17,20 +17,28 @@ import { fromBase64 } from "../files/base64.js";
 export const DATA_DIR = "/mnt/data";
 export const OUTPUT_DIR = "/mnt/outputs";
 
-export const PYTHON_TOOL = Object.freeze({
-  name: "python",
-  description: "Run Python code in a sandboxed notebook in the user's browser (Pyodide, CPython compiled to " +
-    "WebAssembly). Variables, imports and functions persist between calls in this conversation. The files the " +
-    `user attached are in ${DATA_DIR} (read-only). Save files for the user (CSV, PNG, SVG, ...) in ${OUTPUT_DIR}. ` +
-    "The standard library is available; there is no network. The value of the last expression and whatever " +
-    "is printed come back.",
-  inputSchema: Object.freeze({
-    type: "object",
-    properties: { code: { type: "string", description: "The Python source to run." } },
-    required: ["code"],
-  }),
-  annotations: Object.freeze({ openWorldHint: false }),
-});
+/** The tool's definition; `packages`: the user turned package hosts on, so micropip can install. */
+export function pythonTool({ packages = false } = {}) {
+  return {
+    name: "python",
+    description: "Run Python code in a sandboxed notebook in the user's browser (Pyodide, CPython compiled to " +
+      "WebAssembly). Variables, imports and functions persist between calls in this conversation. The files the " +
+      `user attached are in ${DATA_DIR} (read-only). Save files for the user (CSV, PNG, SVG, ...) in ${OUTPUT_DIR}. ` +
+      (packages
+        ? "The standard library is available, and packages the user allowed: install one with " +
+          "`import micropip; await micropip.install('name')`; there is no other network. "
+        : "Only the standard library is available; there is no network and no package install. ") +
+      "The value of the last expression and whatever is printed come back.",
+    inputSchema: {
+      type: "object",
+      properties: { code: { type: "string", description: "The Python source to run." } },
+      required: ["code"],
+    },
+    annotations: { openWorldHint: false },
+  };
+}
+
+export const PYTHON_TOOL = Object.freeze(pythonTool());
 
 const EXTENSIONS = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 const VISION_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);

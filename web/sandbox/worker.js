@@ -4,7 +4,8 @@
 // network and worker constructors from its own scope (the policy already blocks them: two locks, not one).
 //
 // In:  {type: "boot", files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
-//                             "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer}}
+//                             "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer, wheels: [ArrayBuffer]},
+//                      packages: {indexes: [url], pyodide: url | null}}   the hosts the user turned on
 //      {type: "run", id, session, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
 //      {type: "reset", session}
 // Out: {type: "ready", python}, {type: "boot-failed", message},
@@ -57,15 +58,16 @@ let runCell = null;
 const sessions = new Map(); // session id -> its namespace (a Python dict): variables persist between calls
 
 self.onmessage = async ({ data: msg }) => {
-  if (msg.type === "boot") await boot(msg.files);
+  if (msg.type === "boot") await boot(msg.files, msg.packages ?? {});
   else if (msg.type === "run") await run(msg);
   else if (msg.type === "reset") sessions.get(msg.session)?.destroy?.(), sessions.delete(msg.session);
 };
 
-async function boot(files) {
+async function boot(files, { indexes = [], pyodide = null }) {
   try {
     const blobURL = (name) => URL.createObjectURL(new Blob([files[name]], { type: "text/javascript" }));
     const types = { "pyodide.asm.wasm": "application/wasm", "python_stdlib.zip": "application/zip" };
+    const realFetch = self.fetch;
     // Pyodide fetches its wasm and standard library by URL: answer from the bytes the page sent.
     self.fetch = async (input) => {
       const name = new URL(String(input?.url ?? input)).pathname.split("/").pop();
@@ -74,29 +76,47 @@ async function boot(files) {
     };
     const { loadPyodide } = await import(blobURL("pyodide.mjs"));
     const asm = await import(blobURL("pyodide.asm.mjs"));
+    // Pyodide's own packages (numpy, pandas...) come only from the repository the user turned on; without
+    // one, the lock lists none, so micropip looks for everything on the indexes the user turned on.
+    const lock = JSON.parse(files["pyodide-lock.json"]);
+    if (!pyodide) lock.packages = {};
     py = await loadPyodide({
       indexURL: "https://sandbox.invalid/pyodide/", // never fetched: see self.fetch above
       createPyodideModule: asm.default,
-      lockFileContents: files["pyodide-lock.json"],
+      lockFileContents: JSON.stringify(lock),
+      ...(pyodide ? { packageBaseUrl: pyodide } : {}),
       packages: [],
     });
+    // Python is up: from here on only the frame's policy decides (the package hosts, or nothing). Before any
+    // module that keeps a reference to fetch (pyodide.http, which micropip imports) is imported.
+    self.fetch = realFetch;
+    const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+    for (const wheel of files.wheels ?? []) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages }); // micropip
+    if (indexes.length) {
+      py.globals.set("_indexes", py.toPy(indexes));
+      py.runPython("import micropip; micropip.set_index_urls(list(_indexes)); del _indexes");
+    }
     py.FS.mkdirTree(DATA);
     py.FS.mkdirTree(OUTPUTS);
     py.FS.ignorePermissions = false; // so /mnt/data's files, made read-only, refuse writes
     const helper = py.pyimport("types").ModuleType("_orizuru_cell");
     py.runPython(HELPER, { globals: helper.__dict__ });
     runCell = helper.run_cell;
-    lockDown();
+    lockDown({ network: indexes.length > 0 || Boolean(pyodide) });
     self.postMessage({ type: "ready", python: py.version });
   } catch (err) {
     self.postMessage({ type: "boot-failed", message: String(err?.message ?? err) });
   }
 }
 
-/** Take the ways out of this scope: the network, storage, more workers (the frame's policy blocks them too). */
-function lockDown() {
-  const names = ["fetch", "XMLHttpRequest", "WebSocket", "WebSocketStream", "EventSource", "WebTransport",
-    "importScripts", "Worker", "SharedWorker", "indexedDB", "caches", "BroadcastChannel", "Request"];
+/**
+ * Take the ways out of this scope: storage, more workers and, unless the user turned package hosts on, the
+ * network. The frame's policy blocks all of it too (and with hosts on, it lets `fetch` reach only those).
+ */
+function lockDown({ network }) {
+  const names = ["XMLHttpRequest", "WebSocket", "WebSocketStream", "EventSource", "WebTransport",
+    "importScripts", "Worker", "SharedWorker", "indexedDB", "caches", "BroadcastChannel",
+    ...(network ? [] : ["fetch", "Request"])];
   for (const name of names) {
     for (let scope = self; scope; scope = Object.getPrototypeOf(scope)) {
       if (Object.prototype.hasOwnProperty.call(scope, name)) {
