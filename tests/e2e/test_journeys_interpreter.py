@@ -97,11 +97,13 @@ def test_the_model_computes_from_an_attached_csv_and_the_notebook_keeps_its_vari
     page.context.close()
 
 
-class Listener:
-    """A loopback server the sandbox must never reach: it counts every request it gets."""
+class LoopbackServer:
+    """A loopback HTTP server on a free port that records every path asked of it; ``answer(path)`` gives
+    (status, content type, body), sent with CORS open as a public host would."""
 
     def __init__(self) -> None:
         hits: list[str] = []
+        answer = self.answer
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
@@ -109,9 +111,13 @@ class Listener:
 
             def do_GET(self) -> None:  # noqa: N802 - the http.server interface
                 hits.append(self.path)
-                self.send_response(200)
+                status, kind, body = answer(self.path)
+                self.send_response(status)
+                self.send_header("Content-Type", kind)
                 self.send_header("Access-Control-Allow-Origin", "*")
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
+                self.wfile.write(body)
 
             do_POST = do_GET
 
@@ -120,9 +126,16 @@ class Listener:
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
+    def answer(self, path: str) -> tuple[int, str, bytes]:
+        return 200, "text/plain", b""
+
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+class Listener(LoopbackServer):
+    """A host the sandbox must never reach: it counts every request it gets."""
 
 
 # Cases of the kind SECURITY.md lists, for the new surface: T-I1 the network (fetch, pyodide.http, XHR,
@@ -224,49 +237,26 @@ def test_reset_notebook_clears_the_chats_variables(browser: Browser, site_url: s
 ROOT = Path(__file__).resolve().parents[2]
 
 
-class PackageIndex:
-    """A loopback package index (the simple JSON API, PEP 691) serving one real pinned wheel, with CORS as
-    PyPI sends it; it records every request."""
+class PackageIndex(LoopbackServer):
+    """A loopback package index (the simple JSON API, PEP 691) serving one real pinned wheel."""
 
     def __init__(self, name: str) -> None:
         [entry] = [e for e in json.loads((ROOT / "web" / "pyodide-wheels.lock.json").read_text())["packages"]
                    if e["name"] == name]
         wheel = ROOT / ".cache" / "downloads" / entry["file"]  # fetched by `build.py test` (the Pyodide suite's)
         assert wheel.is_file(), f"{wheel} is missing: run `python3 build.py test`, which fetches it"
-        data = wheel.read_bytes()
-        hits: list[str] = []
-        index = self
+        self.name, self.entry, self.wheel = name, entry, wheel.read_bytes()
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def do_GET(self) -> None:  # noqa: N802 - the http.server interface
-                hits.append(self.path)
-                if self.path.rstrip("/") == f"/simple/{name}":
-                    body = json.dumps({"meta": {"api-version": "1.1"}, "name": name, "files": [
-                        {"filename": entry["file"], "url": f"{index.url}/files/{entry['file']}",
-                         "hashes": {"sha256": entry["sha256"]}}]}).encode()
-                    kind = "application/vnd.pypi.simple.v1+json"
-                elif self.path == f"/files/{entry['file']}":
-                    body, kind = data, "application/octet-stream"
-                else:
-                    body, kind = b"not found", "text/plain"
-                self.send_response(200 if kind != "text/plain" else 404)
-                self.send_header("Content-Type", kind)
-                self.send_header("Access-Control-Allow-Origin", "*")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-        self.hits = hits
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def answer(self, path: str) -> tuple[int, str, bytes]:
+        if path.rstrip("/") == f"/simple/{self.name}":
+            files = [{"filename": self.entry["file"], "url": f"{self.url}/files/{self.entry['file']}",
+                      "hashes": {"sha256": self.entry["sha256"]}}]
+            page = {"meta": {"api-version": "1.1"}, "name": self.name, "files": files}
+            return 200, "application/vnd.pypi.simple.v1+json", json.dumps(page).encode()
+        if path == f"/files/{self.entry['file']}":
+            return 200, "application/octet-stream", self.wheel
+        return 404, "text/plain", b"not found"
 
 
 def test_packages_install_only_from_the_hosts_the_user_turned_on(browser: Browser, site_url: str,
