@@ -2,8 +2,9 @@
 (:mod:`pycore.methods._registry`) and returns an ``R``; the wire sends it as JSON with ``None`` fields left
 out (the same convention as events and stored messages: absent, never ``null``).
 
-Where a part of the core already has a model for what a method returns (focus memory's results, the
-OAuth authorization request, a message), the result is that model, so there is one declaration of it.
+Where a part of the core already has a model for what a method returns (focus memory's results, a
+message), the result is that model, so there is one declaration of it; the OAuth authorization request is
+declared here and made by :mod:`pycore.mcp.oauth`.
 """
 
 from __future__ import annotations
@@ -13,11 +14,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pycore.focus.results import ClassifierResult, Synthesis, UpdateResult
-from pycore.mcp.oauth import AuthorizationRequest
 from pycore.messages import ErrorInfo, Message, Part
 
 # declared beside the code that makes them:
-__all__ = ["AuthorizationRequest", "ClassifierResult", "Synthesis", "UpdateResult"]
+__all__ = ["ClassifierResult", "Synthesis", "UpdateResult"]
 
 
 class Result(BaseModel):
@@ -129,6 +129,18 @@ class Diagnosis(Result):
     mode: Literal["browser", "direct"]
     findings: list[Finding]
     relay_hint: str = ""
+
+
+class AuthorizationRequest(Result):
+    """What the page needs to send the user to the authorization server (made by pycore.mcp.oauth)."""
+
+    authorization_url: str
+    state: str
+    issuer: str
+    resource: str
+    scope: str | None
+    client_id: str
+    registration: str
 
 
 class OAuthStatus(Result):

@@ -6,56 +6,27 @@ Beside the session: :mod:`pycore.mcp.oauth` (OAuth 2.1 for protected servers), :
 (why a browser cannot connect, and the fix), :mod:`pycore.mcp.attach` (resources as message parts, prompts
 as slash commands), :mod:`pycore.mcp.icons` (which icons are safe to show)."""
 
-from typing import TYPE_CHECKING
-
-from pycore._lazy import lazy
-
-if TYPE_CHECKING:
-    from pycore.mcp.content import ToolOutput, map_result
-    from pycore.mcp.errors import (
-        MCPAuthRequiredError,
-        MCPConnectionError,
-        MCPConnectionLostError,
-        MCPCORSError,
-        MCPError,
-        MCPHTTPError,
-        MCPInsufficientScopeError,
-        MCPPaginationError,
-        MCPProtocolError,
-        MCPRedirectError,
-        MCPRPCError,
-        MCPSessionExpiredError,
-        MCPTimeoutError,
-        MCPTooLargeError,
-        MCPUnsupportedVersionError,
-        OAuthCallbackError,
-        OAuthError,
-    )
-    from pycore.mcp.session import ClientSession
-
-_WHERE = {
-    "ToolOutput": "content",
-    "map_result": "content",
-    "MCPAuthRequiredError": "errors",
-    "MCPConnectionError": "errors",
-    "MCPConnectionLostError": "errors",
-    "MCPCORSError": "errors",
-    "MCPError": "errors",
-    "MCPHTTPError": "errors",
-    "MCPInsufficientScopeError": "errors",
-    "MCPPaginationError": "errors",
-    "MCPProtocolError": "errors",
-    "MCPRedirectError": "errors",
-    "MCPRPCError": "errors",
-    "MCPSessionExpiredError": "errors",
-    "MCPTimeoutError": "errors",
-    "MCPTooLargeError": "errors",
-    "MCPUnsupportedVersionError": "errors",
-    "OAuthCallbackError": "errors",
-    "OAuthError": "errors",
-    "ClientSession": "session",
-}
-__getattr__ = lazy(__name__, _WHERE)
+from pycore.mcp.content import ToolOutput, map_result
+from pycore.mcp.errors import (
+    MCPAuthRequiredError,
+    MCPConnectionError,
+    MCPConnectionLostError,
+    MCPCORSError,
+    MCPError,
+    MCPHTTPError,
+    MCPInsufficientScopeError,
+    MCPPaginationError,
+    MCPProtocolError,
+    MCPRedirectError,
+    MCPRPCError,
+    MCPSessionExpiredError,
+    MCPTimeoutError,
+    MCPTooLargeError,
+    MCPUnsupportedVersionError,
+    OAuthCallbackError,
+    OAuthError,
+)
+from pycore.mcp.session import ClientSession
 
 __all__ = [
     "ClientSession", "ToolOutput", "map_result", "MCPAuthRequiredError", "MCPConnectionError",

@@ -35,6 +35,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from pycore.contract.results import AuthorizationRequest  # what the page gets: declared in the contract
 from pycore.exceptions import APIConnectionError
 from pycore.http import Request, Response, Transport, is_redirect, redirect_target
 from pycore.mcp.errors import OAuthCallbackError, OAuthError
@@ -129,18 +130,6 @@ class PendingAuthorization(_Model):
     metadata: ServerMetadata
     client: ClientRegistration
     created_at: float
-
-
-class AuthorizationRequest(_Model):
-    """What the page needs to send the user to the authorization server."""
-
-    authorization_url: str
-    state: str
-    issuer: str
-    resource: str
-    scope: str | None
-    client_id: str
-    registration: str
 
 
 # -- the store ------------------------------------------------------------------------------------
