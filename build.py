@@ -320,6 +320,11 @@ def build() -> Path:
     return DIST
 
 
+# What ``import pycore.agent.python_tools`` needs: pydantic and its dependencies, and pycore.
+SANDBOX_TOOL_WHEELS = ("pydantic_core-", "pydantic-", "typing_extensions-", "annotated_types-", "typing_inspection-",
+                       "pycore-")
+
+
 def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> None:
     version = pyodide_version()
     expected = wheel_lock()["pyodide"]
@@ -338,6 +343,10 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     sandbox: dict[str, object] = {name: hashed_copy(WEB / "sandbox" / f"{name}.js", out, "assets")
                                   for name in ("frame", "worker")}
     sandbox["wheels"] = [hashed_copy(w, out, "wheels") for w in sandbox_wheels]  # micropip, for packages
+    # The user's Python tools (Tools → Python tools) run in that sandbox too, never in the core's worker: there
+    # pycore.agent.python_tools makes their schemas and checks their arguments with pydantic, so the sandbox
+    # gets these wheels (the same files as the core's) when the first tool set is defined.
+    sandbox["tools"] = [url for url in wheels if url.split("/")[-1].startswith(SANDBOX_TOOL_WHEELS)]
     boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"],
             "pdfWorker": assets["pdf_worker"], "sandbox": sandbox}
     html = (WEB / "index.html").read_text()

@@ -93,7 +93,33 @@ async function main() {
     onChange: () => topBar.showProfiles(),
   });
 
-  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify,
+  // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code or the
+  // user's Python tools are first defined or called. Its package hosts (none by default) are chosen in Settings;
+  // its policy names them.
+  let sandbox = null;
+  const packages = new PackageHosts({ element: document.getElementById("package-hosts"),
+                                      onChange: (value) => sandbox?.then((s) => s.configure(value)) });
+  const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
+    const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
+                                   workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels,
+                                   toolWheels: boot.sandbox.tools });
+    made.configure(packages.value);
+    return made;
+  }));
+  const timeoutMs = () => (Number(prefs.get(PREFS.interpreterTimeout)) || 60) * 1000;
+  const interpreter = {
+    tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
+    run: async (session, code, options) => (await loadSandbox()).run(session, code, { ...options, timeoutMs: timeoutMs() }),
+    // The user's Python tools (Tools → Python tools) run in the same sandbox, never in the core's worker.
+    defineTools: async (set, source) => (await loadSandbox()).defineTools(set, source, { timeoutMs: timeoutMs() }),
+    useTools: (set, source) => loadSandbox().then((s) => s.useTools(set, source)),
+    callTool: async (set, name, args, options) =>
+      (await loadSandbox()).callTool(set, name, args, { ...options, timeoutMs: timeoutMs() }),
+    warm: () => loadSandbox().then((s) => s.warm(), () => {}),
+    reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
+  };
+
+  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify, interpreter,
                                  onAttach: (resource, _contents, parts) => composer.attachResource(resource, parts) });
 
   // Focus memory (per conversation): the panel beside the chat; its calls wait for the core like a turn.
@@ -112,27 +138,6 @@ async function main() {
     vendor: () => settings.active?.vendor ?? null,
     resetNotebook: (conversationId) => interpreter.reset(conversationId),
   });
-
-  // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code.
-  // Its package hosts (none by default) are chosen in Settings; its policy names them.
-  let sandbox = null;
-  const packages = new PackageHosts({ element: document.getElementById("package-hosts"),
-                                      onChange: (value) => sandbox?.then((s) => s.configure(value)) });
-  const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
-    const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
-                                   workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels });
-    made.configure(packages.value);
-    return made;
-  }));
-  const interpreter = {
-    tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
-    async run(session, code, options) {
-      const limit = Number(prefs.get(PREFS.interpreterTimeout)) || 60;
-      return (await loadSandbox()).run(session, code, { ...options, timeoutMs: limit * 1000 });
-    },
-    warm: () => loadSandbox().then((s) => s.warm(), () => {}),
-    reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
-  };
 
   const chat = new Chat({
     core, store, images, notify, focus, assistant, interpreter,

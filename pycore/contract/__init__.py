@@ -191,6 +191,7 @@ class PageToolEvent(_Event):
 
     type: Literal["page_tool"] = "page_tool"
     call_id: str
+    source: str
     name: str
     arguments: dict[str, Any]
 

@@ -43,13 +43,6 @@ class EchoParams(Params):
     text: str = ""
 
 
-class PythonToolsParams(Params):
-    """A tool set's id and its Python source (empty: remove the set)."""
-
-    id: str
-    source: str = ""
-
-
 class ApproveParams(Params):
     """The user's answer to an ``approval`` event."""
 
@@ -70,6 +63,7 @@ class PageToolResultParams(Params):
     call_id: str
     content: list[dict[str, Any]] = Field(default_factory=list)
     is_error: bool = False
+    structured_content: Any = None
 
     @field_validator("content", mode="before")
     @classmethod
@@ -198,24 +192,26 @@ class ToolRef(Params):
 
 
 class PageTool(Params):
-    """A JavaScript tool of the page: the model sees this definition; the page runs its handler when a
-    ``page_tool`` event names it and answers with ``chat.page_tool_result``."""
+    """A tool the page runs: the model sees this definition; the page runs it when a ``page_tool`` event
+    names it and answers with ``chat.page_tool_result``. ``source`` says where it comes from: ``page`` (its
+    own JavaScript tools) or ``python:<set id>`` (a set of Python functions the user wrote, which the page
+    runs in the code interpreter's sandbox, never in this worker)."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     name: NonEmpty
+    source: str = Field("page", pattern=r"^(page|python:.+)$")
     description: str = ""
     input_schema: dict[str, Any] = Field(default_factory=lambda: {"type": "object"}, alias="inputSchema")
     annotations: dict[str, Any] | None = None
 
 
 class RunTools(Params):
-    """The tools a run may offer: connected MCP servers and Python tool sets by id, the page's own tools by
-    definition; ``disabled`` ones are not offered; ``trusted`` servers' tools run without asking unless a
-    hint asks more (:mod:`pycore.agent.approval`)."""
+    """The tools a run may offer: connected MCP servers by id, the tools the page runs (its own, and the user's
+    Python tool sets) by definition; ``disabled`` ones are not offered; ``trusted`` servers' tools run without
+    asking unless a hint asks more (:mod:`pycore.agent.approval`)."""
 
     mcp: list[str] = Field(default_factory=list)
-    python: list[str] = Field(default_factory=list)
     page: list[PageTool] = Field(default_factory=list)
     disabled: list[ToolRef] = Field(default_factory=list)
     trusted: list[str] = Field(default_factory=list)

@@ -176,21 +176,6 @@ class OAuthLoaded(Result):
     resources: list[str]
 
 
-# -- Python tools
-
-
-class ToolDefinition(Result):
-    name: str
-    description: str
-    input_schema: dict[str, Any] = Field(alias="inputSchema")
-
-
-class PythonTools(Result):
-    """The tools a Python tool set defines (none when its source was empty)."""
-
-    tools: list[ToolDefinition]
-
-
 # -- focus
 
 

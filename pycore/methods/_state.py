@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 from pycore.agent.pending import Pending
 
 if TYPE_CHECKING:
-    from pycore.agent.tools import AgentTool
     from pycore.http import Transport
     from pycore.mcp.oauth import OAuthClient
     from pycore.methods.mcp import Connection
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
 class WorkerState:
     # mcp.connect: the MCP servers the page connected, by the page's server id
     connections: dict[str, Connection] = field(default_factory=dict)
-    # tools.python: the page's Python tool sets, by id
-    tool_sets: dict[str, list[AgentTool]] = field(default_factory=dict)
     # chat.approve and chat.page_tool_result answer what a running chat.run waits for
     approvals: Pending = field(default_factory=lambda: Pending("approval"))
     page_results: Pending = field(default_factory=lambda: Pending("a page tool result"))
@@ -57,14 +54,6 @@ class WorkerState:
         except KeyError:
             known = ", ".join(sorted(self.connections)) or "none"
             raise LookupError(f"no MCP server {server_id!r} is connected (connected: {known})") from None
-
-    def tool_set(self, set_id: str) -> list[AgentTool]:
-        try:
-            return self.tool_sets[set_id]
-        except KeyError:
-            known = ", ".join(sorted(self.tool_sets)) or "none"
-            raise LookupError(f"no Python tool set {set_id!r} (known: {known}); send it with tools.python first"
-                              ) from None
 
 
 STATE = WorkerState()

@@ -1,9 +1,11 @@
 """``chat.run`` (the agent loop), ``chat.approve`` and ``chat.page_tool_result``.
 
-Tools for a run come from three places, named in ``params.tools``: connected MCP servers (by the
-page's server id), Python tool sets made by ``tools.python`` (by their id), and the page's own
-JavaScript tools (definitions; the page runs the handler when it gets a ``page_tool`` event and
-answers with ``chat.page_tool_result``). ``disabled`` tools and ``deny`` tools are not offered.
+Tools for a run come from two places, named in ``params.tools``: connected MCP servers (by the
+page's server id), and the tools the page runs (definitions, each with its source: the page's own
+JavaScript tools, ``page``, and the user's Python tool sets, ``python:<set id>``, which the page runs in
+the code interpreter's sandbox so that they never share this worker, its keys or its tokens; the page
+runs the tool when it gets a ``page_tool`` event and answers with ``chat.page_tool_result``).
+``disabled`` tools and ``deny`` tools are not offered.
 
 ``params.policy`` is the user's choices, each for one tool of one source
 (``[{source, tool, policy, fingerprint?}]``, :mod:`pycore.agent.approval`); ``tools.disabled`` names tools
@@ -38,7 +40,6 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> Ru
     request = _request(params)
     spec = params.tools
     registry = ToolRegistry([tool for server_id in spec.mcp for tool in worker.connection(server_id).agent_tools()]
-                            + [tool for set_id in spec.python for tool in worker.tool_set(set_id)]
                             + _page_tools(spec.page, emit, worker))
     denied = [{"source": ref.source, "tool": ref.tool, "policy": "deny"} for ref in spec.disabled]
     client = make_client(params.provider, worker)
@@ -69,17 +70,18 @@ def _request(params: ChatRunParams) -> ChatRequest:
 def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState) -> list[AgentTool]:
     from pycore.agent.tools import AgentTool, ToolContext, ToolResult
 
-    def handler_for(name: str) -> Any:
+    def handler_for(source: str, name: str) -> Any:
         async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             answer = worker.page_results.expect(context.call_id)
-            emit({"type": "page_tool", "call_id": context.call_id, "name": name, "arguments": arguments})
+            emit({"type": "page_tool", "call_id": context.call_id, "source": source, "name": name,
+                  "arguments": arguments})
             result: ToolResult = await answer
             return result
 
         return handler
 
     return [AgentTool(name=d.name, description=d.description, input_schema=d.input_schema,
-                      handler=handler_for(d.name), source="page", annotations=d.annotations)
+                      handler=handler_for(d.source, d.name), source=d.source, annotations=d.annotations)
             for d in definitions]
 
 
@@ -93,6 +95,6 @@ async def chat_approve(params: ApproveParams, emit: Emit, worker: WorkerState) -
 async def chat_page_tool_result(params: PageToolResultParams, emit: Emit, worker: WorkerState) -> Empty:
     from pycore.agent.tools import ToolResult
 
-    result = ToolResult(content=params.content, is_error=params.is_error)
+    result = ToolResult(content=params.content, is_error=params.is_error, structured=params.structured_content)
     worker.page_results.resolve(params.call_id, result)
     return Empty()

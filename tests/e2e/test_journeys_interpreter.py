@@ -141,7 +141,8 @@ class Listener(LoopbackServer):
 # Cases of the kind SECURITY.md lists, for the new surface: T-I1 the network (fetch, pyodide.http, XHR,
 # WebSocket), T-I2 a script from a foreign host, T-I3 the page's storage and database (the keys, the
 # conversations), T-I4 the page's DOM, T-I5 a fork bomb of workers; T-I6 a runaway loop and T-I7 a huge
-# allocation are the tests after this one.
+# allocation are the tests after this one; T-I8, the user's own Python tools beside the keys (in the core's
+# worker), is the last test of this file.
 HOSTILE = {
     "fetch a foreign host": "import js\nawait js.fetch('{url}/fetch')",
     "pyodide's own fetch": "from pyodide.http import pyfetch\nawait pyfetch('{url}/pyfetch')",
@@ -293,3 +294,65 @@ def test_packages_install_only_from_the_hosts_the_user_turned_on(browser: Browse
     finally:
         index.close()
         other.close()
+
+
+USER_TOOLS = '''
+import sys
+import js
+
+def where(probe: str) -> dict:
+    """Where this tool runs."""
+    return {"href": str(js.location.href), "core_here": "pycore.wire" in sys.modules,
+            "fetch": hasattr(js, "fetch"), "probe": probe}
+
+def spin(seconds: int) -> str:
+    """Never ends."""
+    while True:
+        pass
+'''
+
+
+def test_the_users_python_tools_run_in_the_sandbox_not_beside_the_keys(browser: Browser, site_url: str,
+                                                                        vendor: VendorReplay):
+    """Tools → Python tools: the functions are defined and run in the interpreter's sandbox (an opaque origin,
+    no network, none of the core's modules or state), their arguments checked there, a runaway one stopped
+    at the limit; after a reload they are offered at once and the sandbox starts only at their first call."""
+    calls = [("where", {"probe": "x"}), ("where", {"probe": 5}), ("spin", {"seconds": 1})]
+    for i, (tool, arguments) in enumerate(calls):
+        vendor.script_body(f"call {i}", with_tool_call(TOOL_TURN, tool, arguments, f"call_t{i}"), content_type=SSE)
+    vendor.script_body("answer", with_text(TEXT_TURN, "Done."), content_type=SSE)
+    context = browser.new_context()
+    context.add_init_script("localStorage.setItem('orizuru.interpreterTimeout', '5')")
+    page = open_app(browser, site_url, context=context)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    tools.get_by_role("textbox", name="Python source").fill(USER_TOOLS)
+    tools.get_by_role("button", name="Save Python tools").click()
+    expect(tools.locator("#python-status")).to_have_text("2 tool(s): where, spin", timeout=START_MS)
+    tools.get_by_role("button", name="Close").click()
+    send(page, "Where do you run?")
+    wait_idle(page, timeout=START_MS)
+
+    offered = sorted(t["function"]["name"] for t in vendor.model_requests[0].json["tools"])
+    assert offered == ["spin", "where"]
+    here, invalid, runaway = results(vendor)
+    found = json.loads(here)
+    # A worker of the sandboxed frame: an opaque origin's blob, no fetch, and not the core's Python.
+    assert found["href"].startswith("blob:null/") and found == {**found, "core_here": False, "fetch": False,
+                                                               "probe": "x"}
+    assert "invalid arguments: probe: Input should be a valid string" in invalid  # pydantic, in the sandbox
+    assert "ran past the 5 s limit and was stopped" in runaway
+    assert KEY not in here
+    assert page.evaluate("1 + 1") == 2
+
+    # After a reload the tools are offered without starting the sandbox; the first call starts it.
+    vendor.script_body("again", with_tool_call(TOOL_TURN, "where", {"probe": "y"}, "call_t9"), content_type=SSE)
+    vendor.script_body("answer", with_text(TEXT_TURN, "Again."), content_type=SSE)
+    page.reload()
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    assert page.locator("iframe.interpreter-sandbox").count() == 0
+    send(page, "And now?")
+    wait_idle(page, timeout=START_MS)
+    assert json.loads(results(vendor)[-1])["probe"] == "y"
+    context.close()

@@ -1,5 +1,5 @@
 """Settings, Python tools, images and conventions: a key saved encrypted and unlocked after a reload,
-a Python function from the editor run as a tool in the worker, an attached image sent as base64,
+a Python function from the editor run as a tool (in the code interpreter's sandbox), an attached image sent as base64,
 Japanese UI, Ctrl+K, the phone-width layout, and remote images in replies loaded one at a time or
 always for a host, the hosts listed in Settings."""
 
@@ -89,7 +89,7 @@ def test_a_python_function_from_the_editor_runs_as_a_tool(browser: Browser, site
     source = tools.get_by_role("textbox", name="Python source")
     source.fill("def broken(:\n    pass\n")
     tools.get_by_role("button", name="Save Python tools").click()
-    # Defining a tool runs Python in the worker: on a loaded machine the core may still be booting.
+    # Defining a tool starts the code interpreter's sandbox (a second Pyodide) on its first use.
     expect(tools.locator("#python-status")).to_contain_text("line 1", timeout=BOOT_TIMEOUT_MS)  # names the line
     source.fill(PYTHON_TOOL)
     tools.get_by_role("button", name="Save Python tools").click()
@@ -98,7 +98,7 @@ def test_a_python_function_from_the_editor_runs_as_a_tool(browser: Browser, site
 
     send(page, "What is the capital of the UK?")
     card = page.get_by_role("group", name="Tool get_capital")
-    # The user's own function runs without asking (the policy's default for page-written tools).
+    # The user's own function runs without asking (the policy's default for the user's own tools).
     expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
     expect(card.locator(".tool-result")).to_contain_text("London (from a Python tool in the page)")
     expect(last_reply(page).locator(".content")).to_have_text(expected("openai/chat-stream-text-usage")["text"],

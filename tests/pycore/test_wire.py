@@ -192,31 +192,36 @@ def user(text: str) -> list[dict]:
     return [{"role": "user", "parts": [{"type": "text", "text": text}]}]
 
 
-async def test_page_tools_are_run_by_the_page_and_python_tools_by_the_worker():
+async def test_page_tools_and_python_tool_sets_are_run_by_the_page_each_named_by_its_source():
+    """The user's Python tools run in the page's sandbox, not in this worker: the core only offers them."""
     from pycore.messages import ToolCallPart
 
-    defined, _, _ = await call("tools.python", {"id": "math", "source": "def square(x: int) -> int:\n"
-                                                                           "    '''x squared'''\n    return x * x\n"})
-    assert defined == {"tools": [{"name": "square", "description": "x squared", "inputSchema": {
-        "properties": {"x": {"title": "X", "type": "integer"}}, "required": ["x"], "type": "object"}}]}
     answers: list[asyncio.Task] = []
 
     def on_event(event: dict) -> None:
         if event["type"] == "page_tool":
-            text = f"clicked {event['arguments']['id']}"
-            answers.append(asyncio.ensure_future(call("chat.page_tool_result", {
-                "call_id": event["call_id"], "content": [{"type": "text", "text": text}]})))
+            if event["source"] == "page":
+                answer = {"content": [{"type": "text", "text": f"clicked {event['arguments']['id']}"}]}
+            else:
+                answer = {"content": [{"type": "text", "text": "49"}], "structured_content": 49}
+            answers.append(asyncio.ensure_future(call("chat.page_tool_result", {"call_id": event["call_id"],
+                                                                                 **answer})))
 
     calls = [ToolCallPart(id="p1", name="click", arguments={"id": "ok"}), ToolCallPart(id="q1", name="square",
                                                                                           arguments={"x": 7})]
+    square = {"name": "square", "source": "python:math", "description": "x squared",
+              "inputSchema": {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"]}}
     with serving(*fake_turns(calls, ["Both done."])) as transports:
         result, events, raw = await call("chat.run", {
             "provider": {"vendor": "fake", "api_key": KEY}, "model": "m", "messages": user("go"),
-            "tools": {"python": ["math"], "page": [{"name": "click", "description": "Click a button",
-                                                   "inputSchema": {"type": "object"}}]}}, on_event)
+            "tools": {"page": [{"name": "click", "description": "Click a button", "inputSchema": {"type": "object"}},
+                               square]}}, on_event)
     assert result["stop_reason"] == "end_turn" and result["steps"] == 2
-    [page_tool] = [e for e in events if e["type"] == "page_tool"]
-    assert page_tool == {"type": "page_tool", "call_id": "p1", "name": "click", "arguments": {"id": "ok"}}
+    asked = {e["call_id"]: e for e in events if e["type"] == "page_tool"}
+    assert asked["p1"] == {"type": "page_tool", "call_id": "p1", "source": "page", "name": "click",
+                           "arguments": {"id": "ok"}}
+    assert asked["q1"] == {"type": "page_tool", "call_id": "q1", "source": "python:math", "name": "square",
+                           "arguments": {"x": 7}}
     ends = {e["call_id"]: e for e in events if e["type"] == "tool_end"}
     assert ends["p1"]["content"] == [{"type": "text", "text": "clicked ok"}]
     assert ends["q1"]["content"] == [{"type": "text", "text": "49"}] and ends["q1"]["structured_content"] == 49
@@ -224,7 +229,16 @@ async def test_page_tools_are_run_by_the_page_and_python_tools_by_the_worker():
     assert starts == {"p1": "page", "q1": "python:math"}
     sent = transports[0].requests[1].body.decode()
     assert "clicked ok" in sent and "49" in sent
-    assert (await answers[0])[0] == {}
+    assert [(await answer)[0] for answer in answers] == [{}, {}]
+
+
+async def test_python_source_never_runs_in_the_worker():
+    """No method takes source text any more, and a tool's source must be the page or a Python set."""
+    with pytest.raises(wire.UnknownMethodError, match="tools.python"):
+        await call("tools.python", {"id": "x", "source": "def f() -> int:\n    return 1\n"})
+    with pytest.raises(ValueError, match="source"):
+        await call("chat.run", {"provider": provider(), "model": "m", "messages": user("hi"),
+                                "tools": {"page": [{"name": "t", "source": "mcp:evil"}]}})
 
 
 async def test_approve_and_page_results_for_unknown_calls_are_clear_errors():
@@ -238,26 +252,23 @@ async def test_approve_and_page_results_for_unknown_calls_are_clear_errors():
         await call("chat.page_tool_result", {"call_id": "x", "content": [{"type": "text", "text": "?"}]})
 
 
-async def test_python_source_errors_over_the_wire_name_the_line():
-    from pycore.agent.python_tools import ToolSourceError
-
-    with pytest.raises(ToolSourceError, match="line 2: SyntaxError"):
-        await call("tools.python", {"id": "bad", "source": "def ok(): pass\ndef broken(:\n"})
-    with pytest.raises(LookupError, match="no Python tool set 'bad'"):
-        await call("chat.run", {"provider": provider(), "model": "m", "messages": user("hi"),
-                                "tools": {"python": ["bad"]}})
-
-
 async def test_the_key_is_redacted_from_events_results_and_errors_whatever_echoes_it():
     """A model that repeats the key, a tool that returns it, an error that quotes it: none reaches the page."""
     from pycore.messages import ToolCallPart
 
-    await call("tools.python", {"id": "leak", "source": "def leak() -> str:\n    return 'the key is ' + KEY\n"
-                                                         f"KEY = {KEY!r}\n"})
+    answers: list[asyncio.Task] = []
+
+    def leak(event: dict) -> None:  # a tool the page runs, whose result quotes the key
+        if event["type"] == "page_tool":
+            answers.append(asyncio.ensure_future(call("chat.page_tool_result", {
+                "call_id": event["call_id"], "content": [{"type": "text", "text": f"the key is {KEY}"}]})))
+
     turns = fake_turns([f"my key is {KEY}", ToolCallPart(id="l1", name="leak", arguments={})], ["ok"])
     with serving(*turns):
         result, events, raw = await call("chat.run", {"provider": provider("fake"), "model": "m",
-                                                       "messages": user("hi"), "tools": {"python": ["leak"]}})
+                                                       "messages": user("hi"),
+                                                       "tools": {"page": [{"name": "leak", "source": "python:x"}]}},
+                                         leak)
     assert result["stop_reason"] == "end_turn"
     assert not any(KEY in line for line in raw)
     assert any("my key is [redacted]" in line for line in raw)
@@ -277,7 +288,6 @@ async def test_the_key_is_redacted_from_events_results_and_errors_whatever_echoe
     finally:
         _provider.use_transport(None)
     assert KEY not in str(caught.value) and "[redacted]" in str(caught.value)
-    await call("tools.python", {"id": "leak", "source": ""})
 
 
 def test_secrets_are_found_under_credential_keys_at_any_depth():

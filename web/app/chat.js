@@ -331,6 +331,26 @@ export class Chat {
       .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
   }
 
+  /** One of the user's Python tools (Tools → Python tools): it runs in the code interpreter's sandbox too. */
+  async #runUserTool(ev, run) {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    (run.interpreting ??= new Set()).add(abort);
+    let result;
+    try {
+      result = await this.interpreter.callTool(ev.source.slice("python:".length), ev.name, ev.arguments ?? {},
+                                               { callId: ev.call_id, signal: controller.signal });
+    } catch (err) {
+      result = { content: [{ type: "text", text: t("chat.interpreterFailed", { message: err.message }) }], is_error: true };
+    } finally {
+      run.interpreting.delete(abort);
+    }
+    await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content: result.content,
+                                                    is_error: Boolean(result.is_error),
+                                                    structured_content: result.structured_content ?? null })
+      .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
+  }
+
   async #nameConversation(conversationId, question, reply, target) {
     const before = this.conversation?.id === conversationId ? this.conversation.title : null;
     let text = "";
@@ -462,7 +482,8 @@ export class Chat {
           return;
         }
         case "page_tool": // a JavaScript tool of this page (web/client/orizuru.js registerTool) runs here
-          if (interpret && ev.name === PYTHON_TOOL.name) this.#runPython(ev, run, conversationId, messages, toolMeta);
+          if (ev.source?.startsWith("python:")) this.#runUserTool(ev, run);
+          else if (interpret && ev.name === PYTHON_TOOL.name) this.#runPython(ev, run, conversationId, messages, toolMeta);
           else this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
           return;
         default:
@@ -476,12 +497,12 @@ export class Chat {
     };
 
     const { tools, policy } = await this.tools();
-    // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and Python,
-    // and the code interpreter's `python` when the chat's assistant has it on.
-    const pageTools = [...(this.core.pageToolDefinitions?.() ?? []),
+    // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and the user's
+    // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
+    const pageTools = [...(tools.page ?? []), ...(this.core.pageToolDefinitions?.() ?? []),
                        ...(interpret ? [this.interpreter.tool?.() ?? PYTHON_TOOL] : [])];
     const params = { provider: target.provider, model: target.model, messages,
-                     tools: pageTools.length ? { ...tools, page: pageTools } : tools, policy };
+                     tools: { ...tools, page: pageTools }, policy };
     if (system) params.system = system;
     Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
     const call = this.core.call("chat.run", params, onEvent);
@@ -562,7 +583,7 @@ function runSettings(settings, tools) {
   const allowed = settings.tools ?? { mcp: "all", python: true };
   if (allowed.mcp !== "all" || !allowed.python) {
     out.tools = { ...tools, mcp: allowed.mcp === "all" ? tools.mcp : (tools.mcp ?? []).filter((id) => allowed.mcp.includes(id)),
-                  python: allowed.python ? tools.python : [] };
+                  page: allowed.python ? tools.page : (tools.page ?? []).filter((tool) => !tool.source?.startsWith("python:")) };
   }
   return out;
 }

@@ -2,12 +2,19 @@
  * The Tools dialog: MCP servers (by URL + headers, or the relay's own in one click), their tools,
  * resources and prompts, per-tool on/off and approval policy; and the Python tools editor.
  *
- *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify, onAttach})
+ *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify, interpreter, onAttach})
  *                                     onAttach(resource, contents, parts): the user attached a resource
  *                                     (mcp.read_resource); it goes with the next message
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
- *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md)
- *   panel.profileChanged(profile)     load that profile's Python tools into the worker
+ *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md); the Python tools are in
+ *                                     tools.page, with source `python:<profile id>`
+ *   panel.profileChanged(profile)     offer that profile's Python tools
+ *
+ * Python tools: the profile's source text (Tools → Python tools); each public function is a tool. They run in
+ * the code interpreter's sandbox (web/sandbox/), never in the core's worker, so the keys and tokens are out of
+ * their reach. Saving defines them there (the definitions, or the line with the problem); the definitions are
+ * kept with the source (orizuru.pythonToolDefs.<profile id>) so that after a reload they are offered at once, and
+ * the sandbox starts only when the model calls one.
  *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
  *
  * Remembered as preferences (web/store/prefs.js; nothing secret): server URLs with header NAMES only, and
@@ -41,15 +48,15 @@ const FOLLOW_MS = 1000; // how often the open panel asks the worker for the serv
 const POLICIES = ["ask", "allow", "deny"];
 
 export class ToolsPanel {
-  constructor({ core, ready, coreReadyNow, settings, relayToken, notify, onAttach = () => {} }) {
-    Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify });
+  constructor({ core, ready, coreReadyNow, settings, relayToken, notify, interpreter, onAttach = () => {} }) {
+    Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify, interpreter });
     this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
     this.relayServers = [];
     this.relayError = null;
     this.prefs = prefs.getJSON(PREFS.toolChoices, {});
     this.trusted = new Set(prefs.getJSON(PREFS.trustedServers, []).filter((id) => typeof id === "string"));
     prefs.remove(PREFS.oldToolChoices); // keyed by bare tool names, from before choices were per server
-    this.python = { id: null, tools: [], registered: false };
+    this.python = { id: null, tools: [] };
     this.pythonPending = Promise.resolve(false);
     this.onAttach = onAttach; // (resource, contents, parts): the user attached a resource it read
     this.onPrompt = null;
@@ -345,10 +352,17 @@ export class ToolsPanel {
   profileChanged(profile) {
     const source = profile?.python_tools ?? "";
     document.getElementById("python-source").value = source;
-    this.python = { id: profile ? `python:${profile.id}` : null, tools: [], registered: false };
     document.getElementById("python-status").textContent = "";
-    this.pythonPending = profile && source.trim()
-      ? this.ready.then(() => this.#registerPython(source, false), () => false) : Promise.resolve(false);
+    this.python = { id: profile?.id ?? null, tools: [] };
+    this.pythonPending = Promise.resolve(false);
+    if (!profile || !source.trim()) return;
+    const kept = prefs.getJSON(PREFS.pythonToolDefs + profile.id, null);
+    if (kept?.source === source && Array.isArray(kept.tools)) {
+      this.python.tools = kept.tools;
+      this.interpreter.useTools(profile.id, source);
+    } else {
+      this.pythonPending = this.#registerPython(source, false); // kept by an older build: defined once now
+    }
   }
 
   async #savePython() {
@@ -363,13 +377,18 @@ export class ToolsPanel {
 
   async #registerPython(source, loud) {
     const status = document.getElementById("python-status");
-    if (!this.python.id) return false;
+    const id = this.python.id;
+    if (!id) return false;
+    status.classList.remove("error");
+    status.textContent = t("tools.pythonDefining");
     try {
-      await this.ready;
-      const { tools } = await this.core.call("tools.python", { id: this.python.id, source });
+      const tools = await this.interpreter.defineTools(id, source);
+      if (this.python.id !== id) return false; // another profile meanwhile
       this.python.tools = tools;
-      this.python.registered = tools.length > 0;
-      status.textContent = t("tools.pythonSaved", { count: tools.length, names: tools.map((x) => x.name).join(", ") });
+      prefs.setJSON(PREFS.pythonToolDefs + id, { source, tools });
+      status.textContent = tools.length
+        ? t("tools.pythonSaved", { count: tools.length, names: tools.map((x) => x.name).join(", ") })
+        : t("tools.pythonCleared");
       return true;
     } catch (err) {
       status.textContent = t("tools.pythonFailed", { message: err.message });
@@ -381,10 +400,10 @@ export class ToolsPanel {
   // ------------------------------------------------------------------ chat.run parameters
 
   async runParams() {
-    await this.pythonPending; // a profile's tools still loading into the worker
+    await this.pythonPending; // a profile's tools still being defined
     await this.#refresh();
     const mcp = [...this.servers.values()].filter((s) => s.status === "connected").map((s) => s.id);
-    const python = this.python.registered ? [this.python.id] : [];
+    const python = this.python.tools.map((tool) => ({ ...tool, source: `python:${this.python.id}` }));
     const disabled = [];
     const policy = [];
     for (const [key, pref] of Object.entries(this.prefs)) {
@@ -398,7 +417,7 @@ export class ToolsPanel {
       }
     }
     const trusted = mcp.filter((id) => this.trusted.has(id));
-    return { tools: { mcp, python, disabled, trusted }, policy };
+    return { tools: { mcp, page: python, disabled, trusted }, policy };
   }
 }
 

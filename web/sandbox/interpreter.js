@@ -6,7 +6,8 @@
  * `connect-src blob:` to the page's: it can fetch nothing but the blobs it makes. In it, a worker runs
  * Pyodide from the files the page hands over (the site's own copy). frame.js and worker.js say more.
  *
- *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels})   URLs of the site's files
+ *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels, toolWheels})   URLs of the
+ *        site's files (toolWheels: pydantic's and pycore's, for the user's Python tools)
  *   interpreter.configure({indexes: [url], pyodide: url | null})   the package hosts the user turned on (none by
  *        default: the standard library only); a change ends the sandbox, whose policy names the hosts
  *   await interpreter.run(session, code, {files, timeoutMs, signal})
@@ -16,6 +17,15 @@
  *        without cross-origin isolation, which a static host cannot promise): the result says so, and the
  *        next run starts a fresh one, with every notebook's variables lost.
  *   interpreter.warm()           starts the sandbox now, if it is not up (a turn that may use it has begun)
+ *
+ * The user's own Python tools (Tools → Python tools) run in the same sandbox, each set in a namespace of its own
+ * (pycore.agent.python_tools makes their schemas and checks the model's arguments, as it would in CPython):
+ *   await interpreter.defineTools(set, source) -> [{name, description, inputSchema}]   throws InterpreterError
+ *        naming the source's line on a problem; empty source forgets the set
+ *   interpreter.useTools(set, source)   remembers a set without starting the sandbox (definitions kept from an
+ *        earlier visit): it is defined in the sandbox at its first call
+ *   await interpreter.callTool(set, name, arguments, {callId, timeoutMs, signal})
+ *        -> {content, is_error, structured_content}   a run past the limit or stopped ends the sandbox, as above
  *   interpreter.reset(session);  interpreter.stop()   ends the sandbox now
  *   interpreter.state -> "off" | "starting" | "ready"
  */
@@ -35,9 +45,12 @@ export class Interpreter {
   #pending = new Map(); // run id -> {resolve}
   #nextId = 1;
   #booting = null; // {resolve, reject, files, source} while the sandbox starts
+  #toolSources = new Map(); // set id -> source: the user's Python tool sets, defined again in each new sandbox
+  #defined = new Map(); // set id -> Promise of its definition in the running sandbox
+  #toolWheels = null; // Promise of [ArrayBuffer]: pydantic's and pycore's wheels, fetched once
 
-  constructor({ pyodide, frameScript, workerScript, wheels = [] }) {
-    Object.assign(this, { pyodide, frameScript, workerScript, wheels });
+  constructor({ pyodide, frameScript, workerScript, wheels = [], toolWheels = [] }) {
+    Object.assign(this, { pyodide, frameScript, workerScript, wheels, toolWheelURLs: toolWheels });
     this.packages = { indexes: [], pyodide: null };
     this.state = "off";
     this.refused = []; // what the sandbox's policy blocked: {directive, blocked}
@@ -46,30 +59,9 @@ export class Interpreter {
 
   async run(session, code, { files = [], timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
     const started = performance.now();
-    if (signal?.aborted) return stopped("stopped", 0);
-    await this.#start();
-    const id = this.#nextId++;
     const copies = files.map(({ name, data }) => ({ name, data: data.slice(0) })); // transferred: the caller keeps its own
-    const answer = new Promise((resolve) => this.#pending.set(id, { resolve }));
-    const ended = (why) => () => {
-      const mine = this.#pending.get(id);
-      if (!mine) return;
-      this.#pending.delete(id);
-      mine.resolve({ ended: why });
-      this.stop(); // a worker cannot be interrupted here: the sandbox goes, and any other run in it
-    };
-    const timer = setTimeout(ended("timeout"), timeoutMs);
-    const onAbort = ended("stopped");
-    signal?.addEventListener("abort", onAbort);
-    this.#post({ type: "run", id, session, code, files: copies }, copies.map((f) => f.data));
-    let reply;
-    try {
-      reply = await answer;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      this.#pending.delete(id);
-    }
+    const reply = await this.#request({ type: "run", session, code, files: copies },
+                                      { timeoutMs, signal, transfer: copies.map((f) => f.data) });
     const duration_ms = Math.round(performance.now() - started);
     if (reply.ended) return stopped(reply.ended, duration_ms, timeoutMs);
     const result = { ...reply.result, duration_ms, outputs: describeOutputs(reply.result.outputs ?? []) };
@@ -81,6 +73,86 @@ export class Interpreter {
     }
     delete result.memory;
     return result;
+  }
+
+  useTools(set, source) {
+    if (source?.trim()) this.#toolSources.set(set, source);
+    else this.#toolSources.delete(set);
+    this.#defined.delete(set);
+  }
+
+  async defineTools(set, source, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+    this.useTools(set, source);
+    if (!source?.trim()) {
+      if (this.state !== "off") await this.#request({ type: "tools", set, source: "", wheels: null }, { timeoutMs });
+      return [];
+    }
+    return this.#define(set, timeoutMs);
+  }
+
+  async callTool(set, name, args, { callId = "", timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
+    const started = performance.now();
+    try {
+      await this.#define(set, timeoutMs);
+    } catch (err) {
+      return { content: [{ type: "text", text: err.message }], is_error: true };
+    }
+    const left = Math.max(1, timeoutMs - (performance.now() - started));
+    const reply = await this.#request({ type: "call", set, name, arguments: args, call_id: callId },
+                                      { timeoutMs: left, signal });
+    if (reply.ended) return { content: [{ type: "text", text: stopped(reply.ended, 0, timeoutMs).error }], is_error: true };
+    return reply.result;
+  }
+
+  /** The set, defined in the running sandbox (once per sandbox: a new one defines it again). */
+  #define(set, timeoutMs) {
+    if (!this.#toolSources.has(set)) return Promise.reject(new InterpreterError(`no Python tool set ${set}`));
+    if (!this.#defined.has(set)) {
+      const source = this.#toolSources.get(set);
+      const defining = (async () => {
+        this.#toolWheels ??= Promise.all(this.toolWheelURLs.map((url) => bytes(url)));
+        const wheels = await this.#toolWheels.catch((err) => {
+          this.#toolWheels = null;
+          throw err;
+        });
+        const reply = await this.#request({ type: "tools", set, source, wheels }, { timeoutMs });
+        if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, timeoutMs).error);
+        if (reply.result.error) throw new InterpreterError(reply.result.error);
+        return reply.result.tools;
+      })();
+      this.#defined.set(set, defining);
+      defining.catch(() => this.#defined.get(set) === defining && this.#defined.delete(set));
+    }
+    return this.#defined.get(set);
+  }
+
+  /**
+   * One message to the sandbox and its answer: {result}, or {ended: "timeout" | "stopped" | "restarted"} when the
+   * limit passed or `signal` stopped it first (which ends the sandbox: a worker cannot be interrupted here).
+   */
+  async #request(message, { timeoutMs = DEFAULT_TIMEOUT_MS, signal = null, transfer = [] } = {}) {
+    if (signal?.aborted) return { ended: "stopped" };
+    await this.#start();
+    const id = this.#nextId++;
+    const answer = new Promise((resolve) => this.#pending.set(id, { resolve }));
+    const ended = (why) => () => {
+      const mine = this.#pending.get(id);
+      if (!mine) return;
+      this.#pending.delete(id);
+      mine.resolve({ ended: why });
+      this.stop(); // the sandbox goes, and any other run in it
+    };
+    const timer = setTimeout(ended("timeout"), timeoutMs);
+    const onAbort = ended("stopped");
+    signal?.addEventListener("abort", onAbort);
+    this.#post({ ...message, id }, transfer);
+    try {
+      return await answer;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#pending.delete(id);
+    }
   }
 
   configure({ indexes = [], pyodide = null } = {}) {
@@ -103,6 +175,7 @@ export class Interpreter {
     this.#frame?.remove();
     this.#frame = null;
     this.#ready = null;
+    this.#defined.clear(); // the tool sets are defined again in the next sandbox
     this.state = "off";
     for (const [id, { resolve }] of this.#pending) resolve({ ended: "restarted" }), this.#pending.delete(id);
   }

@@ -8,8 +8,13 @@
 //                      packages: {indexes: [url], pyodide: url | null}}   the hosts the user turned on
 //      {type: "run", id, session, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
 //      {type: "reset", session}
+//      {type: "tools", id, set, source, wheels: [ArrayBuffer] | null}   the user's Python tool set (source text;
+//           empty: forget it); wheels (pydantic, pycore) come with the first set this sandbox gets
+//      {type: "call", id, set, name, arguments, call_id}   one of those tools, with the model's arguments
 // Out: {type: "ready", python}, {type: "boot-failed", message},
 //      {type: "result", id, result: {stdout, stderr, value, error, outputs: [{name, mime_type, data}], memory}}
+//      {type: "result", id, result: {tools: [{name, description, inputSchema}]} | {error}}            for "tools"
+//      {type: "result", id, result: {content, is_error, structured_content}}                          for "call"
 
 const DATA = "/mnt/data";
 const OUTPUTS = "/mnt/outputs";
@@ -53,14 +58,50 @@ async def run_cell(code, namespace):
             "error": error, "written": written}
 `;
 
+// The user's Python tools: pycore's own code makes each public function a tool (its schema from the type
+// hints, its arguments checked by pydantic, a failure naming the line), here rather than in the core's worker,
+// so that the functions never share a scope with the keys, the tokens or the core's state.
+const TOOLS = String.raw`
+import json
+from pycore.agent.python_tools import ToolSourceError, tools_from_source
+from pycore.agent.tools import ToolContext
+
+sets = {}
+
+def define(set_id, source):
+    if not source.strip():
+        sets.pop(set_id, None)
+        return json.dumps({"tools": []})
+    try:
+        tools = tools_from_source(set_id, source)
+    except ToolSourceError as e:
+        return json.dumps({"error": str(e)})
+    sets[set_id] = {tool.name: tool for tool in tools}
+    return json.dumps({"tools": [{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
+                                 for t in tools]})
+
+async def call(set_id, name, arguments, call_id):
+    tool = sets.get(set_id, {}).get(name)
+    if tool is None:
+        known = ", ".join(sets.get(set_id, {})) or "none"
+        return json.dumps({"content": [{"type": "text", "text": f"no Python tool {name!r} (defined: {known})"}],
+                           "is_error": True})
+    result = await tool.handler(json.loads(arguments), ToolContext(call_id=call_id))
+    return json.dumps({"content": result.content, "is_error": result.is_error,
+                       "structured_content": result.structured}, default=str)
+`;
+
 let py = null;
 let runCell = null;
+let tools = null; // Promise of the tool host's module, made at the first tool set
 const sessions = new Map(); // session id -> its namespace (a Python dict): variables persist between calls
 
 self.onmessage = async ({ data: msg }) => {
   if (msg.type === "boot") await boot(msg.files, msg.packages ?? {});
   else if (msg.type === "run") await run(msg);
   else if (msg.type === "reset") sessions.get(msg.session)?.destroy?.(), sessions.delete(msg.session);
+  else if (msg.type === "tools") await defineTools(msg);
+  else if (msg.type === "call") await callTool(msg);
 };
 
 async function boot(files, { indexes = [], pyodide = null }) {
@@ -162,4 +203,40 @@ async function run({ id, session, code, files }) {
   }
   result.memory = py._module?.HEAP8?.length ?? 0;
   self.postMessage({ type: "result", id, result }, result.outputs.map((o) => o.data.buffer));
+}
+
+/** pydantic and pycore, from the wheels the page sent (the site's own files), then the tool host above. */
+function toolHost(wheels) {
+  if (!tools) {
+    if (!wheels) throw new Error("the page sent no wheels for the Python tools");
+    tools = (async () => {
+      const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
+      for (const wheel of wheels) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+      const host = py.pyimport("types").ModuleType("_orizuru_tools");
+      await py.runPythonAsync(TOOLS, { globals: host.__dict__ });
+      return host;
+    })();
+  }
+  return tools;
+}
+
+async function defineTools({ id, set, source, wheels }) {
+  let result;
+  try {
+    result = JSON.parse((await toolHost(wheels)).define(set, source));
+  } catch (err) {
+    tools = null; // the next set tries again
+    result = { error: String(err?.message ?? err) };
+  }
+  self.postMessage({ type: "result", id, result });
+}
+
+async function callTool({ id, set, name, arguments: args, call_id }) {
+  let result;
+  try {
+    result = JSON.parse(await (await toolHost(null)).call(set, name, JSON.stringify(args ?? {}), call_id));
+  } catch (err) {
+    result = { content: [{ type: "text", text: `${name} failed in the sandbox: ${err?.message ?? err}` }], is_error: true };
+  }
+  self.postMessage({ type: "result", id, result });
 }

@@ -15,6 +15,7 @@ export const PREFS = Object.freeze({
   language: "orizuru.lang", // "en" | "ja"
   activeProfile: "orizuru.profile", // the id of the profile in use
   pythonTools: "orizuru.pythonTools.", // + profile id: the profile's Python tool source
+  pythonToolDefs: "orizuru.pythonToolDefs.", // + profile id: {source, tools}: the definitions that source made
   classifier: "orizuru.classifier", // focus memory's classifier: {profile, model, strategy}
   mcpServers: "orizuru.mcpServers", // the MCP servers added by URL (headers' values are not kept)
   toolChoices: "orizuru.toolChoices", // per server and tool: ask / allow / deny, with the tool's fingerprint
