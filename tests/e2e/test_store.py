@@ -164,6 +164,106 @@ def test_delete_with_undo_rename_focus_and_search(browser: Browser, store_site: 
     page.context.close()
 
 
+# ------------------------------------------------------------ search (its index: web/store/search.js)
+
+
+FOUND = "return (await store.search(arg)).filter(h => h.message_id).map(h => [h.title, h.snippet]);"
+
+
+def test_search_keeps_up_with_every_write_after_its_first_read(browser: Browser, store_site: str):
+    page = open_page(browser.new_context(), store_site)
+    open_store(page)
+    result = js(page, """
+        const found = async (word) => (await store.search(word)).filter(h => h.message_id).map(h => h.snippet);
+        const c = await store.createConversation({title: "Birds"});
+        const q = await store.addMessage(c.id, {role: "user", parts: [{type: "text", text: "Where is the Heron?"}]});
+        const out = {first: await found("heron")};          // the index is read here
+        await store.addMessage(c.id, {parent_id: null, role: "user",          // an edit: a sibling
+                                      parts: [{type: "text", text: "Where is the Egret?"}]});
+        out.edited = await found("EGRET");
+        const w = await store.beginReply(c.id, {parent_id: q.id});
+        await w.append({type: "text_delta", index: 0, text: "By the pond"});
+        out.streaming = await found("pond");                 // this tab's reply, before it is stored
+        await w.finish();
+        out.finished = await found("pond");
+        const token = await store.deleteConversation(c.id);
+        out.deleted = await found("egret");
+        await store.undoDelete(token);
+        out.undone = await found("egret");
+        const other = await window.openTestStore("elsewhere");
+        const d = await other.createConversation({title: "Shore"});
+        await other.addMessage(d.id, {role: "user", parts: [{type: "text", text: "A kingfisher dived"}]});
+        await store.importJSON(await (await other.exportAll("json")).text());
+        out.imported = await found("kingfisher");
+        out.order = (await store.search("e")).map(h => h.snippet);
+        await store.deleteConversation(c.id);
+        await store.purgeDeleted(0);
+        out.purged = [await found("heron"), await found("pond")];
+        return out;
+    """)
+    assert result["first"] == ["Where is the Heron?"]
+    assert result["edited"] == ["Where is the Egret?"]
+    assert result["streaming"] == ["By the pond"] and result["finished"] == ["By the pond"]
+    assert result["deleted"] == [] and result["undone"] == ["Where is the Egret?"]
+    assert result["imported"] == ["A kingfisher dived"]
+    assert result["purged"] == [[], []]
+    # Titles first, then the newest conversation first, each one's messages in the order they were written.
+    assert result["order"] == ["Shore", "A kingfisher dived", "Where is the Heron?", "Where is the Egret?",
+                               "By the pond"]
+    page.context.close()
+
+
+@pytest.mark.parametrize("repairer", ["this tab", "another tab"])
+def test_a_reply_found_interrupted_after_the_index_was_read_is_searchable(
+    browser: Browser, store_site: str, repairer: str
+):
+    """Marking a reply interrupted leaves the conversation's `updated` alone: the index hears of it
+    from the write itself, or from another tab over the channel."""
+    context = browser.new_context()
+    writer, searcher = open_page(context, store_site), open_page(context, store_site)
+    open_store(writer)
+    open_store(searcher)
+    ids = start_stream(writer, ["the osprey ", "came back"])
+    assert js(searcher, FOUND, "osprey") == []  # its text is still in deltas, which search does not read
+    writer.close()
+    repairing = searcher
+    if repairer == "another tab":
+        repairing = open_page(context, store_site)
+        open_store(repairing)
+    else:  # the writer's lock gone first, so the repair is this tab's own write (no watcher tells of it)
+        js(searcher, """
+            while ((await navigator.locks.query()).held.some(l => l.name.endsWith(arg)))
+              await new Promise(r => setTimeout(r, 50));
+        """, ids["reply"])
+    assert wait_interrupted(repairing, ids["conversation"])["messages"][1]["status"] == "interrupted"
+    found = js(searcher, """
+        for (let i = 0; i < 50; i++) {   // another tab's repair is heard over the channel, soon after
+          const hits = await store.search(arg);
+          if (hits.length) return hits.map(h => [h.title, h.snippet]);
+          await new Promise(r => setTimeout(r, 100));
+        }
+        return [];
+    """, "osprey")
+    assert found == [["cut", "the osprey came back"]]
+    context.close()
+
+
+def test_a_database_an_older_build_wrote_is_searchable(browser: Browser, store_site: str):
+    page = open_page(browser.new_context(), store_site)
+    js(page, """
+        const db = await s.openDatabase({name: "old", migrations: s.MIGRATIONS.slice(0, 3)});
+        await db.put("conversations", {id: "c1", title: "Old", created: 1, updated: 2, current_leaf: "m2"});
+        await db.put("messages", {id: "m1", conversation_id: "c1", parent_id: null, role: "user", created: 1,
+                                  status: "complete", parts: [{type: "text", text: "What is a Cormorant?"}]});
+        await db.put("messages", {id: "m2", conversation_id: "c1", parent_id: "m1", role: "assistant", created: 2,
+                                  status: "complete", parts: [{type: "text", text: "A seabird; cormorants dive."}]});
+        db.close();
+    """)
+    open_store(page, "old")
+    assert js(page, FOUND, "cormorant") == [["Old", "What is a Cormorant?"], ["Old", "A seabird; cormorants dive."]]
+    page.context.close()
+
+
 # ------------------------------------------------------------ losing nothing (T-S1)
 
 

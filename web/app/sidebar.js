@@ -45,6 +45,9 @@ export class Sidebar {
       clearTimeout(timer);
       timer = setTimeout(() => this.#search(this.search.value.trim()), 150);
     });
+    // The store reads every message's text once for search (store/search.js): now, while the page is
+    // idle, rather than while someone waits for their first search.
+    (window.requestIdleCallback ?? setTimeout)(() => store.prepareSearch().catch(() => {}));
   }
 
   newChat() {

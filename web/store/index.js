@@ -14,6 +14,7 @@
  *   reduce.js       stream events -> parts (the reply shown, stored and recovered)
  *   repair.js       tree shapes older builds stored, repaired when a conversation is loaded
  *   tree.js         the message tree: ConversationTree, branchPath
+ *   search.js       SearchIndex: every message's text in memory, for search
  *   exchange.js     export JSON/Markdown, import JSON (validated first, never overwrites)
  *   keys.js         in-memory keys, passphrase encryption (PBKDF2 + AES-GCM), redaction
  *   profiles.js     saved provider profiles;  assistants.js  assistants (presets a chat starts from)

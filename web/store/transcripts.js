@@ -32,7 +32,11 @@
  *   compactReply(final)                                    a ReplyWriter's final message replaces its events
  *   setCurrentLeaf(conversationId, messageId)              switch branch
  *   setFocus(conversationId, state)                        opaque JSON of the focus-memory module
- *   search(query) -> [{conversation_id, message_id | null, title, snippet}]   case-insensitive, all text
+ *   search(query) -> [{conversation_id, message_id | null, title, snippet}]   case-insensitive, all text;
+ *        titles first, then this tab's unsaved and streaming messages, then the stored ones: conversations
+ *        newest first, each one's messages in creation order.
+ *        Message text is scanned in memory (search.js), read from storage once and kept up to date
+ *   prepareSearch()                                        read that text now (the first search does)
  *   exportConversation(id, "json" | "markdown") -> Blob; exportAll("json" | "markdown") -> Blob
  *   importJSON(fileOrText) -> {imported, copied, skipped, conversation_ids}     see exchange.js
  *   profiles                                               saved provider profiles (profiles.js)
@@ -57,6 +61,7 @@ import { ChangeChannel } from "./channel.js";
 import { holdWriterLock, isWriterAlive, whenWriterGone, withConversationLock } from "./locks.js";
 import { ReplyWriter } from "./replies.js";
 import { planRepair } from "./repair.js";
+import { SearchIndex } from "./search.js";
 import { replayEvents, textOfParts } from "./reduce.js";
 import { exportConversations, importConversations } from "./exchange.js";
 import { Assistants } from "./assistants.js";
@@ -81,6 +86,11 @@ export class Store {
     this.assistants = new Assistants(db);
     this.prompts = new Prompts(db);
     this.blobs = new Blobs(name); // attachment bytes, in OPFS (blobs.js)
+    this.searchIndex = new SearchIndex(db);
+    // Another tab's write may leave a conversation's `updated` alone (an interrupted reply, a repair).
+    this.channel.subscribe((change) => {
+      if (change.type !== "delta" && change.conversation_id) this.searchIndex.forget(change.conversation_id);
+    });
   }
 
   // ------------------------------------------------------------ export / import (exchange.js)
@@ -397,6 +407,10 @@ export class Store {
 
   // ------------------------------------------------------------ search
 
+  prepareSearch() {
+    return this.searchIndex.prepare();
+  }
+
   async search(query) {
     const needle = String(query ?? "").trim().toLowerCase();
     if (!needle) return [];
@@ -408,19 +422,25 @@ export class Store {
       }
     }
     const seen = new Set();
-    const consider = (m) => {
-      const conversation = live.get(m.conversation_id);
-      if (!conversation || seen.has(m.id)) return;
-      seen.add(m.id);
-      const text = textOfParts(m.parts);
+    const consider = (conversationId, id, text) => {
+      const conversation = live.get(conversationId);
+      if (!conversation || seen.has(id)) return;
+      seen.add(id);
       const at = text.toLowerCase().indexOf(needle);
-      if (at >= 0) hits.push({ conversation_id: m.conversation_id, message_id: m.id, title: conversation.title,
+      if (at >= 0) hits.push({ conversation_id: conversationId, message_id: id, title: conversation.title,
         snippet: snippet(text, at, needle.length) });
     };
-    for (const mem of this.unsaved.values()) for (const m of mem.messages.values()) consider(m);
-    for (const w of this.writers.values()) consider(w.snapshot());
-    // One read of every message: far faster than a cursor's round trip per record (bench/history).
-    for (const m of await this.db.getAll("messages")) consider(m);
+    // What only this tab has first: messages kept in memory, replies being written.
+    for (const mem of this.unsaved.values()) {
+      for (const m of mem.messages.values()) consider(m.conversation_id, m.id, textOfParts(m.parts));
+    }
+    for (const w of this.writers.values()) {
+      const m = w.snapshot();
+      consider(m.conversation_id, m.id, textOfParts(m.parts));
+    }
+    for (const [conversationId, messages] of await this.searchIndex.read(live)) {
+      for (const m of messages) consider(conversationId, m.id, m.text);
+    }
     return hits;
   }
 
@@ -462,6 +482,8 @@ export class Store {
     }
     const done = tx.done;
     done.catch(() => {});
+    // Once the write has settled, not before: a search reading meanwhile would keep what it replaced.
+    if (storeNames.includes("messages")) done.finally(() => this.searchIndex.forget(conversationId)).catch(ignore);
     try {
       await fn(tx);
       await done;
