@@ -6,6 +6,7 @@ of code tries is contained, each case counted."""
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -94,6 +95,39 @@ def test_the_model_computes_from_an_attached_csv_and_the_notebook_keeps_its_vari
     card = cards(page).first
     card.locator("summary").click()
     expect(card.get_by_role("link", name="Download summary.csv (24 B)")).to_be_visible()
+    page.context.close()
+
+
+# A 1x1 PNG, and an SVG with a script in it (drawn as a picture, an SVG runs nothing).
+DOT_PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+CHART_SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="red"/>'
+             '<script>parent.parent.drawn = "script ran"</script></svg>')
+
+
+def test_pictures_the_code_writes_show_inline_and_reach_a_vision_model(browser: Browser, site_url: str,
+                                                                         vendor: VendorReplay):
+    code = ("import base64\n"
+            f"open('/mnt/outputs/dot.png', 'wb').write(base64.b64decode('{DOT_PNG}'))\n"
+            f"open('/mnt/outputs/chart.svg', 'w').write({CHART_SVG!r})\n")
+    script_code(vendor, code, answer="Drawn.")
+    page = open_app(browser, site_url)
+    analyst(page, vendor)
+    send(page, "Draw something.")
+    wait_idle(page, timeout=START_MS)
+    card = cards(page).first
+    card.locator("summary").click()
+    # The PNG as written, and a PNG drawn from the SVG (40 x 20); the SVG itself is a download.
+    pictures = card.locator(".tool-result img")
+    expect(pictures).to_have_count(2)
+    sizes = pictures.evaluate_all("(imgs) => imgs.map((i) => [i.naturalWidth, i.naturalHeight])")
+    assert sorted(sizes) == [[1, 1], [40, 20]]
+    expect(card.get_by_role("link", name=re.compile(r"^Download chart\.svg"))).to_be_visible()
+    assert page.evaluate("window.drawn ?? null") is None
+    # Both went back to the model as images, beside the tool's text result.
+    images = [c["image_url"]["url"] for m in vendor.model_requests[-1].json["messages"] if m["role"] == "user"
+              and isinstance(m["content"], list) for c in m["content"] if c["type"] == "image_url"]
+    assert len(images) == 2 and all(url.startswith("data:image/png;base64,") for url in images)
+    assert "files written:\n/mnt/outputs/chart.svg\n/mnt/outputs/dot.png\n" in results(vendor)[0]
     page.context.close()
 
 

@@ -34,6 +34,7 @@ import { hostsOf } from "./hosts.js";
 import { toBase64 } from "../files/base64.js";
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
+const TOOL_HOST_TIMEOUT_MS = 120_000; // loading pydantic and pycore into a new sandbox
 export const MEMORY_CEILING = 1.5 * 1024 ** 3; // bytes of Python heap after a run before the sandbox is renewed
 const MAX_OUTPUT_BYTES = 20 * 1024 * 1024;
 
@@ -48,6 +49,7 @@ export class Interpreter {
   #toolSources = new Map(); // set id -> source: the user's Python tool sets, defined again in each new sandbox
   #defined = new Map(); // set id -> Promise of its definition in the running sandbox
   #toolWheels = null; // Promise of [ArrayBuffer]: pydantic's and pycore's wheels, fetched once
+  #hosting = null; // Promise: the running sandbox has loaded them
 
   constructor({ pyodide, frameScript, workerScript, wheels = [], toolWheels = [] }) {
     Object.assign(this, { pyodide, frameScript, workerScript, wheels, toolWheelURLs: toolWheels });
@@ -64,7 +66,7 @@ export class Interpreter {
                                       { timeoutMs, signal, transfer: copies.map((f) => f.data) });
     const duration_ms = Math.round(performance.now() - started);
     if (reply.ended) return stopped(reply.ended, duration_ms, timeoutMs);
-    const result = { ...reply.result, duration_ms, outputs: describeOutputs(reply.result.outputs ?? []) };
+    const result = { ...reply.result, duration_ms, outputs: await describeOutputs(reply.result.outputs ?? []) };
     if (reply.result.memory > MEMORY_CEILING) {
       this.stop();
       result.restarted = "memory";
@@ -84,22 +86,20 @@ export class Interpreter {
   async defineTools(set, source, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     this.useTools(set, source);
     if (!source?.trim()) {
-      if (this.state !== "off") await this.#request({ type: "tools", set, source: "", wheels: null }, { timeoutMs });
+      if (this.#hosting) await this.#request({ type: "tools", set, source: "" }, { timeoutMs });
       return [];
     }
     return this.#define(set, timeoutMs);
   }
 
   async callTool(set, name, args, { callId = "", timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
-    const started = performance.now();
     try {
-      await this.#define(set, timeoutMs);
+      await this.#define(set, timeoutMs); // in a new sandbox: loading pydantic is not the tool's time
     } catch (err) {
       return { content: [{ type: "text", text: err.message }], is_error: true };
     }
-    const left = Math.max(1, timeoutMs - (performance.now() - started));
     const reply = await this.#request({ type: "call", set, name, arguments: args, call_id: callId },
-                                      { timeoutMs: left, signal });
+                                      { timeoutMs, signal });
     if (reply.ended) return { content: [{ type: "text", text: stopped(reply.ended, 0, timeoutMs).error }], is_error: true };
     return reply.result;
   }
@@ -110,12 +110,8 @@ export class Interpreter {
     if (!this.#defined.has(set)) {
       const source = this.#toolSources.get(set);
       const defining = (async () => {
-        this.#toolWheels ??= Promise.all(this.toolWheelURLs.map((url) => bytes(url)));
-        const wheels = await this.#toolWheels.catch((err) => {
-          this.#toolWheels = null;
-          throw err;
-        });
-        const reply = await this.#request({ type: "tools", set, source, wheels }, { timeoutMs });
+        await this.#toolHost();
+        const reply = await this.#request({ type: "tools", set, source }, { timeoutMs });
         if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, timeoutMs).error);
         if (reply.result.error) throw new InterpreterError(reply.result.error);
         return reply.result.tools;
@@ -124,6 +120,23 @@ export class Interpreter {
       defining.catch(() => this.#defined.get(set) === defining && this.#defined.delete(set));
     }
     return this.#defined.get(set);
+  }
+
+  /** pydantic and pycore in the running sandbox, once: their loading is not counted against a tool's limit. */
+  #toolHost() {
+    this.#hosting ??= (async () => {
+      this.#toolWheels ??= Promise.all(this.toolWheelURLs.map((url) => bytes(url)));
+      const wheels = await this.#toolWheels.catch((err) => {
+        this.#toolWheels = null;
+        throw err;
+      });
+      const reply = await this.#request({ type: "tool-host", wheels }, { timeoutMs: TOOL_HOST_TIMEOUT_MS });
+      if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, TOOL_HOST_TIMEOUT_MS).error);
+      if (reply.result.error) throw new InterpreterError(`the Python tools could not start: ${reply.result.error}`);
+    })();
+    const hosting = this.#hosting;
+    hosting.catch(() => this.#hosting === hosting && (this.#hosting = null));
+    return hosting;
   }
 
   /**
@@ -176,6 +189,7 @@ export class Interpreter {
     this.#frame = null;
     this.#ready = null;
     this.#defined.clear(); // the tool sets are defined again in the next sandbox
+    this.#hosting = null;
     this.state = "off";
     for (const [id, { resolve }] of this.#pending) resolve({ ended: "restarted" }), this.#pending.delete(id);
   }
@@ -270,17 +284,44 @@ const IMAGE_TYPES = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", g
 const TEXT_TYPES = { csv: "text/csv", json: "application/json", txt: "text/plain", md: "text/markdown",
   html: "text/html", xml: "application/xml" };
 
-function describeOutputs(outputs) {
+async function describeOutputs(outputs) {
   let total = 0;
   const out = [];
   for (const { name, data } of outputs) {
     total += data.byteLength;
     if (total > MAX_OUTPUT_BYTES) break;
     const ext = name.split(".").pop().toLowerCase();
-    out.push({ name, mime_type: IMAGE_TYPES[ext] ?? TEXT_TYPES[ext] ?? "application/octet-stream",
-      data: toBase64(new Uint8Array(data)) });
+    const mime_type = IMAGE_TYPES[ext] ?? TEXT_TYPES[ext] ?? "application/octet-stream";
+    out.push({ name, mime_type, data: toBase64(new Uint8Array(data)) });
+    // An SVG stays a file (a download, never markup in the page); a PNG drawn from it shows inline and goes to
+    // a vision model. Drawn as an image, an SVG runs no script and loads nothing (the browser's static mode).
+    const png = mime_type === "image/svg+xml" ? await rasterize(data).catch(() => null) : null;
+    if (png) out.push({ name: `${name.replace(/\.svg$/i, "")}.png`, mime_type: "image/png", data: toBase64(png), drawn_from: name });
   }
   return out;
+}
+
+const MAX_SIDE = 2048;
+
+async function rasterize(svg) {
+  const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const scale = Math.min(1, MAX_SIDE / Math.max(image.naturalWidth || 800, image.naturalHeight || 600));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.max(1, Math.round((image.naturalWidth || 800) * scale));
+    canvas.height = Math.max(1, Math.round((image.naturalHeight || 600) * scale));
+    const context = canvas.getContext("2d");
+    context.fillStyle = "#fff"; // transparent areas read as white, as the figure would print
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    context.drawImage(image, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
+    return blob ? new Uint8Array(await blob.arrayBuffer()) : null;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
 }
 
 async function bytes(url) {

@@ -8,8 +8,8 @@
  *        the tool's result), as parts the store keeps with the transcript (bytes in OPFS): the card's downloads
  *   fileResource(part) -> content item                 such a part as the card shows it again (a download)
  *   toolContent(result) -> [content item]              text the model reads (stdout, stderr, the value, the
- *        traceback, the files written), then each raster image written, as an image (shown, and seen by a
- *        vision model); the other files go beside the result (keptFiles)
+ *        traceback, the files written), then each raster image written (and a PNG drawn from each SVG), as an
+ *        image (shown, and seen by a vision model); the other files go beside the result (keptFiles)
  */
 
 import { fromBase64 } from "../files/base64.js";
@@ -85,7 +85,8 @@ export function toolContent(result) {
   if (result.value !== null && result.value !== undefined) section("value", result.value);
   if (result.error) section("error", result.error);
   const outputs = result.outputs ?? [];
-  if (outputs.length) sections.push(`files written:\n${outputs.map((o) => `${OUTPUT_DIR}/${o.name}`).join("\n")}`);
+  const written = outputs.filter((o) => !o.drawn_from); // not the PNGs drawn here from an SVG it wrote
+  if (written.length) sections.push(`files written:\n${written.map((o) => `${OUTPUT_DIR}/${o.name}`).join("\n")}`);
   if (!sections.length) sections.push("(no output)");
   sections.push(`(ran in ${result.duration_ms ?? 0} ms)`);
   const content = [{ type: "text", text: sections.join("\n\n") }];

@@ -8,11 +8,12 @@
 //                      packages: {indexes: [url], pyodide: url | null}}   the hosts the user turned on
 //      {type: "run", id, session, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
 //      {type: "reset", session}
-//      {type: "tools", id, set, source, wheels: [ArrayBuffer] | null}   the user's Python tool set (source text;
-//           empty: forget it); wheels (pydantic, pycore) come with the first set this sandbox gets
+//      {type: "tool-host", id, wheels: [ArrayBuffer]}   pydantic and pycore, before the first tool set
+//      {type: "tools", id, set, source}   the user's Python tool set (source text; empty: forget it)
 //      {type: "call", id, set, name, arguments, call_id}   one of those tools, with the model's arguments
 // Out: {type: "ready", python}, {type: "boot-failed", message},
 //      {type: "result", id, result: {stdout, stderr, value, error, outputs: [{name, mime_type, data}], memory}}
+//      {type: "result", id, result: {} | {error}}                                                      for "tool-host"
 //      {type: "result", id, result: {tools: [{name, description, inputSchema}]} | {error}}            for "tools"
 //      {type: "result", id, result: {content, is_error, structured_content}}                          for "call"
 
@@ -100,6 +101,7 @@ self.onmessage = async ({ data: msg }) => {
   if (msg.type === "boot") await boot(msg.files, msg.packages ?? {});
   else if (msg.type === "run") await run(msg);
   else if (msg.type === "reset") sessions.get(msg.session)?.destroy?.(), sessions.delete(msg.session);
+  else if (msg.type === "tool-host") await startToolHost(msg);
   else if (msg.type === "tools") await defineTools(msg);
   else if (msg.type === "call") await callTool(msg);
 };
@@ -206,26 +208,30 @@ async function run({ id, session, code, files }) {
 }
 
 /** pydantic and pycore, from the wheels the page sent (the site's own files), then the tool host above. */
-function toolHost(wheels) {
-  if (!tools) {
-    if (!wheels) throw new Error("the page sent no wheels for the Python tools");
-    tools = (async () => {
+async function startToolHost({ id, wheels }) {
+  let result = {};
+  try {
+    tools ??= (async () => {
       const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
       for (const wheel of wheels) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
       const host = py.pyimport("types").ModuleType("_orizuru_tools");
       await py.runPythonAsync(TOOLS, { globals: host.__dict__ });
       return host;
     })();
+    await tools;
+  } catch (err) {
+    tools = null;
+    result = { error: String(err?.message ?? err) };
   }
-  return tools;
+  self.postMessage({ type: "result", id, result });
 }
 
-async function defineTools({ id, set, source, wheels }) {
+async function defineTools({ id, set, source }) {
   let result;
   try {
-    result = JSON.parse((await toolHost(wheels)).define(set, source));
+    if (!tools) throw new Error("the Python tools' host is not loaded");
+    result = JSON.parse((await tools).define(set, source));
   } catch (err) {
-    tools = null; // the next set tries again
     result = { error: String(err?.message ?? err) };
   }
   self.postMessage({ type: "result", id, result });
@@ -234,7 +240,8 @@ async function defineTools({ id, set, source, wheels }) {
 async function callTool({ id, set, name, arguments: args, call_id }) {
   let result;
   try {
-    result = JSON.parse(await (await toolHost(null)).call(set, name, JSON.stringify(args ?? {}), call_id));
+    if (!tools) throw new Error("the Python tools' host is not loaded");
+    result = JSON.parse(await (await tools).call(set, name, JSON.stringify(args ?? {}), call_id));
   } catch (err) {
     result = { content: [{ type: "text", text: `${name} failed in the sandbox: ${err?.message ?? err}` }], is_error: true };
   }
