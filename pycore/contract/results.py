@@ -83,8 +83,18 @@ class ToolInfo(Result):
     annotations: dict[str, Any] | None = None
 
 
+class LogEntry(Result):
+    """One of a server's log messages (``notifications/message``): when it came (seconds since the epoch), its
+    level, the logger it names, and its data (any JSON; cut to its text when long)."""
+
+    time: float
+    level: str
+    logger: str | None = None
+    data: Any = None
+
+
 class ServerDescription(Result):
-    """A connected MCP server: what it offers and how it is reached."""
+    """A connected MCP server: what it offers, how it is reached, and its log (the last messages, newest last)."""
 
     id: str
     url: str
@@ -95,6 +105,7 @@ class ServerDescription(Result):
     tools: list[ToolInfo]
     resources: list[dict[str, Any]]  # {uri, name, title?, description?, mimeType?}
     prompts: list[dict[str, Any]]  # {name, title?, description?, arguments?}
+    log: list[LogEntry] = Field(default_factory=list)
 
 
 class ServerList(Result):

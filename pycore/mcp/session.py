@@ -9,6 +9,9 @@ gets 400/404/405. We offer protocol 2025-11-25 and accept any version reachable 
 (2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`).
 We advertise no client capabilities: sampling, elicitation and roots are not implemented, and
 server requests for them get "method not found". Server ``ping`` is answered with ``{}``.
+The server's log messages (``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
+:attr:`ClientSession.log`: each ``{time, level, logger, data}``, the session's header values (a token)
+replaced by ``[redacted]`` and long data cut.
 A server that refuses our version with ``-32022`` and lists its own (MCP 2026-07-28) is initialized
 again with the newest version we share, or refused with a clear error.
 
@@ -24,6 +27,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -61,6 +66,9 @@ R = TypeVar("R", bound=BaseModel)
 ProgressCallback = Callable[[float, float | None, str | None], Any]
 CLIENT_INFO = t.Implementation(name="orizuru", version="0.1.0")
 LIST_CHANGED_DEBOUNCE = 0.25
+LOG_KEEP = 200  # the server's log messages kept per session, newest last
+LOG_DATA_CHARS = 4000  # longer data is kept as its JSON text, cut
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
 
 
 class ClientSession:
@@ -78,6 +86,7 @@ class ClientSession:
         self.legacy_fallback = legacy_fallback
         self.on_tools_changed = on_tools_changed
         self.on_notification = on_notification
+        self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
         self._owns_http = http is None
@@ -257,8 +266,22 @@ class ClientSession:
             self._progressed(message.params or {})
         elif message.method == "notifications/tools/list_changed":
             self._schedule_relist()
+        elif message.method == "notifications/message":
+            self._logged(message.params or {})
         if self.on_notification is not None:
             self.on_notification(message)
+
+    def _logged(self, params: dict[str, Any]) -> None:
+        level = str(params.get("level", "")).lower()
+        logger = params.get("logger")
+        text = json.dumps(params.get("data"), ensure_ascii=False, default=str)
+        for value in self.headers.values():  # a server that echoes the credential it was sent
+            for secret in (value, value.partition(" ")[2]):
+                if len(secret) >= 8:
+                    text = text.replace(secret, "[redacted]")
+        data = json.loads(text) if len(text) <= LOG_DATA_CHARS else text[:LOG_DATA_CHARS] + "…"
+        self.log.append({"time": time.time(), "level": level if level in LOG_LEVELS else "info",
+                         "logger": None if logger is None else str(logger)[:200], "data": data})
 
     def _progressed(self, params: dict[str, Any]) -> None:
         callback = self._progress.get(params.get("progressToken"))  # type: ignore[arg-type]

@@ -9,7 +9,9 @@ the ``fingerprint`` of its definition (an "allow" holds only for that definition
 ``notifications/tools/list_changed`` updates its tools for the next run and for ``mcp.list``; a tool
 added or changed since the connection is listed with ``new: true`` and asks before its first run even
 on a trusted server, until the user allows it. Errors are the MCP client's (:mod:`pycore.mcp.errors`):
-they name the problem (cannot reach, 401, not an MCP server, ...).
+they name the problem (cannot reach, 401, not an MCP server, ...). Each server's description carries its
+last :data:`LOG_SHOWN` log messages (``notifications/message``; :attr:`pycore.mcp.ClientSession.log`), which
+the Tools panel shows per server.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pycore.contract.params import ConnectParams, GetPromptParams, NoParams, ReadResourceParams, ServerParams
 from pycore.contract.results import (
     Empty,
+    LogEntry,
     PromptResult,
     ResourceContents,
     ServerDescription,
@@ -27,6 +30,8 @@ from pycore.contract.results import (
     ToolInfo,
 )
 from pycore.methods._registry import Emit, method
+
+LOG_SHOWN = 100
 
 if TYPE_CHECKING:
     import mcp_types as t
@@ -125,6 +130,7 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
         tools=tools,
         resources=[_dump(r, {"uri", "name", "title", "description", "mime_type"}) for r in conn.resources],
         prompts=[_dump(p, {"name", "title", "description", "arguments"}) for p in conn.prompts],
+        log=[LogEntry(**entry) for entry in list(conn.session.log)[-LOG_SHOWN:]],
     )
 
 

@@ -4,7 +4,7 @@ test config. Its tool matches the call in the real recording openai/chat-stream-
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 server = MCPServer(name="capitals", version="1.0.0")
 
@@ -12,8 +12,9 @@ CAPITALS = {"UK": "London", "France": "Paris", "Japan": "Tokyo"}
 
 
 @server.tool()
-def get_capital(country: str) -> str:
+async def get_capital(country: str, ctx: Context) -> str:
     """The capital city of a country."""
+    await ctx.info(f"looking up {country}", logger_name="capitals")  # shown in the Tools panel's log
     if country not in CAPITALS:
         raise ValueError(f"no capital known for {country!r}")
     return f"The capital of {country} is {CAPITALS[country]} (answered by the capitals MCP server)."

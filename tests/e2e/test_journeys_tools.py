@@ -72,6 +72,16 @@ def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: B
     tool_messages = [m for m in followup if m["role"] == "tool"]
     assert len(tool_messages) == 1 and result in json.dumps(tool_messages[0]["content"])
     assert any(t["function"]["name"] == "get_capital" for t in vendor.model_requests[0].json["tools"])
+    # What the server logged while it worked (notifications/message) is in its log in the Tools panel.
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    tools.locator(".server-log summary").click()
+    entry = tools.get_by_role("list", name="Log of capitals").get_by_role("listitem")
+    expect(entry).to_have_count(1)
+    expect(entry).to_contain_text("info")
+    expect(entry).to_contain_text("capitals")
+    expect(entry).to_contain_text("looking up UK")
+    tools.get_by_role("button", name="Close").click()
 
     # After a reload the stored turn shows the card with its result (from the transcript).
     page.reload()

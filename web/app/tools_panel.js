@@ -33,7 +33,8 @@
  * trusted server's tools run without asking unless they say they are destructive or were added or
  * changed since the connection (pycore.agent.approval). Opening the dialog and starting a run re-read
  * the servers (mcp.list), so a tool a server added by notifications/tools/list_changed shows up, marked
- * new; it asks before its first run.
+ * new; it asks before its first run. A server's log messages (notifications/message, the last 100) are listed
+ * under it, newest first, as text.
  */
 
 import { h } from "./dom.js";
@@ -58,6 +59,7 @@ export class ToolsPanel {
     prefs.remove(PREFS.oldToolChoices); // keyed by bare tool names, from before choices were per server
     this.python = { id: null, tools: [] };
     this.pythonPending = Promise.resolve(false);
+    this.openLogs = new Set(); // the servers whose log the user opened
     this.onAttach = onAttach; // (resource, contents, parts): the user attached a resource it read
     this.onPrompt = null;
     this.dialog = document.getElementById("tools-dialog");
@@ -105,7 +107,8 @@ export class ToolsPanel {
   }
 
   async #follow() {
-    const lists = () => JSON.stringify([...this.servers.values()].map((s) => s.info?.tools ?? null));
+    const lists = () => JSON.stringify([...this.servers.values()].map((s) => [s.info?.tools ?? null,
+                                                                              s.info?.log?.at(-1)?.time ?? null]));
     const before = lists();
     await this.#refresh();
     if (this.dialog.open && lists() !== before) this.render();
@@ -185,7 +188,24 @@ export class ToolsPanel {
       if (conn.advice) item.append(h("div", { className: "doctor" }, h("h4", {}, t("tools.doctor")), doctorNodes(conn.advice)));
     }
     if (conn.status === "connected" && conn.info) item.append(this.#capabilities(conn));
+    if (conn.status === "connected" && conn.info?.log?.length) item.append(this.#log(conn));
     return item;
+  }
+
+  /** The server's log messages (notifications/message), newest first, as text; open stays open while it grows. */
+  #log(conn) {
+    const entries = [...conn.info.log].reverse();
+    const details = h("details", { className: "server-log" },
+      h("summary", {}, t("tools.log", { count: entries.length })),
+      h("ol", { "aria-label": t("tools.logOf", { name: conn.info?.server?.name ?? conn.url }) }, entries.map((e) =>
+        h("li", { dataset: { level: e.level } },
+          h("time", { datetime: new Date(e.time * 1000).toISOString() }, new Date(e.time * 1000).toLocaleTimeString()),
+          h("span", { className: "log-level" }, e.level),
+          e.logger ? h("span", { className: "log-logger" }, e.logger) : null,
+          h("span", { className: "log-data" }, typeof e.data === "string" ? e.data : JSON.stringify(e.data))))));
+    details.open = this.openLogs.has(conn.id);
+    details.addEventListener("toggle", () => (details.open ? this.openLogs.add(conn.id) : this.openLogs.delete(conn.id)));
+    return details;
   }
 
   #capabilities(conn) {

@@ -1,7 +1,8 @@
 """A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse``.
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
-(``notifications/tools/list_changed``), and ``tools/list`` answers in three pages.
+(``notifications/tools/list_changed``), one that logs (``notifications/message``), and ``tools/list``
+answers in three pages.
 """
 
 from __future__ import annotations
@@ -97,6 +98,16 @@ async def grow(name: str, ctx: Context) -> str:
     server.add_tool(lambda: "new", name=name, description="added at runtime")
     await ctx.session.send_tool_list_changed()
     return "added"
+
+
+@server.tool()
+async def chatty(secret: str, ctx: Context) -> str:
+    """Logs as it works: a plain message, structured data, and one that quotes the credential it was sent."""
+    await ctx.info("starting", logger_name="chatty")
+    await ctx.warning({"step": 2, "note": "structured"})
+    await ctx.error(f"the header was Bearer {secret}")
+    await ctx.log("debug", "x" * 10_000)
+    return "logged"
 
 
 @server.resource("test://static", mime_type="text/plain")

@@ -94,3 +94,17 @@ async def test_resources_prompts_ping(url: str) -> None:
         assert [p.name for p in prompts] == ["greet"]
         got = await mcp.get_prompt("greet", {"name": "Ada"})
         assert "Hello, Ada!" in got.messages[0].content.text  # type: ignore[union-attr]
+
+
+async def test_the_servers_log_is_kept_with_its_levels_and_without_the_credential(url: str) -> None:
+    token = "tok-abcdef123456"
+    async with ClientSession(url, headers={"Authorization": f"Bearer {token}"}) as mcp:
+        await mcp.list_tools()
+        assert (await mcp.call_tool("chatty", {"secret": token})).text() == "logged"
+        entries = list(mcp.log)
+    assert [(e["level"], e["logger"]) for e in entries] == [("info", "chatty"), ("warning", None), ("error", None),
+                                                            ("debug", None)]
+    assert entries[0]["data"] == "starting" and entries[1]["data"] == {"step": 2, "note": "structured"}
+    assert entries[2]["data"] == "the header was [redacted]" and token not in str(entries)
+    assert isinstance(entries[3]["data"], str) and len(entries[3]["data"]) <= 4001 and entries[3]["data"].endswith("…")
+    assert all(isinstance(e["time"], float) for e in entries)
