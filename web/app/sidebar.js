@@ -22,6 +22,8 @@ const MAX_HITS = 100; // conversations listed for a search: more is a query to n
 const DAY = 24 * 60 * 60 * 1000;
 
 export class Sidebar {
+  #searchPrepared = false;
+
   constructor({ store, chat, notify, validateFocus = null }) {
     Object.assign(this, { store, chat, notify, validateFocus });
     this.list = document.getElementById("conversations");
@@ -45,9 +47,6 @@ export class Sidebar {
       clearTimeout(timer);
       timer = setTimeout(() => this.#search(this.search.value.trim()), 150);
     });
-    // The store reads every message's text once for search (store/search.js): now, while the page is
-    // idle, rather than while someone waits for their first search.
-    (window.requestIdleCallback ?? setTimeout)(() => store.prepareSearch().catch(() => {}));
   }
 
   newChat() {
@@ -76,6 +75,12 @@ export class Sidebar {
     this.list.classList.toggle("selecting", this.selecting);
     this.#showBulk();
     this.markActive(this.activeId);
+    if (!this.#searchPrepared) {
+      // After the first draw, while the page is idle, the store reads every message's text once for
+      // search (store/search.js), rather than while someone waits for their first search.
+      this.#searchPrepared = true;
+      (window.requestIdleCallback ?? setTimeout)(() => this.store.prepareSearch().catch(() => {}));
+    }
   }
 
   #item(conv) {
