@@ -23,6 +23,7 @@ export const LOOP_EVENT_TYPES = Object.freeze([
   "tool_progress",
   "tool_end",
   "page_tool",
+  "elicitation",
 ]);
 
 // The parts of a message (pycore.messages.Part).

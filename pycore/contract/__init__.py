@@ -196,12 +196,28 @@ class PageToolEvent(_Event):
     arguments: dict[str, Any]
 
 
+class ElicitationEvent(_Event):
+    """An MCP server asks the user something while the run uses it (:mod:`pycore.mcp.elicitation`): the page
+    shows the form (``requested_schema``) or the URL and its host, and answers with ``mcp.elicitation_result``.
+    ``id`` is the question's, not a tool call's; the server is the page's id for it."""
+
+    type: Literal["elicitation"] = "elicitation"
+    id: str
+    server_id: str
+    mode: Literal["form", "url"]
+    message: str
+    requested_schema: dict[str, Any] | None = None
+    url: str | None = None
+    url_host: str | None = None
+
+
 LoopEvent = Annotated[
-    StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolEndEvent | PageToolEvent,
+    StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolEndEvent | PageToolEvent
+    | ElicitationEvent,
     Field(discriminator="type"),
 ]
 LOOP_EVENTS: tuple[type[_Event], ...] = (StepEvent, MessageEvent, ApprovalEvent, ToolStartEvent, ToolProgressEvent,
-                                         ToolEndEvent, PageToolEvent)
+                                         ToolEndEvent, PageToolEvent, ElicitationEvent)
 
 
 def _literal_default(cls: Any) -> str:

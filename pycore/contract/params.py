@@ -57,6 +57,14 @@ class ApproveParams(Params):
         return value
 
 
+class ElicitationAnswerParams(Params):
+    """The user's answer to an ``elicitation`` event: ``accept`` (a form's ``content``), ``decline`` or ``cancel``."""
+
+    id: str
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = None
+
+
 class PageToolResultParams(Params):
     """The page's answer to a ``page_tool`` event (MCP content items)."""
 

@@ -7,8 +7,12 @@
 Transport: streamable HTTP, falling back to the legacy HTTP+SSE transport when POST ``initialize``
 gets 400/404/405. We offer protocol 2025-11-25 and accept any version reachable by ``initialize``
 (2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`).
-We advertise no client capabilities: sampling, elicitation and roots are not implemented, and
-server requests for them get "method not found". Server ``ping`` is answered with ``{}``.
+Elicitation: given ``on_elicit`` (an async function of the request's params returning ``{action, content?}``),
+the session advertises the ``elicitation`` capability (form and URL modes) and passes each
+``elicitation/create`` that :mod:`pycore.mcp.elicitation` can put to the user to it; a form's accepted content
+comes back with the schema's defaults filled in. Sampling and roots are not implemented, and server requests
+for them (and for elicitation without ``on_elicit``) get "method not found". Server ``ping`` is answered
+with ``{}``.
 The server's log messages (``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
 :attr:`ClientSession.log`: each ``{time, level, logger, data}``, the session's header values (a token)
 replaced by ``[redacted]`` and long data cut.
@@ -34,6 +38,8 @@ from typing import Any, TypeVar
 
 import mcp_types as t
 from mcp_types.jsonrpc import (
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
     METHOD_NOT_FOUND,
     JSONRPCError,
     JSONRPCMessage,
@@ -45,7 +51,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import BaseModel, ValidationError
 
 from pycore.http import Transport, default_transport
-from pycore.mcp import jsonrpc
+from pycore.mcp import elicitation, jsonrpc
 from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.content import ToolOutput, map_result
 from pycore.mcp.errors import (
@@ -77,6 +83,7 @@ class ClientSession:
         timeout: float = 60.0, legacy_fallback: bool = True,
         on_tools_changed: Callable[[list[t.Tool]], Any] | None = None,
         on_notification: Callable[[JSONRPCNotification], Any] | None = None,
+        on_elicit: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self.url = url
@@ -86,6 +93,7 @@ class ClientSession:
         self.legacy_fallback = legacy_fallback
         self.on_tools_changed = on_tools_changed
         self.on_notification = on_notification
+        self.on_elicit = on_elicit
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
@@ -145,8 +153,10 @@ class ClientSession:
         return await self._initialize(max(common))
 
     async def _initialize(self, version: str = LATEST_HANDSHAKE_VERSION) -> t.InitializeResult:
+        asks = (t.ElicitationCapability(form=t.FormElicitationCapability(), url=t.UrlElicitationCapability())
+                if self.on_elicit is not None else None)
         params = t.InitializeRequestParams(
-            protocol_version=version, capabilities=t.ClientCapabilities(), client_info=CLIENT_INFO
+            protocol_version=version, capabilities=t.ClientCapabilities(elicitation=asks), client_info=CLIENT_INFO
         )
         raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
         result = _validate(t.InitializeResult, raw, "initialize")
@@ -257,6 +267,8 @@ class ClientSession:
     async def _answer(self, request: JSONRPCRequest) -> None:
         if request.method == "ping":
             await self._transport.send(jsonrpc.response(request.id, {}))
+        elif request.method == "elicitation/create" and self.on_elicit is not None:
+            await self._transport.send(await self._elicit(request))
         else:
             reply = jsonrpc.error_response(request.id, METHOD_NOT_FOUND, f"client does not support {request.method}")
             await self._transport.send(reply)
@@ -270,6 +282,25 @@ class ClientSession:
             self._logged(message.params or {})
         if self.on_notification is not None:
             self.on_notification(message)
+
+    async def _elicit(self, request: JSONRPCRequest) -> JSONRPCResponse | JSONRPCError:
+        assert self.on_elicit is not None
+        params = dict(request.params or {})
+        try:
+            mode = elicitation.check_request(params)
+        except elicitation.ElicitationError as e:
+            return jsonrpc.error_response(request.id, INVALID_PARAMS, str(e))
+        answer = await self.on_elicit(params)
+        action = answer.get("action")
+        if action not in elicitation.ACTIONS:
+            return jsonrpc.error_response(request.id, INTERNAL_ERROR, f"no answer to the elicitation ({action!r})")
+        if action == "accept" and mode == "form":
+            try:
+                content = elicitation.accept(params["requestedSchema"], answer.get("content"))
+            except elicitation.ElicitationError as e:
+                return jsonrpc.error_response(request.id, INVALID_PARAMS, f"the answer does not fit the form: {e}")
+            return jsonrpc.response(request.id, {"action": "accept", "content": content})
+        return jsonrpc.response(request.id, {"action": action})
 
     def _logged(self, params: dict[str, Any]) -> None:
         level = str(params.get("level", "")).lower()

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pycore.agent.pending import Pending
 
 if TYPE_CHECKING:
     from pycore.http import Transport
     from pycore.mcp.oauth import OAuthClient
+    from pycore.methods._registry import Emit
     from pycore.methods.mcp import Connection
 
 
@@ -25,6 +26,17 @@ class WorkerState:
     # chat.approve and chat.page_tool_result answer what a running chat.run waits for
     approvals: Pending = field(default_factory=lambda: Pending("approval"))
     page_results: Pending = field(default_factory=lambda: Pending("a page tool result"))
+    # an MCP server's questions (elicitation) go to the page through the newest running chat.run's events;
+    # mcp.elicitation_result answers them
+    runs: list[Emit] = field(default_factory=list)
+    elicitations: Pending = field(default_factory=lambda: Pending("an answer to an elicitation"))
+    questions: dict[str, tuple[dict[str, Any], Emit]] = field(default_factory=dict)  # id -> (the server's params, run)
+
+    def cancel_questions(self, run: Emit) -> None:
+        """The run ended: what its servers still ask is cancelled (nobody is there to answer)."""
+        for question, (_params, asked_in) in list(self.questions.items()):
+            if asked_in is run and question in self.elicitations.waiting():
+                self.elicitations.resolve(question, {"action": "cancel"})
     # tests and demos: vendors answered from recordings instead of the network (use_transport)
     transport_factory: Callable[[], Transport] | None = None
     _oauth: OAuthClient | None = None

@@ -51,9 +51,12 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> Ru
         emit=emit,
         approvals=worker.approvals,
     )
+    worker.runs.append(emit)  # an MCP server's questions during the run come to the page through its events
     try:
         result = await loop.run()
     finally:
+        worker.runs.remove(emit)
+        worker.cancel_questions(emit)
         await client.transport.aclose()
     return RunResult(stop_reason=result.stop_reason, steps=result.steps, error=result.error,
                      usage=Usage(input_tokens=result.input_tokens, output_tokens=result.output_tokens))

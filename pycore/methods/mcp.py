@@ -1,5 +1,5 @@
 """MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
-``mcp.read_resource``, ``mcp.get_prompt``.
+``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.elicitation_result``.
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
@@ -11,14 +11,26 @@ added or changed since the connection is listed with ``new: true`` and asks befo
 on a trusted server, until the user allows it. Errors are the MCP client's (:mod:`pycore.mcp.errors`):
 they name the problem (cannot reach, 401, not an MCP server, ...). Each server's description carries its
 last :data:`LOG_SHOWN` log messages (``notifications/message``; :attr:`pycore.mcp.ClientSession.log`), which
-the Tools panel shows per server.
+the Tools panel shows per server. A server's questions (elicitation: :mod:`pycore.mcp.elicitation`) are put
+to the user as ``elicitation`` events of the running ``chat.run``; ``mcp.elicitation_result`` answers them.
 """
 
 from __future__ import annotations
 
+import uuid
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
-from pycore.contract.params import ConnectParams, GetPromptParams, NoParams, ReadResourceParams, ServerParams
+from pycore.contract import ElicitationEvent
+from pycore.contract.params import (
+    ConnectParams,
+    ElicitationAnswerParams,
+    GetPromptParams,
+    NoParams,
+    ReadResourceParams,
+    ServerParams,
+)
 from pycore.contract.results import (
     Empty,
     LogEntry,
@@ -80,7 +92,8 @@ async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) ->
     headers, transport = params.headers, params.transport
     if server_id in worker.connections:
         await _close(worker.connections.pop(server_id))
-    session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http")
+    session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http",
+                            on_elicit=_asker(server_id, worker))
     async with _closing_on_error(session):
         await session.connect()
         await session.list_tools()
@@ -90,6 +103,50 @@ async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) ->
     conn = Connection(server_id, url, session, resources=resources, prompts=prompts)
     worker.connections[server_id] = conn
     return describe(conn, worker)
+
+
+def _asker(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """How the server's questions reach the user: as an ``elicitation`` event of the newest running chat.run
+    (a question while no run is going, when nobody could answer, is cancelled)."""
+
+    async def ask(params: dict[str, Any]) -> dict[str, Any]:
+        if not worker.runs:
+            return {"action": "cancel"}
+        question = uuid.uuid4().hex[:16]
+        answer = worker.elicitations.expect(question)
+        run = worker.runs[-1]
+        worker.questions[question] = (params, run)
+        url = params.get("url") if params.get("mode") == "url" else None
+        try:
+            run(ElicitationEvent(
+                id=question, server_id=server_id, mode="url" if url else "form", message=str(params["message"]),
+                requested_schema=None if url else params.get("requestedSchema"), url=url,
+                url_host=urlsplit(url).hostname if url else None).model_dump(mode="json", exclude_none=True))
+            result: dict[str, Any] = await answer
+            return result
+        finally:
+            worker.questions.pop(question, None)
+            if not answer.done():
+                answer.cancel()
+
+    return ask
+
+
+@method("mcp.elicitation_result", params=ElicitationAnswerParams, result=Empty)
+async def mcp_elicitation_result(params: ElicitationAnswerParams, emit: Emit, worker: WorkerState) -> Empty:
+    """The user's answer: a form's content is checked (defaults filled in) before it goes to the server, so a
+    problem comes back to the page, named, and the question stays open."""
+    from pycore.mcp.elicitation import accept
+
+    if params.id not in worker.questions:
+        worker.elicitations.resolve(params.id, None)  # raises: nobody is waiting for this id
+        return Empty()
+    asked, _run = worker.questions[params.id]
+    answer: dict[str, Any] = {"action": params.action}
+    if params.action == "accept" and asked.get("mode", "form") == "form":
+        answer["content"] = accept(asked["requestedSchema"], params.content)
+    worker.elicitations.resolve(params.id, answer)
+    return Empty()
 
 
 class _closing_on_error:  # noqa: N801 - used as a context manager

@@ -1,10 +1,14 @@
 """A small stdio MCP server (official `mcp` SDK) for the tool journeys, run by the relay from a
 test config. Its tool matches the call in the real recording openai/chat-stream-tool-call
-(``get_capital`` with ``{"country": "UK"}``), so a replayed model turn runs a real tool."""
+(``get_capital`` with ``{"country": "UK"}``), so a replayed model turn runs a real tool; ``book_table`` asks the
+user for the booking's details (elicitation)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel, Field
 
 server = MCPServer(name="capitals", version="1.0.0")
 
@@ -18,6 +22,23 @@ async def get_capital(country: str, ctx: Context) -> str:
     if country not in CAPITALS:
         raise ValueError(f"no capital known for {country!r}")
     return f"The capital of {country} is {CAPITALS[country]} (answered by the capitals MCP server)."
+
+
+class Table(BaseModel):
+    name: str = Field(description="Name for the booking", min_length=2)
+    guests: int = Field(2, ge=1, le=12, description="How many people")
+    time: Literal["18:00", "19:00", "20:00"] = "19:00"
+    window: bool = False
+
+
+@server.tool()
+async def book_table(city: str, ctx: Context) -> str:
+    """Books a table in a city, asking the user for the details (an elicitation form)."""
+    answer = await ctx.elicit(f"Book a table in {city}?", schema=Table)
+    if answer.action == "accept":
+        t = answer.data
+        return f"Booked a table in {city} for {t.guests} at {t.time}, name {t.name}, window {t.window}."
+    return f"Not booked: the user chose {answer.action}."
 
 
 @server.resource("capitals://list", name="capitals", mime_type="text/plain")

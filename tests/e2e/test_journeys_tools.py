@@ -5,15 +5,17 @@ sends the real result back and the replayed vendor answers."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle, wait_ui
 from playwright.sync_api import Browser, Page, expect
-from vendor_replay import VendorReplay, expected
+from vendor_replay import VendorReplay, expected, with_text, with_tool_call
 
 pytestmark = pytest.mark.e2e
 
 TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+SSE = "text/event-stream; charset=utf-8"
 
 
 def connect_relay_server(page: Page) -> None:
@@ -103,4 +105,46 @@ def test_deny_sends_the_refusal_to_the_model_and_runs_nothing(browser: Browser, 
     assert "London" not in followup  # the tool never ran
     tool_message = next(m for m in vendor.model_requests[1].json["messages"] if m["role"] == "tool")
     assert "declined" in json.dumps(tool_message["content"])  # the model is told the user said no
+    page.context.close()
+
+
+def test_a_servers_question_is_answered_in_a_form_or_declined(browser: Browser, relay_url: str,
+                                                                vendor: VendorReplay):
+    """Elicitation: the server's form shows in its tool's card with the schema's defaults filled in; Accept sends
+    what the user entered, Decline says no; the tool's result, and so the model, gets each."""
+    for i in range(2):
+        vendor.script_body(f"book {i}", with_tool_call(TOOL_TURN, "book_table", {"city": "Kyoto"}, f"call_b{i}"),
+                           content_type=SSE)
+        vendor.script_body(f"answer {i}", with_text(TEXT_TURN, f"Done {i}."), content_type=SSE)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+    send(page, "Book a table in Kyoto.")
+    card = page.get_by_role("group", name="Tool book_table").last
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    form = card.get_by_role("group", name="capitals (on this relay) asks")
+    expect(form).to_contain_text("Book a table in Kyoto?", timeout=REPLY_TIMEOUT_MS)
+    expect(form.get_by_label("Guests")).to_have_value("2")  # the schema's defaults, filled in
+    expect(form.get_by_label("Time")).to_have_text(re.compile("19:00"))
+    expect(form.get_by_label("Window")).not_to_be_checked()
+    form.get_by_role("button", name="Accept").click()
+    expect(form.get_by_label("Name *")).to_be_focused()  # required and empty: the browser says so, nothing sent
+    form.get_by_label("Name *").fill("Ada")
+    form.get_by_label("Guests").fill("4")
+    form.get_by_label("Time").select_option(label="20:00")
+    form.get_by_label("Window").check()
+    form.get_by_role("button", name="Accept").click()
+    booked = "Booked a table in Kyoto for 4 at 20:00, name Ada, window True."
+    expect(last_reply(page).locator(".content")).to_have_text("Done 0.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    assert booked in json.dumps(vendor.model_requests[1].json["messages"])
+
+    send(page, "Once more.")
+    card = page.get_by_role("group", name="Tool book_table").last
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    form = card.get_by_role("group", name="capitals (on this relay) asks")
+    form.get_by_role("button", name="Decline").click(timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text("Done 1.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    assert "Not booked: the user chose decline." in json.dumps(vendor.model_requests[3].json["messages"])
     page.context.close()

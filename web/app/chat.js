@@ -27,6 +27,8 @@
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
 import { h } from "./dom.js";
+import { Question } from "./elicitation.js";
+import { sourceLabel } from "./tool_card.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
@@ -285,6 +287,7 @@ export class Chat {
       if (waitingView) waitingView.el.dataset.state = "error";
       this.notify(err.message);
     } finally {
+      for (const question of run.questions ?? []) question.close(); // the core cancelled what is still open
       this.running = null;
       this.onRunning(false);
       try {
@@ -329,6 +332,22 @@ export class Chat {
     // After Stop the core no longer waits for this answer: that refusal is expected, not news.
     await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError })
       .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
+  }
+
+  /** An MCP server's question (elicitation), in the card of that server's running tool (or after the reply). */
+  #ask(ev, run, view) {
+    const source = `mcp:${ev.server_id}`;
+    const callId = [...(run.running ?? [])].findLast(([, s]) => s === source)?.[0];
+    const question = new Question(ev, {
+      asker: sourceLabel(source),
+      answer: (reply) => this.core.call("mcp.elicitation_result", { id: ev.id, ...reply }),
+    });
+    (run.questions ??= []).push(question);
+    const card = callId ? view?.card(callId) : null;
+    if (card) card.details.open = true;
+    if (card || view) (card?.el ?? view.el).append(question.el);
+    else this.transcript.append(h("li", { className: "msg" }, question.el));
+    question.focus();
   }
 
   /** One of the user's Python tools (Tools → Python tools): it runs in the code interpreter's sandbox too. */
@@ -472,8 +491,13 @@ export class Chat {
           return;
         case "tool_start":
           (view ?? lastAssistantView)?.card(ev.call_id)?.setStatus("running");
+          (run.running ??= new Map()).set(ev.call_id, ev.source);
+          return;
+        case "elicitation": // an MCP server asks the user something: in the card of its running tool
+          this.#ask(ev, run, view ?? lastAssistantView);
           return;
         case "tool_end": {
+          run.running?.delete(ev.call_id);
           const card = (view ?? lastAssistantView)?.card(ev.call_id);
           // The user's Deny is kept with the result: drawn again (end of turn, reload) the card still says so.
           toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], duration_ms: ev.duration_ms,

@@ -2,7 +2,8 @@
 
 The suite appends the test server's URL and names the scenario in ``MCP_CONFORMANCE_SCENARIO``
 (``MCP_CONFORMANCE_CONTEXT`` carries pre-registered client credentials when a scenario has them).
-We connect, list the tools, call each one with arguments built from its input schema, and close.
+We connect, list the tools, call each one with arguments built from its input schema, and close; a form the
+server asks for (elicitation) is accepted as offered.
 When the server wants authorization we run our OAuth flow, playing the browser: open the
 authorization URL without following its redirect, and hand the redirect back to ``finish``.
 """
@@ -46,8 +47,13 @@ async def authorize(oauth: OAuthClient, url: str, challenge: str | None, context
     await oauth.finish(await play_browser(request.authorization_url))
 
 
+async def accept_as_offered(params: dict[str, Any]) -> dict[str, Any]:
+    """The user presses Accept without changing the form: the schema's defaults are what is sent (SEP-1034)."""
+    return {"action": "accept", "content": {}}
+
+
 async def session(url: str, oauth: OAuthClient) -> None:
-    async with ClientSession(url, timeout=20, http=oauth.transport_for(url)) as mcp:
+    async with ClientSession(url, timeout=20, http=oauth.transport_for(url), on_elicit=accept_as_offered) as mcp:
         for tool in await mcp.list_tools():
             try:
                 out = await mcp.call_tool(tool.name, sample_arguments(tool.input_schema))

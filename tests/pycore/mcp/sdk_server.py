@@ -1,15 +1,15 @@
 """A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse``.
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
-(``notifications/tools/list_changed``), one that logs (``notifications/message``), and ``tools/list``
-answers in three pages.
+(``notifications/tools/list_changed``), one that logs (``notifications/message``), two that ask the user
+(elicitation: a form, a URL), and ``tools/list`` answers in three pages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any
+from typing import Any, Literal
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
@@ -22,7 +22,7 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 WAV_TINY = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
@@ -108,6 +108,30 @@ async def chatty(secret: str, ctx: Context) -> str:
     await ctx.error(f"the header was Bearer {secret}")
     await ctx.log("debug", "x" * 10_000)
     return "logged"
+
+
+class Booking(BaseModel):
+    name: str = Field(description="Name for the booking", min_length=2)
+    guests: int = Field(2, ge=1, le=12, description="How many people")
+    time: Literal["18:00", "19:00", "20:00"] = "19:00"
+    window: bool = False
+
+
+@server.tool()
+async def book(restaurant: str, ctx: Context) -> str:
+    """Books a table, asking the user for the details (elicitation, form mode)."""
+    answer = await ctx.elicit(f"Book a table at {restaurant}?", schema=Booking)
+    if answer.action == "accept":
+        b = answer.data
+        return f"booked {b.guests} at {b.time} for {b.name}, window {b.window}"
+    return f"not booked ({answer.action})"
+
+
+@server.tool()
+async def pay(amount: int, ctx: Context) -> str:
+    """Sends the user to a payment page (elicitation, URL mode)."""
+    answer = await ctx.elicit_url(f"Pay {amount} EUR on the shop's page", "https://shop.example/pay?id=7", "pay-7")
+    return f"payment {answer.action}"
 
 
 @server.resource("test://static", mime_type="text/plain")

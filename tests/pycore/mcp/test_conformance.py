@@ -1,11 +1,11 @@
 """The official MCP conformance suite's client scenarios, driving our client through conformance_client.py.
 
-Pass counts (conformance 0.1.16): initialize 1/1, tools_call 1/1, sse-retry 3/3, and 17 auth scenarios
-(267 checks, all passed: the 2025-11-25 and draft ones, OAuth driven by conformance_client.py playing the
-browser).
+Pass counts (conformance 0.1.16): initialize 1/1, tools_call 1/1, sse-retry 3/3,
+elicitation-sep1034-client-defaults 5/5 (the form accepted as offered: the schema's defaults are sent), and 17
+auth scenarios (267 checks, all passed: the 2025-11-25 and draft ones, OAuth driven by conformance_client.py
+playing the browser).
 
-Not passed on purpose: elicitation-sep1034-client-defaults (we advertise no elicitation capability; the
-page has no form UI yet); auth/2025-03-26-oauth-metadata-backcompat (its metadata claims an issuer other
+Not passed on purpose: auth/2025-03-26-oauth-metadata-backcompat (its metadata claims an issuer other
 than the URL it was fetched from, which RFC 8414 §3.3 and SECURITY.md T-A4 make us refuse);
 auth/2025-03-26-oauth-endpoint-fallback (no metadata, so PKCE support cannot be verified, which MCP
 2025-11-25 says MUST stop the flow); the extension scenarios (client credentials, cross-app access).
@@ -22,7 +22,7 @@ from mcp_servers import HERE, NODE, ROOT
 
 CONFORMANCE = ROOT / "node_modules/.bin/conformance"
 EXPECTED = {
-    "initialize": (1, 1), "tools_call": (1, 1), "sse-retry": (3, 3),
+    "initialize": (1, 1), "tools_call": (1, 1), "sse-retry": (3, 3), "elicitation-sep1034-client-defaults": (5, 5),
     "auth/metadata-default": (13, 13), "auth/metadata-var1": (13, 13), "auth/metadata-var2": (13, 13),
     "auth/metadata-var3": (13, 13), "auth/basic-cimd": (13, 13), "auth/scope-from-www-authenticate": (14, 14),
     "auth/scope-from-scopes-supported": (14, 14), "auth/scope-omitted-when-undefined": (14, 14),
