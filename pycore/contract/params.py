@@ -57,6 +57,19 @@ class ApproveParams(Params):
         return value
 
 
+class Root(Params):
+    """A folder the user lets MCP servers know about: a ``file://`` URI and a name to show."""
+
+    uri: str = Field(pattern=r"^file://")
+    name: str | None = None
+
+
+class RootsParams(Params):
+    """The user's roots (none unless the user adds some); every connected server is told they changed."""
+
+    roots: list[Root] = Field(default_factory=list)
+
+
 class ElicitationAnswerParams(Params):
     """The user's answer to an ``elicitation`` event: ``accept`` (a form's ``content``), ``decline`` or ``cancel``."""
 

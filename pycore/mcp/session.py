@@ -10,9 +10,11 @@ gets 400/404/405. We offer protocol 2025-11-25 and accept any version reachable 
 Elicitation: given ``on_elicit`` (an async function of the request's params returning ``{action, content?}``),
 the session advertises the ``elicitation`` capability (form and URL modes) and passes each
 ``elicitation/create`` that :mod:`pycore.mcp.elicitation` can put to the user to it; a form's accepted content
-comes back with the schema's defaults filled in. Sampling and roots are not implemented, and server requests
-for them (and for elicitation without ``on_elicit``) get "method not found". Server ``ping`` is answered
-with ``{}``.
+comes back with the schema's defaults filled in. Roots: given ``roots`` (a function returning the user's
+``[{uri, name?}]``), the session advertises the ``roots`` capability, answers ``roots/list`` with them, and
+:meth:`ClientSession.roots_changed` tells the server they changed. Sampling is not implemented; server requests
+for it (and for elicitation or roots without their function) get "method not found". Server ``ping`` is
+answered with ``{}``.
 The server's log messages (``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
 :attr:`ClientSession.log`: each ``{time, level, logger, data}``, the session's header values (a token)
 replaced by ``[redacted]`` and long data cut.
@@ -84,6 +86,7 @@ class ClientSession:
         on_tools_changed: Callable[[list[t.Tool]], Any] | None = None,
         on_notification: Callable[[JSONRPCNotification], Any] | None = None,
         on_elicit: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
+        roots: Callable[[], list[dict[str, Any]]] | None = None,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self.url = url
@@ -94,6 +97,7 @@ class ClientSession:
         self.on_tools_changed = on_tools_changed
         self.on_notification = on_notification
         self.on_elicit = on_elicit
+        self.roots = roots
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
@@ -155,9 +159,9 @@ class ClientSession:
     async def _initialize(self, version: str = LATEST_HANDSHAKE_VERSION) -> t.InitializeResult:
         asks = (t.ElicitationCapability(form=t.FormElicitationCapability(), url=t.UrlElicitationCapability())
                 if self.on_elicit is not None else None)
-        params = t.InitializeRequestParams(
-            protocol_version=version, capabilities=t.ClientCapabilities(elicitation=asks), client_info=CLIENT_INFO
-        )
+        roots = t.RootsCapability(list_changed=True) if self.roots is not None else None
+        params = t.InitializeRequestParams(protocol_version=version, client_info=CLIENT_INFO,
+                                           capabilities=t.ClientCapabilities(elicitation=asks, roots=roots))
         raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
         result = _validate(t.InitializeResult, raw, "initialize")
         if result.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -269,6 +273,8 @@ class ClientSession:
             await self._transport.send(jsonrpc.response(request.id, {}))
         elif request.method == "elicitation/create" and self.on_elicit is not None:
             await self._transport.send(await self._elicit(request))
+        elif request.method == "roots/list" and self.roots is not None:
+            await self._transport.send(jsonrpc.response(request.id, {"roots": self.roots()}))
         else:
             reply = jsonrpc.error_response(request.id, METHOD_NOT_FOUND, f"client does not support {request.method}")
             await self._transport.send(reply)
@@ -344,6 +350,11 @@ class ClientSession:
                 return
 
     # -- MCP methods ---------------------------------------------------------------------------
+
+    async def roots_changed(self) -> None:
+        """Tell the server the user's roots changed (it asks for them again with ``roots/list``)."""
+        if self.roots is not None:
+            await self._transport.send(jsonrpc.notification("notifications/roots/list_changed"))
 
     async def ping(self) -> None:
         await self.request("ping")

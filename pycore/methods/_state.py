@@ -29,6 +29,8 @@ class WorkerState:
     # an MCP server's questions (elicitation) go to the page through the newest running chat.run's events;
     # mcp.elicitation_result answers them
     runs: list[Emit] = field(default_factory=list)
+    # mcp.set_roots: the folders the user lets servers know about (roots/list), none by default
+    roots: list[dict[str, Any]] = field(default_factory=list)
     elicitations: Pending = field(default_factory=lambda: Pending("an answer to an elicitation"))
     questions: dict[str, tuple[dict[str, Any], Emit]] = field(default_factory=dict)  # id -> (the server's params, run)
 

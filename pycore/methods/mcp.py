@@ -1,5 +1,5 @@
 """MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
-``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.elicitation_result``.
+``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.elicitation_result``, ``mcp.set_roots``.
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
@@ -13,6 +13,7 @@ they name the problem (cannot reach, 401, not an MCP server, ...). Each server's
 last :data:`LOG_SHOWN` log messages (``notifications/message``; :attr:`pycore.mcp.ClientSession.log`), which
 the Tools panel shows per server. A server's questions (elicitation: :mod:`pycore.mcp.elicitation`) are put
 to the user as ``elicitation`` events of the running ``chat.run``; ``mcp.elicitation_result`` answers them.
+Roots (``roots/list``) are the user's, none unless they add some (``mcp.set_roots``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pycore.contract.params import (
     GetPromptParams,
     NoParams,
     ReadResourceParams,
+    RootsParams,
     ServerParams,
 )
 from pycore.contract.results import (
@@ -93,7 +95,7 @@ async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) ->
     if server_id in worker.connections:
         await _close(worker.connections.pop(server_id))
     session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http",
-                            on_elicit=_asker(server_id, worker))
+                            on_elicit=_asker(server_id, worker), roots=lambda: list(worker.roots))
     async with _closing_on_error(session):
         await session.connect()
         await session.list_tools()
@@ -146,6 +148,21 @@ async def mcp_elicitation_result(params: ElicitationAnswerParams, emit: Emit, wo
     if params.action == "accept" and asked.get("mode", "form") == "form":
         answer["content"] = accept(asked["requestedSchema"], params.content)
     worker.elicitations.resolve(params.id, answer)
+    return Empty()
+
+
+@method("mcp.set_roots", params=RootsParams, result=Empty)
+async def mcp_set_roots(params: RootsParams, emit: Emit, worker: WorkerState) -> Empty:
+    """The user's roots, answered to every server's ``roots/list``; connected servers are told they changed."""
+    from pycore.mcp.errors import MCPError
+
+    worker.roots = [root.model_dump(exclude_none=True) for root in params.roots]
+    for conn in list(worker.connections.values()):
+        if conn.status == "connected":
+            try:
+                await conn.session.roots_changed()
+            except MCPError:  # a server gone meanwhile asks again when it is reconnected
+                continue
     return Empty()
 
 

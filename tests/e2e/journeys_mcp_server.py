@@ -1,7 +1,7 @@
 """A small stdio MCP server (official `mcp` SDK) for the tool journeys, run by the relay from a
 test config. Its tool matches the call in the real recording openai/chat-stream-tool-call
 (``get_capital`` with ``{"country": "UK"}``), so a replayed model turn runs a real tool; ``book_table`` asks the
-user for the booking's details (elicitation)."""
+user for the booking's details (elicitation); ``list_roots`` says which roots the client gave."""
 
 from __future__ import annotations
 
@@ -39,6 +39,13 @@ async def book_table(city: str, ctx: Context) -> str:
         t = answer.data
         return f"Booked a table in {city} for {t.guests} at {t.time}, name {t.name}, window {t.window}."
     return f"Not booked: the user chose {answer.action}."
+
+
+@server.tool()
+async def list_roots(ctx: Context) -> str:
+    """The folders the client lets this server know about (roots/list)."""
+    listed = await ctx.session.list_roots()
+    return "; ".join(f"{r.name or '-'}={r.uri}" for r in listed.roots) or "no roots"
 
 
 @server.resource("capitals://list", name="capitals", mime_type="text/plain")

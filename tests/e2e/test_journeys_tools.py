@@ -148,3 +148,41 @@ def test_a_servers_question_is_answered_in_a_form_or_declined(browser: Browser, 
     wait_idle(page)
     assert "Not booked: the user chose decline." in json.dumps(vendor.model_requests[3].json["messages"])
     page.context.close()
+
+
+def test_roots_are_none_until_the_user_adds_some_and_servers_see_them(browser: Browser, relay_url: str,
+                                                                       vendor: VendorReplay):
+    for i in range(2):
+        vendor.script_body(f"roots {i}", with_tool_call(TOOL_TURN, "list_roots", {}, f"call_r{i}"), content_type=SSE)
+        vendor.script_body(f"answer {i}", with_text(TEXT_TURN, f"Roots {i}."), content_type=SSE)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+    send(page, "Which folders?")
+    page.get_by_role("group", name="Tool list_roots").last.get_by_role("button", name="Allow once").click(
+        timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text("Roots 0.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    assert "no roots" in json.dumps(vendor.model_requests[1].json["messages"])
+
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    tools.get_by_text("Folders servers may know about (roots)").click()
+    roots = tools.get_by_role("textbox", name="Roots")
+    roots.fill("/home/ada/notes")
+    tools.get_by_role("button", name="Save roots").click()
+    expect(tools.locator("#roots-status")).to_contain_text("Line 1: a root is a file:// URI")
+    roots.fill("file:///home/ada/notes my notes")
+    tools.get_by_role("button", name="Save roots").click()
+    expect(tools.locator("#roots-status")).to_have_text("1 root(s) given to the servers.")
+    tools.get_by_role("button", name="Close").click()
+    send(page, "And now?")
+    page.get_by_role("group", name="Tool list_roots").last.get_by_role("button", name="Allow once").click(
+        timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text("Roots 1.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    assert "my notes=file:///home/ada/notes" in json.dumps(vendor.model_requests[3].json["messages"])
+    page.reload()
+    wait_ui(page)
+    assert page.locator("#roots-list").input_value() == "file:///home/ada/notes my notes"
+    page.context.close()

@@ -33,7 +33,8 @@
  * trusted server's tools run without asking unless they say they are destructive or were added or
  * changed since the connection (pycore.agent.approval). Opening the dialog and starting a run re-read
  * the servers (mcp.list), so a tool a server added by notifications/tools/list_changed shows up, marked
- * new; it asks before its first run. A server's log messages (notifications/message, the last 100) are listed
+ * new; it asks before its first run. "Roots" lists the folders (file:// URIs) servers may know about: none unless
+ * the user adds some (kept in orizuru.mcpRoots; the core answers roots/list with them). A server's log messages (notifications/message, the last 100) are listed
  * under it, newest first, as text.
  */
 
@@ -75,11 +76,48 @@ export class ToolsPanel {
       this.#addFromForm();
     });
     document.getElementById("python-save").addEventListener("click", () => this.#savePython());
+    document.getElementById("roots-save").addEventListener("click", () => this.#saveRoots());
     for (const saved of prefs.getJSON(PREFS.mcpServers, [])) {
       this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
                                    status: "disconnected", relay: saved.relay ?? null });
     }
-    this.ready.then(() => this.#reconnectSaved(), () => {});
+    this.roots = prefs.getJSON(PREFS.mcpRoots, []);
+    document.getElementById("roots-list").value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
+    // The roots go to the core before any server connects, so its first roots/list gets them.
+    this.ready.then(async () => {
+      if (this.roots.length) await this.core.call("mcp.set_roots", { roots: this.roots }).catch(() => {});
+      this.#reconnectSaved();
+    }, () => {});
+  }
+
+  // ------------------------------------------------------------------ roots
+
+  /** "Save roots": one file:// URI per line, a name after a space; the core tells the connected servers. */
+  async #saveRoots() {
+    const status = document.getElementById("roots-status");
+    status.classList.remove("error");
+    const roots = [];
+    const lines = document.getElementById("roots-list").value.split("\n");
+    for (const [i, line] of lines.entries()) {
+      if (!line.trim()) continue;
+      const [uri, ...name] = line.trim().split(/\s+/);
+      if (!uri.startsWith("file://")) {
+        status.textContent = t("tools.rootsBad", { line: i + 1 });
+        status.classList.add("error");
+        return;
+      }
+      roots.push(name.length ? { uri, name: name.join(" ") } : { uri });
+    }
+    try {
+      await this.ready;
+      await this.core.call("mcp.set_roots", { roots });
+      this.roots = roots;
+      prefs.setJSON(PREFS.mcpRoots, roots);
+      status.textContent = t("tools.rootsSaved", { count: roots.length });
+    } catch (err) {
+      status.textContent = err.message;
+      status.classList.add("error");
+    }
   }
 
   // ------------------------------------------------------------------ dialog

@@ -2,7 +2,7 @@
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
 (``notifications/tools/list_changed``), one that logs (``notifications/message``), two that ask the user
-(elicitation: a form, a URL), and ``tools/list`` answers in three pages.
+(elicitation: a form, a URL), one that lists the client's roots, and ``tools/list`` answers in three pages.
 """
 
 from __future__ import annotations
@@ -132,6 +132,13 @@ async def pay(amount: int, ctx: Context) -> str:
     """Sends the user to a payment page (elicitation, URL mode)."""
     answer = await ctx.elicit_url(f"Pay {amount} EUR on the shop's page", "https://shop.example/pay?id=7", "pay-7")
     return f"payment {answer.action}"
+
+
+@server.tool()
+async def roots(ctx: Context) -> str:
+    """The client's roots (roots/list)."""
+    listed = await ctx.session.list_roots()
+    return ", ".join(f"{r.name or '-'}={r.uri}" for r in listed.roots) or "no roots"
 
 
 @server.resource("test://static", mime_type="text/plain")

@@ -51,7 +51,8 @@ def test_only_forms_of_primitives_and_safe_urls_are_put_to_the_user():
     assert check_request({"message": "Who?", "requestedSchema": SCHEMA}) == "form"
     assert check_request({"mode": "url", "message": "Pay", "url": "https://shop.example/pay",
                           "elicitationId": "p1"}) == "url"
-    assert check_request({"mode": "url", "message": "Local", "url": "http://127.0.0.1:9/x", "elicitationId": "p"}) == "url"
+    assert check_request({"mode": "url", "message": "Local", "url": "http://127.0.0.1:9/x",
+                          "elicitationId": "p"}) == "url"
     nested = {"type": "object", "properties": {"address": {"type": "object", "properties": {}}}}
     for params, problem in [
         ({"message": "x", "requestedSchema": nested}, "field 'address'"),

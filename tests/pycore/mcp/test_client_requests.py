@@ -1,5 +1,6 @@
-"""Elicitation against a real server on the official SDK: a form and a URL, accepted, declined, and put to
-the page as an ``elicitation`` event of the running chat.run (answered with ``mcp.elicitation_result``)."""
+"""What a server asks of the client, against a real server on the official SDK: elicitation (a form and a
+URL, accepted, declined, and put to the page as an ``elicitation`` event of the running chat.run, answered
+with ``mcp.elicitation_result``) and the user's roots (``mcp.set_roots``)."""
 
 from __future__ import annotations
 
@@ -142,3 +143,19 @@ async def test_a_question_outside_a_run_is_cancelled_and_an_unknown_answer_is_re
         assert (await session.call_tool("book", {"restaurant": "Kiln"})).text() == "not booked (cancel)"
     finally:
         await call("mcp.disconnect", {"id": "shop2"})
+
+
+async def test_roots_are_the_users_none_by_default_and_a_change_is_seen_at_the_next_ask(url: str) -> None:
+    await call("mcp.connect", {"id": "files", "url": url, "transport": "streamable-http"})
+    try:
+        from pycore.methods._state import STATE
+
+        session = STATE.connections["files"].session
+        assert (await session.call_tool("roots", {})).text() == "no roots"
+        await call("mcp.set_roots", {"roots": [{"uri": "file:///home/ada/notes", "name": "notes"}]})
+        assert (await session.call_tool("roots", {})).text() == "notes=file:///home/ada/notes"
+        with pytest.raises(ValueError, match="uri"):
+            await call("mcp.set_roots", {"roots": [{"uri": "https://example.com/"}]})
+    finally:
+        await call("mcp.set_roots", {"roots": []})
+        await call("mcp.disconnect", {"id": "files"})
