@@ -24,6 +24,7 @@ export const LOOP_EVENT_TYPES = Object.freeze([
   "tool_end",
   "page_tool",
   "elicitation",
+  "sampling",
 ]);
 
 // The parts of a message (pycore.messages.Part).

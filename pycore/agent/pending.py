@@ -22,12 +22,16 @@ class Pending:
         self._futures: dict[str, asyncio.Future[Any]] = {}
 
     def expect(self, call_id: str) -> asyncio.Future[Any]:
-        if call_id in self._futures:
+        if call_id in self._futures and not self._futures[call_id].done():
             raise ValueError(f"call {call_id!r} is already waiting for {self.what}")
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._futures[call_id] = future
-        future.add_done_callback(lambda _: self._futures.pop(call_id, None))
+        future.add_done_callback(lambda done: self._forget(call_id, done))
         return future
+
+    def _forget(self, call_id: str, future: asyncio.Future[Any]) -> None:
+        if self._futures.get(call_id) is future:  # not a later wait for the same id (a question's second stage)
+            del self._futures[call_id]
 
     def resolve(self, call_id: str, value: Any) -> None:
         future = self._futures.get(call_id)
@@ -36,4 +40,4 @@ class Pending:
         future.set_result(value)
 
     def waiting(self) -> list[str]:
-        return list(self._futures)
+        return [call_id for call_id, future in self._futures.items() if not future.done()]

@@ -211,13 +211,31 @@ class ElicitationEvent(_Event):
     url_host: str | None = None
 
 
+class SamplingEvent(_Event):
+    """An MCP server asks the conversation's model for a completion (:mod:`pycore.mcp.sampling`), in two stages
+    the user answers with ``mcp.sampling_answer``: ``request`` (what would be sent: ``approve``, edited or not, or
+    ``deny``) and then ``result`` (what the model answered: ``send`` it to the server, or ``deny``)."""
+
+    type: Literal["sampling"] = "sampling"
+    id: str
+    server_id: str
+    stage: Literal["request", "result"]
+    model: str  # the conversation's model, which answers
+    max_tokens: int  # the smaller of the server's and the user's budget
+    messages: list[dict[str, str]] = Field(default_factory=list)  # [{role, text}], for "request"
+    system_prompt: str | None = None
+    model_hints: list[str] = Field(default_factory=list)  # the models the server would prefer (a hint only)
+    text: str | None = None  # the model's answer, for "result"
+    stop_reason: str | None = None
+
+
 LoopEvent = Annotated[
     StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolEndEvent | PageToolEvent
-    | ElicitationEvent,
+    | ElicitationEvent | SamplingEvent,
     Field(discriminator="type"),
 ]
 LOOP_EVENTS: tuple[type[_Event], ...] = (StepEvent, MessageEvent, ApprovalEvent, ToolStartEvent, ToolProgressEvent,
-                                         ToolEndEvent, PageToolEvent, ElicitationEvent)
+                                         ToolEndEvent, PageToolEvent, ElicitationEvent, SamplingEvent)
 
 
 def _literal_default(cls: Any) -> str:

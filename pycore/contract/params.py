@@ -78,6 +78,16 @@ class ElicitationAnswerParams(Params):
     content: dict[str, Any] | None = None
 
 
+class SamplingAnswerParams(Params):
+    """The user's answer to a ``sampling`` event: ``approve`` a request (with the user's ``messages`` and
+    ``system_prompt`` when edited), ``send`` its result to the server, or ``deny`` either."""
+
+    id: str
+    action: Literal["approve", "send", "deny"]
+    messages: list[dict[str, str]] | None = None  # [{role: "user" | "assistant", text}]
+    system_prompt: str | None = None
+
+
 class PageToolResultParams(Params):
     """The page's answer to a ``page_tool`` event (MCP content items)."""
 
@@ -239,11 +249,13 @@ class RunTools(Params):
 
 
 class RunLimits(Params):
-    """When the loop stops on its own: steps, total tokens (none: no budget), seconds per tool call."""
+    """When the loop stops on its own: steps, total tokens (none: no budget), seconds per tool call; and the most
+    tokens an MCP server's sampling request may have the model write."""
 
     max_steps: int = Field(10, ge=1)
     token_budget: int | None = Field(None, ge=1)
     tool_timeout_s: float = Field(60, gt=0)
+    sampling_max_tokens: int = Field(1024, ge=1)
 
 
 class ChatRunParams(Params):

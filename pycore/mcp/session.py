@@ -12,9 +12,11 @@ the session advertises the ``elicitation`` capability (form and URL modes) and p
 ``elicitation/create`` that :mod:`pycore.mcp.elicitation` can put to the user to it; a form's accepted content
 comes back with the schema's defaults filled in. Roots: given ``roots`` (a function returning the user's
 ``[{uri, name?}]``), the session advertises the ``roots`` capability, answers ``roots/list`` with them, and
-:meth:`ClientSession.roots_changed` tells the server they changed. Sampling is not implemented; server requests
-for it (and for elicitation or roots without their function) get "method not found". Server ``ping`` is
-answered with ``{}``.
+:meth:`ClientSession.roots_changed` tells the server they changed. Sampling: given ``on_sample`` (an async
+function of the request's params returning a ``CreateMessageResult``, or raising
+:class:`~pycore.mcp.sampling.SamplingDenied`), the session advertises ``sampling`` and passes each
+``sampling/createMessage`` to it. Requests for what the session was given no function for get "method not
+found". Server ``ping`` is answered with ``{}``.
 The server's log messages (``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
 :attr:`ClientSession.log`: each ``{time, level, logger, data}``, the session's header values (a token)
 replaced by ``[redacted]`` and long data cut.
@@ -53,7 +55,7 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERS
 from pydantic import BaseModel, ValidationError
 
 from pycore.http import Transport, default_transport
-from pycore.mcp import elicitation, jsonrpc
+from pycore.mcp import elicitation, jsonrpc, sampling
 from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.content import ToolOutput, map_result
 from pycore.mcp.errors import (
@@ -87,6 +89,7 @@ class ClientSession:
         on_notification: Callable[[JSONRPCNotification], Any] | None = None,
         on_elicit: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
         roots: Callable[[], list[dict[str, Any]]] | None = None,
+        on_sample: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         self.url = url
@@ -98,6 +101,7 @@ class ClientSession:
         self.on_notification = on_notification
         self.on_elicit = on_elicit
         self.roots = roots
+        self.on_sample = on_sample
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
@@ -160,8 +164,10 @@ class ClientSession:
         asks = (t.ElicitationCapability(form=t.FormElicitationCapability(), url=t.UrlElicitationCapability())
                 if self.on_elicit is not None else None)
         roots = t.RootsCapability(list_changed=True) if self.roots is not None else None
-        params = t.InitializeRequestParams(protocol_version=version, client_info=CLIENT_INFO,
-                                           capabilities=t.ClientCapabilities(elicitation=asks, roots=roots))
+        samples = t.SamplingCapability() if self.on_sample is not None else None
+        params = t.InitializeRequestParams(
+            protocol_version=version, client_info=CLIENT_INFO,
+            capabilities=t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples))
         raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
         result = _validate(t.InitializeResult, raw, "initialize")
         if result.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -273,6 +279,8 @@ class ClientSession:
             await self._transport.send(jsonrpc.response(request.id, {}))
         elif request.method == "elicitation/create" and self.on_elicit is not None:
             await self._transport.send(await self._elicit(request))
+        elif request.method == "sampling/createMessage" and self.on_sample is not None:
+            await self._transport.send(await self._sample(request))
         elif request.method == "roots/list" and self.roots is not None:
             await self._transport.send(jsonrpc.response(request.id, {"roots": self.roots()}))
         else:
@@ -307,6 +315,17 @@ class ClientSession:
                 return jsonrpc.error_response(request.id, INVALID_PARAMS, f"the answer does not fit the form: {e}")
             return jsonrpc.response(request.id, {"action": "accept", "content": content})
         return jsonrpc.response(request.id, {"action": action})
+
+    async def _sample(self, request: JSONRPCRequest) -> JSONRPCResponse | JSONRPCError:
+        assert self.on_sample is not None
+        try:
+            result = await self.on_sample(dict(request.params or {}))
+        except sampling.SamplingDenied as e:
+            reason = str(e) or "User rejected sampling request"
+            return jsonrpc.error_response(request.id, sampling.USER_REJECTED, reason)
+        except Exception as e:  # noqa: BLE001 - the server gets an answer whatever failed (the vendor, the user's page)
+            return jsonrpc.error_response(request.id, INTERNAL_ERROR, f"sampling failed: {e}")
+        return jsonrpc.response(request.id, result)
 
     def _logged(self, params: dict[str, Any]) -> None:
         level = str(params.get("level", "")).lower()

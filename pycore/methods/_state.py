@@ -13,10 +13,21 @@ from typing import TYPE_CHECKING, Any
 from pycore.agent.pending import Pending
 
 if TYPE_CHECKING:
+    from pycore.client import ChatClient
     from pycore.http import Transport
     from pycore.mcp.oauth import OAuthClient
     from pycore.methods._registry import Emit
     from pycore.methods.mcp import Connection
+
+
+@dataclass
+class ActiveRun:
+    """A chat.run going on: where its events go, and the model a server's sampling request would use."""
+
+    emit: Emit
+    client: ChatClient
+    model: str
+    sampling_max_tokens: int
 
 
 @dataclass
@@ -26,19 +37,25 @@ class WorkerState:
     # chat.approve and chat.page_tool_result answer what a running chat.run waits for
     approvals: Pending = field(default_factory=lambda: Pending("approval"))
     page_results: Pending = field(default_factory=lambda: Pending("a page tool result"))
-    # an MCP server's questions (elicitation) go to the page through the newest running chat.run's events;
-    # mcp.elicitation_result answers them
-    runs: list[Emit] = field(default_factory=list)
     # mcp.set_roots: the folders the user lets servers know about (roots/list), none by default
     roots: list[dict[str, Any]] = field(default_factory=list)
+    # what MCP servers ask of the user (elicitation, sampling) goes to the page through the newest running
+    # chat.run's events; mcp.elicitation_result and mcp.sampling_answer answer it
+    runs: list[ActiveRun] = field(default_factory=list)
     elicitations: Pending = field(default_factory=lambda: Pending("an answer to an elicitation"))
-    questions: dict[str, tuple[dict[str, Any], Emit]] = field(default_factory=dict)  # id -> (the server's params, run)
+    questions: dict[str, tuple[dict[str, Any], ActiveRun]] = field(default_factory=dict)  # id -> (params, run)
+    samplings: Pending = field(default_factory=lambda: Pending("an answer to a sampling request"))
+    sampling_runs: dict[str, ActiveRun] = field(default_factory=dict)  # sampling id -> the run it was shown in
 
-    def cancel_questions(self, run: Emit) -> None:
-        """The run ended: what its servers still ask is cancelled (nobody is there to answer)."""
+    def end_run(self, run: ActiveRun) -> None:
+        """The run ended: what its servers still ask is cancelled or denied (nobody is there to answer)."""
+        self.runs.remove(run)
         for question, (_params, asked_in) in list(self.questions.items()):
             if asked_in is run and question in self.elicitations.waiting():
                 self.elicitations.resolve(question, {"action": "cancel"})
+        for sample, asked_in in list(self.sampling_runs.items()):
+            if asked_in is run and sample in self.samplings.waiting():
+                self.samplings.resolve(sample, {"action": "deny"})
     # tests and demos: vendors answered from recordings instead of the network (use_transport)
     transport_factory: Callable[[], Transport] | None = None
     _oauth: OAuthClient | None = None

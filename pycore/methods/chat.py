@@ -51,12 +51,15 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> Ru
         emit=emit,
         approvals=worker.approvals,
     )
-    worker.runs.append(emit)  # an MCP server's questions during the run come to the page through its events
+    from pycore.methods._state import ActiveRun
+
+    # What an MCP server asks during the run (elicitation, sampling) comes to the page through its events.
+    run = ActiveRun(emit=emit, client=client, model=params.model, sampling_max_tokens=params.limits.sampling_max_tokens)
+    worker.runs.append(run)
     try:
         result = await loop.run()
     finally:
-        worker.runs.remove(emit)
-        worker.cancel_questions(emit)
+        worker.end_run(run)
         await client.transport.aclose()
     return RunResult(stop_reason=result.stop_reason, steps=result.steps, error=result.error,
                      usage=Usage(input_tokens=result.input_tokens, output_tokens=result.output_tokens))

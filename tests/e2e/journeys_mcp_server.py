@@ -1,13 +1,15 @@
 """A small stdio MCP server (official `mcp` SDK) for the tool journeys, run by the relay from a
 test config. Its tool matches the call in the real recording openai/chat-stream-tool-call
 (``get_capital`` with ``{"country": "UK"}``), so a replayed model turn runs a real tool; ``book_table`` asks the
-user for the booking's details (elicitation); ``list_roots`` says which roots the client gave."""
+user for the booking's details (elicitation); ``list_roots`` says which roots the client gave;
+``describe_capitals`` asks the client's model (sampling)."""
 
 from __future__ import annotations
 
 from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.types import SamplingMessage, TextContent
 from pydantic import BaseModel, Field
 
 server = MCPServer(name="capitals", version="1.0.0")
@@ -39,6 +41,16 @@ async def book_table(city: str, ctx: Context) -> str:
         t = answer.data
         return f"Booked a table in {city} for {t.guests} at {t.time}, name {t.name}, window {t.window}."
     return f"Not booked: the user chose {answer.action}."
+
+
+@server.tool()
+async def describe_capitals(ctx: Context) -> str:
+    """Asks the client's model to describe the capitals (sampling)."""
+    listing = ", ".join(CAPITALS.values())
+    result = await ctx.session.create_message(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=f"Describe in one line: {listing}"))],
+        max_tokens=5000, system_prompt="Be brief.", related_request_id=ctx.request_id)
+    return f"The model said: {getattr(result.content, 'text', '')}"
 
 
 @server.tool()

@@ -186,3 +186,56 @@ def test_roots_are_none_until_the_user_adds_some_and_servers_see_them(browser: B
     wait_ui(page)
     assert page.locator("#roots-list").input_value() == "file:///home/ada/notes my notes"
     page.context.close()
+
+
+def test_a_servers_request_for_the_model_is_shown_run_as_edited_and_sent_or_denied(browser: Browser, relay_url: str,
+                                                                                     vendor: VendorReplay):
+    """Sampling: the server's request shows in its tool's card (model, budget, its system prompt and message, all
+    editable); "Run it" runs it on the conversation's model within the user's budget; the answer is shown and
+    goes back only on "Send". Denied, nothing goes to the model."""
+    call = with_tool_call(TOOL_TURN, "describe_capitals", {}, "call_s0")
+    vendor.script_body("describe", call, content_type=SSE)
+    vendor.script_body("sampled", with_text(TEXT_TURN, "Three old capitals."), content_type=SSE)
+    vendor.script_body("answer", with_text(TEXT_TURN, "Done 0."), content_type=SSE)
+    vendor.script_body("describe again", with_tool_call(TOOL_TURN, "describe_capitals", {}, "call_s1"),
+                       content_type=SSE)
+    vendor.script_body("answer again", with_text(TEXT_TURN, "Done 1."), content_type=SSE)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    tools.get_by_label("Most tokens a server may ask your model for (sampling)").fill("200")
+    tools.get_by_label("Most tokens a server may ask your model for (sampling)").dispatch_event("change")
+    tools.get_by_role("button", name="Close").click()
+    connect_relay_server(page)
+    send(page, "Describe the capitals.")
+    card = page.get_by_role("group", name="Tool describe_capitals").last
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    asked = card.get_by_role("group", name="capitals (on this relay) asks your model")
+    expect(asked).to_contain_text("Answered by gpt-4o-mini, at most 200 tokens.", timeout=REPLY_TIMEOUT_MS)
+    expect(asked.get_by_label("System prompt")).to_have_value("Be brief.")
+    message = asked.get_by_label("Message (User)")
+    expect(message).to_have_value("Describe in one line: London, Paris, Tokyo")
+    message.fill("Describe in one line, in French: London, Paris, Tokyo")
+    asked.get_by_role("button", name="Run it").click()
+    expect(asked.get_by_role("group", name="The model's answer")).to_have_text(re.compile("Three old capitals."),
+                                                                               timeout=REPLY_TIMEOUT_MS)
+    sampled = vendor.model_requests[1].json
+    assert sampled["max_tokens"] == 200 or sampled.get("max_completion_tokens") == 200
+    assert "in French" in json.dumps(sampled["messages"]) and "Be brief." in json.dumps(sampled["messages"])
+    assert len(vendor.model_requests) == 2  # the answer waits for the user before it goes anywhere
+    asked.get_by_role("button", name="Send to capitals (on this relay)").click()
+    expect(last_reply(page).locator(".content")).to_have_text("Done 0.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    assert "The model said: Three old capitals." in json.dumps(vendor.model_requests[2].json["messages"])
+
+    send(page, "Again.")
+    card = page.get_by_role("group", name="Tool describe_capitals").last
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    asked = card.get_by_role("group", name="capitals (on this relay) asks your model")
+    asked.get_by_role("button", name="Deny").click(timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text("Done 1.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    assert len(vendor.model_requests) == 5  # no request for the denied sampling
+    assert "denied the sampling request" in json.dumps(vendor.model_requests[4].json["messages"])
+    page.context.close()

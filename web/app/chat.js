@@ -28,6 +28,7 @@
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { Question } from "./elicitation.js";
+import { SamplingRequest } from "./sampling.js";
 import { sourceLabel } from "./tool_card.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
@@ -39,11 +40,11 @@ const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
-                autoTitle = () => false, onChange = () => {}, interpreter = null,
+                autoTitle = () => false, onChange = () => {}, interpreter = null, samplingMaxTokens = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {} }) {
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
-                          interpreter,
+                          interpreter, samplingMaxTokens,
                           onChange,
                           onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
@@ -334,14 +335,19 @@ export class Chat {
       .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
   }
 
-  /** An MCP server's question (elicitation), in the card of that server's running tool (or after the reply). */
+  /**
+   * An MCP server's question (elicitation) or request for the model (sampling), in the card of that server's
+   * running tool (or after the reply).
+   */
   #ask(ev, run, view) {
     const source = `mcp:${ev.server_id}`;
     const callId = [...(run.running ?? [])].findLast(([, s]) => s === source)?.[0];
-    const question = new Question(ev, {
-      asker: sourceLabel(source),
-      answer: (reply) => this.core.call("mcp.elicitation_result", { id: ev.id, ...reply }),
-    });
+    const question = ev.type === "sampling"
+      ? new SamplingRequest(ev, { asker: sourceLabel(source),
+                                  answer: (reply) => this.core.call("mcp.sampling_answer", { id: ev.id, ...reply }) })
+      : new Question(ev, { asker: sourceLabel(source),
+                           answer: (reply) => this.core.call("mcp.elicitation_result", { id: ev.id, ...reply }) });
+    if (ev.type === "sampling") (run.samplings ??= new Map()).set(ev.id, question);
     (run.questions ??= []).push(question);
     const card = callId ? view?.card(callId) : null;
     if (card) card.details.open = true;
@@ -496,6 +502,10 @@ export class Chat {
         case "elicitation": // an MCP server asks the user something: in the card of its running tool
           this.#ask(ev, run, view ?? lastAssistantView);
           return;
+        case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
+          if (ev.stage === "result") run.samplings?.get(ev.id)?.showResult(ev);
+          else this.#ask(ev, run, view ?? lastAssistantView);
+          return;
         case "tool_end": {
           run.running?.delete(ev.call_id);
           const card = (view ?? lastAssistantView)?.card(ev.call_id);
@@ -529,6 +539,7 @@ export class Chat {
                      tools: { ...tools, page: pageTools }, policy };
     if (system) params.system = system;
     Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
+    if (this.samplingMaxTokens) params.limits = { ...params.limits, sampling_max_tokens: this.samplingMaxTokens() };
     const call = this.core.call("chat.run", params, onEvent);
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);

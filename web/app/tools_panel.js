@@ -8,6 +8,7 @@
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
  *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md); the Python tools are in
  *                                     tools.page, with source `python:<profile id>`
+ *   panel.samplingMaxTokens()         the user's budget for a server's sampling request (limits.sampling_max_tokens)
  *   panel.profileChanged(profile)     offer that profile's Python tools
  *
  * Python tools: the profile's source text (Tools → Python tools); each public function is a tool. They run in
@@ -81,6 +82,11 @@ export class ToolsPanel {
       this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
                                    status: "disconnected", relay: saved.relay ?? null });
     }
+    const budget = document.getElementById("sampling-budget");
+    budget.value = String(this.samplingMaxTokens());
+    budget.addEventListener("change", () => {
+      if (budget.validity.valid && budget.value) prefs.set(PREFS.samplingMaxTokens, String(Math.round(budget.value)));
+    });
     this.roots = prefs.getJSON(PREFS.mcpRoots, []);
     document.getElementById("roots-list").value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
     // The roots go to the core before any server connects, so its first roots/list gets them.
@@ -88,6 +94,12 @@ export class ToolsPanel {
       if (this.roots.length) await this.core.call("mcp.set_roots", { roots: this.roots }).catch(() => {});
       this.#reconnectSaved();
     }, () => {});
+  }
+
+  /** The most tokens a server's sampling request may have the model write (Tools; 1024 unless changed). */
+  samplingMaxTokens() {
+    const saved = Number(prefs.get(PREFS.samplingMaxTokens));
+    return Number.isInteger(saved) && saved > 0 ? saved : 1024;
   }
 
   // ------------------------------------------------------------------ roots

@@ -18,6 +18,7 @@ export const PREFS = Object.freeze({
   pythonToolDefs: "orizuru.pythonToolDefs.", // + profile id: {source, tools}: the definitions that source made
   classifier: "orizuru.classifier", // focus memory's classifier: {profile, model, strategy}
   mcpServers: "orizuru.mcpServers", // the MCP servers added by URL (headers' values are not kept)
+  samplingMaxTokens: "orizuru.samplingMaxTokens", // the most tokens an MCP server's sampling request may use (1024)
   mcpRoots: "orizuru.mcpRoots", // [{uri, name?}]: the folders MCP servers may know about (roots/list)
   toolChoices: "orizuru.toolChoices", // per server and tool: ask / allow / deny, with the tool's fingerprint
   oldToolChoices: "orizuru.toolPrefs", // choices by bare tool name, from before they were per server: dropped

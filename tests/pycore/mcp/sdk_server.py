@@ -2,7 +2,8 @@
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
 (``notifications/tools/list_changed``), one that logs (``notifications/message``), two that ask the user
-(elicitation: a form, a URL), one that lists the client's roots, and ``tools/list`` answers in three pages.
+(elicitation: a form, a URL), one that asks the client's model (sampling), one that lists the client's
+roots, and ``tools/list`` answers in three pages.
 """
 
 from __future__ import annotations
@@ -18,7 +19,10 @@ from mcp.types import (
     EmbeddedResource,
     ImageContent,
     ListToolsResult,
+    ModelHint,
+    ModelPreferences,
     ResourceLink,
+    SamplingMessage,
     TextContent,
     TextResourceContents,
 )
@@ -132,6 +136,17 @@ async def pay(amount: int, ctx: Context) -> str:
     """Sends the user to a payment page (elicitation, URL mode)."""
     answer = await ctx.elicit_url(f"Pay {amount} EUR on the shop's page", "https://shop.example/pay?id=7", "pay-7")
     return f"payment {answer.action}"
+
+
+@server.tool()
+async def summarize(text: str, ctx: Context) -> str:
+    """Asks the client's model for a summary (sampling)."""
+    result = await ctx.session.create_message(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=f"Summarize: {text}"))],
+        max_tokens=5000, system_prompt="Be brief.", related_request_id=ctx.request_id,
+        model_preferences=ModelPreferences(hints=[ModelHint(name="claude-haiku")]))
+    content = result.content
+    return f"summary by {result.model} ({result.stop_reason}): {getattr(content, 'text', content)}"
 
 
 @server.tool()

@@ -159,3 +159,69 @@ async def test_roots_are_the_users_none_by_default_and_a_change_is_seen_at_the_n
     finally:
         await call("mcp.set_roots", {"roots": []})
         await call("mcp.disconnect", {"id": "files"})
+
+
+async def run_with_sampling(url: str, server_id: str, on_sampling, turns: list[Any], limits: dict | None = None):
+    """chat.run with the fake vendor: the model calls ``summarize``, which asks the model (sampling); the page's
+    answers to the ``sampling`` events come from ``on_sampling(event) -> params of mcp.sampling_answer``."""
+    from pycore.messages import ToolCallPart
+
+    await call("mcp.connect", {"id": server_id, "url": url, "transport": "streamable-http"})
+    replies: list[asyncio.Task] = []
+
+    def on_event(event: dict) -> None:
+        if event["type"] == "approval":
+            replies.append(asyncio.ensure_future(call("chat.approve", {"call_id": event["call_id"],
+                                                                       "decision": "allow"})))
+        elif event["type"] == "sampling":
+            replies.append(asyncio.ensure_future(call("mcp.sampling_answer", {"id": event["id"],
+                                                                              **on_sampling(event)})))
+
+    recordings = fake_turns([ToolCallPart(id="s1", name="summarize", arguments={"text": "a long story"})], *turns)
+    transport = ReplayTransport(recordings)
+    _provider.use_transport(lambda: transport)
+    try:
+        result, events = await call("chat.run", {"provider": {"vendor": "fake", "api_key": KEY}, "model": "m",
+                                                 "messages": [{"role": "user", "parts": [{"type": "text",
+                                                                                          "text": "Sum up"}]}],
+                                                 "tools": {"mcp": [server_id]}, "limits": limits or {}}, on_event)
+    finally:
+        _provider.use_transport(None)
+        await asyncio.gather(*replies)
+        await call("mcp.disconnect", {"id": server_id})
+    return result, events, transport
+
+
+async def test_sampling_is_shown_run_as_edited_within_the_budget_and_sent_only_when_the_user_says(url: str) -> None:
+    def answer(event: dict) -> dict:
+        if event["stage"] == "request":
+            return {"action": "approve", "messages": [{"role": "user", "text": "Summarize, in French: a long story"}]}
+        return {"action": "send"}
+
+    result, events, transport = await run_with_sampling(url, "s-ok", answer, [["Une longue histoire."], ["Done."]],
+                                                        {"sampling_max_tokens": 300})
+    assert result["stop_reason"] == "end_turn"
+    request, answered = [e for e in events if e["type"] == "sampling"]
+    assert request["stage"] == "request" and request["server_id"] == "s-ok" and request["model"] == "m"
+    assert request["messages"] == [{"role": "user", "text": "Summarize: a long story"}]
+    assert request["system_prompt"] == "Be brief." and request["model_hints"] == ["claude-haiku"]
+    assert request["max_tokens"] == 300  # the server asked for 5,000; the user's budget is 300
+    assert answered["stage"] == "result" and answered["text"] == "Une longue histoire."
+    sampled = json.loads(transport.requests[1].body)  # the model's second request is the server's, as edited
+    assert "Summarize, in French: a long story" in json.dumps(sampled) and "Be brief." in json.dumps(sampled)
+    assert sampled["max_tokens"] == 300
+    [end] = [e for e in events if e["type"] == "tool_end"]
+    assert end["content"][0]["text"] == "summary by m (endTurn): Une longue histoire."
+
+
+@pytest.mark.parametrize("stage", ["request", "result"])
+async def test_sampling_denied_at_either_stage_tells_the_server_the_user_said_no(url: str, stage: str) -> None:
+    def answer(event: dict) -> dict:
+        return {"action": "deny"} if event["stage"] == stage else {"action": "approve"}
+
+    turns = [["Never sent."], ["Done."]] if stage == "result" else [["Done."]]
+    result, events, _ = await run_with_sampling(url, f"s-{stage}", answer, turns)
+    assert result["stop_reason"] == "end_turn"
+    [end] = [e for e in events if e["type"] == "tool_end"]
+    assert end["is_error"] and "the user" in end["content"][0]["text"]
+    assert "Never sent." not in json.dumps(end)
