@@ -346,6 +346,8 @@ class AgentLoop:
                                  "duration_ms": round(duration_ms, 1)}
         if result.structured is not None:
             event["structured_content"] = result.structured
+        if result.schema_problem is not None:
+            event["schema_problem"] = result.schema_problem
         self._emit(event)
 
 

@@ -54,4 +54,4 @@ def tool_result(result: t.CallToolResult, output_schema: dict[str, Any] | None =
     ]
     content = [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
     return ToolResult(content=content, is_error=mapped.is_error, structured=result.structured_content,
-                      for_model=for_model)
+                      for_model=for_model, schema_problem=mapped.schema_violation)

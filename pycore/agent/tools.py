@@ -57,6 +57,7 @@ class ToolResult:
     content: list[dict[str, Any]] = field(default_factory=list)
     is_error: bool = False
     structured: Any = None
+    schema_problem: str | None = None  # how ``structured`` breaks the tool's outputSchema (shown, never fatal)
     for_model: list[TextPart | ImagePart] | None = None
 
     @classmethod

@@ -184,6 +184,7 @@ class ToolEndEvent(_Event):
     content: list[dict[str, Any]]
     duration_ms: float
     structured_content: Any = None
+    schema_problem: str | None = None  # how structured_content breaks the tool's outputSchema: flagged, not hidden
 
 
 class PageToolEvent(_Event):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import SamplingMessage, TextContent
+from mcp.types import ResourceLink, SamplingMessage, TextContent
 from pydantic import BaseModel, Field
 
 server = MCPServer(name="capitals", version="1.0.0")
@@ -51,6 +51,24 @@ async def describe_capitals(ctx: Context) -> str:
         [SamplingMessage(role="user", content=TextContent(type="text", text=f"Describe in one line: {listing}"))],
         max_tokens=5000, system_prompt="Be brief.", related_request_id=ctx.request_id)
     return f"The model said: {getattr(result.content, 'text', '')}"
+
+
+class CapitalFacts(BaseModel):
+    country: str
+    capital: str
+
+
+@server.tool()
+def capital_facts(country: str) -> CapitalFacts:
+    """The capital of a country, as data (structured content)."""
+    return CapitalFacts(country=country, capital=CAPITALS.get(country, "unknown"))
+
+
+@server.tool()
+def where_is_the_list() -> list[TextContent | ResourceLink]:
+    """Where the list of capitals is (a resource link)."""
+    return [TextContent(type="text", text="The list is a resource of this server."),
+            ResourceLink(type="resource_link", uri="capitals://list", name="capitals", mime_type="text/plain")]
 
 
 @server.tool()

@@ -239,3 +239,42 @@ def test_a_servers_request_for_the_model_is_shown_run_as_edited_and_sent_or_deni
     assert len(vendor.model_requests) == 5  # no request for the denied sampling
     assert "denied the sampling request" in json.dumps(vendor.model_requests[4].json["messages"])
     page.context.close()
+
+
+def test_structured_results_show_as_data_and_resource_links_open_through_the_server(browser: Browser,
+                                                                                     relay_url: str,
+                                                                                     vendor: VendorReplay):
+    vendor.script_body("facts", with_tool_call(TOOL_TURN, "capital_facts", {"country": "Japan"}, "call_f"),
+                       content_type=SSE)
+    vendor.script_body("link", with_tool_call(TOOL_TURN, "where_is_the_list", {}, "call_l"), content_type=SSE)
+    vendor.script_body("answer", with_text(TEXT_TURN, "Here."), content_type=SSE)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+    send(page, "Facts and the list?")
+    page.get_by_role("group", name="Tool capital_facts").get_by_role("button", name="Allow once").click(
+        timeout=REPLY_TIMEOUT_MS)
+    page.get_by_role("group", name="Tool where_is_the_list").get_by_role("button", name="Allow once").click(
+        timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text("Here.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+
+    def check(page: Page) -> None:
+        facts = page.get_by_role("group", name="Tool capital_facts")
+        facts.locator("summary").first.click()
+        facts.get_by_text("Structured result").click()
+        assert json.loads(facts.locator(".tool-structured pre").inner_text()) == {"country": "Japan",
+                                                                                   "capital": "Tokyo"}
+        link = page.get_by_role("group", name="Tool where_is_the_list")
+        link.locator("summary").first.click()
+        link.get_by_role("button", name="Open capitals").click()  # read through the client, from that server
+        expect(link.locator(".tool-resource-opened")).to_contain_text("Japan: Tokyo")
+        expect(link.locator(".tool-resource-opened .tool-resource-uri")).to_have_text("capitals://list")
+
+    check(page)
+    page.reload()  # kept with the transcript: the data, and the link with the server to read it from
+    wait_ui(page)
+    page.get_by_role("button", name="Facts and the list?", exact=True).click()
+    connect_relay_server(page)
+    check(page)
+    page.context.close()

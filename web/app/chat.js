@@ -141,8 +141,15 @@ export class Chat {
     this.follow.restore(place);
   }
 
+  /** For a tool of an MCP server: reads a resource link through the client, from that server (when connected). */
+  #resourceReader(source) {
+    if (!source?.startsWith("mcp:")) return null;
+    return async (uri) => (await this.core.call("mcp.read_resource", { id: source.slice("mcp:".length), uri })).contents;
+  }
+
   #actionsFor(msg) {
-    const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta) };
+    const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta),
+                      openResource: (source) => this.#resourceReader(source) };
     if (msg.role === "user") actions.edit = (view) => this.#startEdit(view);
     else {
       actions.regenerate = (view) => this.regenerate(view.msg);
@@ -441,7 +448,8 @@ export class Chat {
 
     const beginStep = () => {
       view = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
-        { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask) } });
+        { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask),
+                                                      openResource: (source) => this.#resourceReader(source) } });
       view.setState("streaming");
       this.transcript.append(view.el);
       this.views.push(view);
@@ -507,12 +515,22 @@ export class Chat {
           else this.#ask(ev, run, view ?? lastAssistantView);
           return;
         case "tool_end": {
+          const source = run.running?.get(ev.call_id);
           run.running?.delete(ev.call_id);
           const card = (view ?? lastAssistantView)?.card(ev.call_id);
-          // The user's Deny is kept with the result: drawn again (end of turn, reload) the card still says so.
+          // Kept with the result, so that drawn again (end of turn, reload) the card still says the same: the
+          // user's Deny, the structured result and its schema problem, and the server's resource links (which
+          // the stored result, made for the model, names only as text) with the server to read them from.
+          const links = (ev.content ?? []).filter((item) => item.type === "resource_link")
+            .map(({ uri, name, title, description, mimeType }) => ({ type: "resource_link", uri, name, title, description, mimeType }));
           toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], duration_ms: ev.duration_ms,
-                                   ...(card?.status === "denied" ? { denied: true } : {}) };
-          card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms });
+                                   ...(card?.status === "denied" ? { denied: true } : {}),
+                                   ...(ev.structured_content !== undefined ? { structured: ev.structured_content } : {}),
+                                   ...(ev.schema_problem ? { schema_problem: ev.schema_problem } : {}),
+                                   ...(links.length && source ? { links, source } : {}) };
+          card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms,
+                                        structured: ev.structured_content, schemaProblem: ev.schema_problem,
+                                        openResource: this.#resourceReader(source) });
           return;
         }
         case "page_tool": // a JavaScript tool of this page (web/client/orizuru.js registerTool) runs here

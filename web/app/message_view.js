@@ -211,9 +211,11 @@ export class MessageView {
       const card = this.cards.get(part.call_id) ?? this.#newCard(part.name ?? "tool", part.call_id);
       if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
       // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again.
-      const files = (meta[part.call_id]?.files ?? []).map(fileResource);
-      card.setResult([...toMcpContent(part.content), ...files],
-                     { isError: part.is_error, durationMs: meta[part.call_id]?.duration_ms });
+      const kept = meta[part.call_id] ?? {};
+      const files = (kept.files ?? []).map(fileResource);
+      card.setResult([...toMcpContent(part.content), ...files, ...(kept.links ?? [])],
+                     { isError: part.is_error, durationMs: kept.duration_ms, structured: kept.structured,
+                       schemaProblem: kept.schema_problem, openResource: this.actions.openResource?.(kept.source) ?? null });
     }
   }
 

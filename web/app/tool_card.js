@@ -11,7 +11,10 @@
  *                                 reason {kind: "cross_server", from} says why an allowed tool asks
  *                                 onDecision("allow" | "always" | "deny", that event) once a button is pressed
  *   card.setProgress({progress, total?, message?})          a tool_progress event
- *   card.setResult(contentItems, {isError, durationMs})
+ *   card.setResult(contentItems, {isError, durationMs, structured, schemaProblem, openResource})
+ *                                 structured: the tool's structuredContent, shown as data; schemaProblem: how it
+ *                                 breaks the tool's outputSchema, flagged; openResource(uri): reads a resource
+ *                                 link through the client (its "Open" button)
  *   card.el                       the element
  *
  * Everything on the card that a server or the model chose (the tool's name, the arguments, the progress
@@ -128,10 +131,20 @@ export class ToolCard {
     this.progressEl.hidden = false;
   }
 
-  setResult(content, { isError = false, durationMs } = {}) {
+  setResult(content, { isError = false, durationMs, structured, schemaProblem = null, openResource = null } = {}) {
     this.cancelApproval();
     this.progressEl.hidden = true; // the result says how it ended
-    renderToolContent(this.resultEl, content ?? [], { images: this.images });
+    renderToolContent(this.resultEl, content ?? [], { images: this.images, openResource,
+                                                      labels: { open: (name) => t("tool.openResource", { name }),
+                                                                openFailed: (message) => t("tool.openFailed", { message }) } });
+    if (schemaProblem) {
+      this.resultEl.append(h("p", { className: "tool-schema-problem", role: "note" },
+        t("tool.schemaProblem", { problem: schemaProblem })));
+    }
+    if (structured !== undefined && structured !== null) {
+      this.resultEl.append(h("details", { className: "tool-structured" },
+        h("summary", {}, t("tool.structured")), h("pre", { className: "json-args" }, JSON.stringify(structured, null, 2))));
+    }
     if (this.status !== "denied" && this.status !== "stopped") this.setStatus(isError ? "error" : "done");
     if (typeof durationMs === "number" && durationMs > 0) {
       this.durationEl.textContent = ` · ${t("tool.duration", { ms: Math.round(durationMs) })}`;

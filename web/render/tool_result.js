@@ -1,7 +1,7 @@
 /**
  * What an MCP tool returned, shown safely. Tool results are as untrusted as model output.
  *
- *   renderToolContent(container, items, {images, labels, textAs = "text"}) -> {destroy()}
+ *   renderToolContent(container, items, {images, labels, textAs = "text", openResource}) -> {destroy()}
  *
  *   items: MCP content items (MCP 2025-11-25 "Tool Result"), as the worker's tool_end event carries
  *   them; `mimeType` and pycore's `mime_type` are both accepted.
@@ -15,7 +15,9 @@
  *     {type: "resource_link", uri, name, title?, description?}
  *                                                a link if the uri is http(s) (target=_blank,
  *                                                rel="noopener noreferrer"), else the uri as text; never
- *                                                fetched
+ *                                                fetched by the page. With openResource(uri) -> Promise of
+ *                                                [resource contents] (the server reads it: mcp.read_resource),
+ *                                                an "Open" button shows what the server gives, as resources
  *     {type: "resource", resource: {uri, mimeType?, text | blob}}
  *                                                text shown as text under its uri; a blob that is a raster
  *                                                image is shown like an image item, any other blob is
@@ -37,6 +39,8 @@ export const DEFAULT_TOOL_LABELS = {
   notShown: (what, reason) => `${what} not shown: ${reason}`,
   binary: (mime, size) => `Binary resource (${mime || "unknown type"}, ${size})`,
   download: (name, size) => `Download ${name} (${size})`,
+  open: (name) => `Open ${name}`,
+  openFailed: (message) => `Could not open it: ${message}`,
 };
 
 function element(tag, className, text) {
@@ -93,7 +97,7 @@ function textItem(text, options) {
   return element("pre", "tool-text", String(text ?? ""));
 }
 
-function resourceLinkItem(item) {
+function resourceLinkItem(item, labels, urls, options) {
   const box = element("p", "tool-resource-link");
   const label = String(item.title ?? item.name ?? item.uri ?? "");
   const href = safeLinkHref(String(item.uri ?? ""));
@@ -107,7 +111,26 @@ function resourceLinkItem(item) {
     box.append(element("span", "", label), " ", element("span", "tool-resource-uri", String(item.uri ?? "")));
   }
   if (item.description) box.append(element("span", "tool-note", ` — ${item.description}`));
-  return box;
+  if (!options.openResource || !item.uri) return box;
+  // Read through the client from the server that gave the link, only when the user asks.
+  const wrap = element("div", "tool-resource-link-box");
+  const opened = element("div", "tool-resource-opened");
+  const button = element("button", "tool-open", labels.open(label));
+  button.type = "button";
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      const contents = await options.openResource(String(item.uri));
+      opened.replaceChildren(...contents.map((c) => resourceItem(c, labels, urls, options)));
+      button.remove();
+    } catch (err) {
+      opened.replaceChildren(element("p", "tool-note", labels.openFailed(err.message)));
+      button.disabled = false;
+    }
+  });
+  box.append(" ", button);
+  wrap.append(box, opened);
+  return wrap;
 }
 
 function resourceItem(resource, labels, urls, options) {
@@ -155,7 +178,7 @@ function renderItem(item, labels, urls, options) {
     case "audio":
       return audioItem(item, labels, urls);
     case "resource_link":
-      return resourceLinkItem(item);
+      return resourceLinkItem(item, labels, urls, options);
     case "resource":
       return resourceItem(item.resource, labels, urls, options);
     default:
@@ -163,9 +186,10 @@ function renderItem(item, labels, urls, options) {
   }
 }
 
-export function renderToolContent(container, items, { images = new ImagePolicy(), labels = {}, textAs = "text" } = {}) {
+export function renderToolContent(container, items, { images = new ImagePolicy(), labels = {}, textAs = "text",
+                                                     openResource = null } = {}) {
   const allLabels = { ...DEFAULT_TOOL_LABELS, ...labels };
-  const options = { images, labels, textAs };
+  const options = { images, labels, textAs, openResource };
   const urls = [];
   container.classList.add("tool-content");
   container.replaceChildren();

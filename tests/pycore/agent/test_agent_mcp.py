@@ -102,7 +102,22 @@ async def test_a_recorded_tool_call_runs_on_the_mcp_server_and_its_result_goes_b
     [end] = run.of("tool_end")
     assert end["is_error"] is False
     assert end["structured_content"] == {"city": "San Francisco, CA", "celsius": 21.5}
+    assert "schema_problem" not in end  # it fits the tool's outputSchema
     assert '\\"celsius\\": 21.5' in run.transport.requests[1].body.decode()
+
+
+async def test_a_structured_result_that_breaks_its_schema_reaches_the_page_flagged() -> None:
+    from pycore.agent.tools import AgentTool, ToolResult
+
+    async def handler(arguments: dict, context: object) -> ToolResult:
+        return ToolResult(content=[], structured={"celsius": "warm"}, schema_problem="$.celsius: not a number")
+
+    tool = AgentTool(name="get_weather", description="", input_schema={"type": "object"}, handler=handler,
+                     source="mcp:srv")
+    run = Run(["anthropic/stream-tool-use.sse", "anthropic/stream-text.sse"], [tool], policy={"get_weather": "allow"})
+    await run.loop.run()
+    [end] = run.of("tool_end")
+    assert end["structured_content"] == {"celsius": "warm"} and end["schema_problem"] == "$.celsius: not a number"
 
 
 async def test_mcp_errors_and_images_come_back_as_results(mcp_url: str) -> None:

@@ -188,7 +188,16 @@ def test_is_error_and_structured_only_results() -> None:
     failed = tool_result(t.CallToolResult(content=[t.TextContent(type="text", text="no such city")], is_error=True))
     assert failed.is_error and failed.model_content() == [TextPart(text="no such city")]
     structured = tool_result(t.CallToolResult(content=[], structured_content={"celsius": 21.5}))
-    assert structured.model_content() == [TextPart(text='{"celsius": 21.5}')]
+    assert structured.model_content() == [TextPart(text='{"celsius": 21.5}')] and structured.schema_problem is None
+
+
+def test_structured_content_that_breaks_the_output_schema_is_flagged_for_the_page_too() -> None:
+    schema = {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]}
+    mapped = tool_result(t.CallToolResult(content=[], structured_content={"celsius": "warm"}), schema)
+    assert mapped.schema_problem and "celsius" in mapped.schema_problem
+    assert mapped.structured == {"celsius": "warm"}  # shown as it came, not hidden
+    assert any("does not match the tool's outputSchema" in p.text for p in mapped.model_content()
+               if isinstance(p, TextPart))
 
 
 def test_page_content_items_become_model_parts() -> None:
