@@ -38,6 +38,26 @@ from typing import Any, ClassVar
 _KEY_SHAPES = re.compile(r"(sk-(?:ant-|proj-)?[A-Za-z0-9_\-]{12,}|AIza[0-9A-Za-z_\-]{20,})")
 
 
+# Keys under which a value is a credential, in params, headers and messages alike (compared lower-cased).
+_SECRET_KEYS = frozenset({"api_key", "authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization",
+                          "cookie", "access_token", "refresh_token", "client_secret"})
+
+
+def secrets_in(value: Any, key: str = "") -> list[str]:
+    """Every string under a key that names a credential (at any depth); for ``Bearer X``, also ``X``."""
+    if isinstance(value, dict):
+        return [s for k, v in value.items() for s in secrets_in(v, str(k).lower())]
+    if isinstance(value, list):
+        return [s for item in value for s in secrets_in(item, key)]
+    if isinstance(value, str) and key in _SECRET_KEYS and len(value) >= 4:
+        found = [value]
+        scheme, _, token = value.partition(" ")
+        if token and scheme.lower() in ("bearer", "basic", "token") and len(token) >= 4:
+            found.append(token)
+        return found
+    return []
+
+
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
     for secret in secrets:
         if secret and len(secret) >= 4:

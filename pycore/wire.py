@@ -34,6 +34,7 @@ from typing import Any, ClassVar
 from pycore import __version__
 from pycore.adapters import catalogue
 from pycore.contract.params import validate
+from pycore.exceptions import secrets_in
 from pycore.methods import METHODS
 from pycore.methods._registry import PARAMS, RESULTS
 from pycore.methods._state import STATE
@@ -70,25 +71,6 @@ class WireError(Exception):
         self.message = message
         self.code = code
         self.details = details
-
-
-_SECRET_KEYS = frozenset({"api_key", "authorization", "x-api-key", "api-key", "x-goog-api-key", "proxy-authorization",
-                          "cookie", "access_token", "refresh_token", "client_secret"})
-
-
-def secrets_in(value: Any, key: str = "") -> list[str]:
-    """Every string in the params under a key that names a credential (at any depth)."""
-    if isinstance(value, dict):
-        return [s for k, v in value.items() for s in secrets_in(v, str(k).lower())]
-    if isinstance(value, list):
-        return [s for item in value for s in secrets_in(item, key)]
-    if isinstance(value, str) and key in _SECRET_KEYS and len(value) >= 4:
-        found = [value]
-        scheme, _, token = value.partition(" ")
-        if token and scheme.lower() in ("bearer", "basic", "token") and len(token) >= 4:
-            found.append(token)
-        return found
-    return []
 
 
 def redactor(secrets: list[str]) -> Callable[[str], str]:

@@ -9,6 +9,7 @@
 //   web/app/top_bar.js       profile and model switches        web/app/first_run.js  the setup card
 //   web/app/core_status.js   the core's start-up, shown        web/sandbox/          the code interpreter
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
+//   web/app/traffic.js       an MCP server's traffic, inspected and exported
 
 import { Chat } from "./app/chat.js";
 import { ChatSettings } from "./app/chat_settings.js";
@@ -33,6 +34,7 @@ import { pythonTool } from "./sandbox/tool.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
+import { TrafficInspector } from "./app/traffic.js";
 import { createAgent } from "./client/orizuru.js";
 import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
@@ -119,7 +121,8 @@ async function main() {
     reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
   };
 
-  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify, interpreter,
+  const inspector = new TrafficInspector({ core, notify });
+  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify, interpreter, inspector,
                                  onAttach: (resource, _contents, parts) => composer.attachResource(resource, parts) });
 
   // Focus memory (per conversation): the panel beside the chat; its calls wait for the core like a turn.

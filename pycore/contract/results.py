@@ -108,6 +108,18 @@ class ServerDescription(Result):
     log: list[LogEntry] = Field(default_factory=list)
 
 
+class TrafficRecord(Result):
+    """Every JSON-RPC message of one server's session, in and out (:mod:`pycore.mcp.traffic`), secrets already
+    out of it: what the Tools panel's inspector shows and exports, and ``python -m pycore mcp replay`` reads."""
+
+    format: str
+    url: str
+    server: dict[str, Any]
+    started: float  # seconds since the epoch; each message's ``t`` is ms after it
+    dropped: int  # older messages no longer kept
+    messages: list[dict[str, Any]]  # [{t, dir: "out" | "in", message}]
+
+
 class ServerList(Result):
     """The connected MCP servers."""
 

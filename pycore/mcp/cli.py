@@ -1,4 +1,6 @@
 """``python -m pycore mcp URL tools|call NAME 'JSON-ARGS'|resources|prompts|doctor``: debug an MCP server.
+``python -m pycore mcp replay FILE`` runs the client again against a traffic record the Tools panel exported
+(:mod:`pycore.mcp.traffic`), with no network, and prints what the client made of each recorded answer.
 
 ``doctor --origin ORIGIN`` reads the server's CORS answers for a page at ORIGIN (the CORS doctor's direct
 probe, :mod:`pycore.mcp.doctor`) and prints the findings with their fixes.
@@ -24,8 +26,8 @@ HELP = "talk to an MCP server by URL: list its tools, call one"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("url", help="the MCP endpoint (streamable HTTP, or a legacy SSE URL)")
-    parser.add_argument("action", choices=["tools", "call", "resources", "prompts", "doctor"])
+    parser.add_argument("url", help="the MCP endpoint (streamable HTTP, or a legacy SSE URL); or 'replay'")
+    parser.add_argument("action", help="tools, call, resources, prompts or doctor; after 'replay': the record's file")
     parser.add_argument("name", nargs="?", help="call: the tool name")
     parser.add_argument("arguments", nargs="?", default="{}", help="call: the arguments as a JSON object")
     parser.add_argument("--header", "-H", action="append", default=[], metavar="'K: V'",
@@ -44,7 +46,15 @@ def parse_headers(values: list[str]) -> dict[str, str]:
     return headers
 
 
+ACTIONS = ("tools", "call", "resources", "prompts", "doctor")
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.url == "replay":
+        return _replay(args.action, args.timeout)
+    if args.action not in ACTIONS:
+        print(f"error: unknown action {args.action!r} (one of {', '.join(ACTIONS)}; or 'replay FILE')", file=sys.stderr)
+        return 2
     try:
         headers = parse_headers(args.header)
         arguments = _arguments(args)
@@ -58,6 +68,23 @@ def run(args: argparse.Namespace) -> int:
         return 3
     print(json.dumps(output, indent=2, ensure_ascii=False))
     return code
+
+
+def _replay(path: str, timeout: float) -> int:
+    from pycore.mcp.traffic import replay
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            record = json.load(f)
+        report = asyncio.run(replay(record, timeout=timeout))
+    except (OSError, ValueError) as e:
+        print(f"error: {path}: {e}", file=sys.stderr)
+        return 2
+    except MCPError as e:
+        print(f"error: {type(e).__name__}: {e}", file=sys.stderr)
+        return 3
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+    return 0
 
 
 def _arguments(args: argparse.Namespace) -> dict[str, Any]:

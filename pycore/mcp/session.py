@@ -17,7 +17,9 @@ function of the request's params returning a ``CreateMessageResult``, or raising
 :class:`~pycore.mcp.sampling.SamplingDenied`), the session advertises ``sampling`` and passes each
 ``sampling/createMessage`` to it. Requests for what the session was given no function for get "method not
 found". Server ``ping`` is answered with ``{}``.
-The server's log messages (``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
+Every JSON-RPC message in and out is kept, secrets out of it, in :attr:`ClientSession.traffic`
+(:mod:`pycore.mcp.traffic`: the traffic inspector, and its replay). The server's log messages
+(``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
 :attr:`ClientSession.log`: each ``{time, level, logger, data}``, the session's header values (a token)
 replaced by ``[redacted]`` and long data cut.
 A server that refuses our version with ``-32022`` and lists its own (MCP 2026-07-28) is initialized
@@ -71,6 +73,7 @@ from pycore.mcp.errors import (
 from pycore.mcp.pagination import CursorGuard
 from pycore.mcp.sse_legacy import LegacySSETransport
 from pycore.mcp.streamable_http import StreamableHTTPTransport
+from pycore.mcp.traffic import Traffic
 
 R = TypeVar("R", bound=BaseModel)
 ProgressCallback = Callable[[float, float | None, str | None], Any]
@@ -103,6 +106,7 @@ class ClientSession:
         self.roots = roots
         self.on_sample = on_sample
         self.log: deque[dict[str, Any]] = deque(maxlen=LOG_KEEP)
+        self.traffic = Traffic(secrets=self.headers.values())  # every message in and out (pycore.mcp.traffic)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
         self._owns_http = http is None
@@ -234,7 +238,7 @@ class ClientSession:
             self._pending.pop(request_id, None)
 
     async def _exchange(self, message: JSONRPCRequest, future: asyncio.Future[dict[str, Any]]) -> dict[str, Any]:
-        await self._transport.send(message)  # a JSON answer is dispatched before this returns
+        await self._send(message)  # a JSON answer is dispatched before this returns
         return await future
 
     def _cancel_remote(self, request_id: int, method: str, reason: str) -> None:
@@ -245,11 +249,16 @@ class ClientSession:
         self._spawn(self._quietly(self.notify("notifications/cancelled", params)))
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
-        await self._transport.send(jsonrpc.notification(method, params))
+        await self._send(jsonrpc.notification(method, params))
 
     # -- what the server sends -----------------------------------------------------------------
 
+    async def _send(self, message: JSONRPCMessage) -> None:
+        self.traffic.record("out", message.model_dump(mode="json", by_alias=True, exclude_none=True))
+        await self._transport.send(message)
+
     async def _dispatch(self, message: JSONRPCMessage) -> None:
+        self.traffic.record("in", message.model_dump(mode="json", by_alias=True, exclude_none=True))
         if isinstance(message, JSONRPCRequest):
             self._spawn(self._quietly(self._answer(message)))
         elif isinstance(message, JSONRPCNotification):
@@ -276,16 +285,16 @@ class ClientSession:
 
     async def _answer(self, request: JSONRPCRequest) -> None:
         if request.method == "ping":
-            await self._transport.send(jsonrpc.response(request.id, {}))
+            await self._send(jsonrpc.response(request.id, {}))
         elif request.method == "elicitation/create" and self.on_elicit is not None:
-            await self._transport.send(await self._elicit(request))
+            await self._send(await self._elicit(request))
         elif request.method == "sampling/createMessage" and self.on_sample is not None:
-            await self._transport.send(await self._sample(request))
+            await self._send(await self._sample(request))
         elif request.method == "roots/list" and self.roots is not None:
-            await self._transport.send(jsonrpc.response(request.id, {"roots": self.roots()}))
+            await self._send(jsonrpc.response(request.id, {"roots": self.roots()}))
         else:
             reply = jsonrpc.error_response(request.id, METHOD_NOT_FOUND, f"client does not support {request.method}")
-            await self._transport.send(reply)
+            await self._send(reply)
 
     def _notified(self, message: JSONRPCNotification) -> None:
         if message.method == "notifications/progress":
@@ -373,7 +382,7 @@ class ClientSession:
     async def roots_changed(self) -> None:
         """Tell the server the user's roots changed (it asks for them again with ``roots/list``)."""
         if self.roots is not None:
-            await self._transport.send(jsonrpc.notification("notifications/roots/list_changed"))
+            await self._send(jsonrpc.notification("notifications/roots/list_changed"))
 
     async def ping(self) -> None:
         await self.request("ping")

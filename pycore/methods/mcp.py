@@ -1,5 +1,6 @@
 """MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
-``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.elicitation_result``, ``mcp.sampling_answer``, ``mcp.set_roots``.
+``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.elicitation_result``, ``mcp.sampling_answer``, ``mcp.set_roots``,
+``mcp.traffic``.
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
@@ -45,6 +46,7 @@ from pycore.contract.results import (
     ServerInfo,
     ServerList,
     ToolInfo,
+    TrafficRecord,
 )
 from pycore.methods._registry import Emit, method
 
@@ -220,6 +222,21 @@ async def mcp_sampling_answer(params: SamplingAnswerParams, emit: Emit, worker: 
         answer["system_prompt"] = params.system_prompt
     worker.samplings.resolve(params.id, answer)
     return Empty()
+
+
+@method("mcp.traffic", params=ServerParams, result=TrafficRecord)
+async def mcp_traffic(params: ServerParams, emit: Emit, worker: WorkerState) -> TrafficRecord:
+    """The server's traffic so far (the inspector's view and export)."""
+    from pycore.mcp.traffic import export
+
+    conn = worker.connections.get(params.id)
+    if conn is None:
+        known = ", ".join(sorted(worker.connections)) or "none"
+        raise LookupError(f"no MCP server {params.id!r} has been connected (known: {known})")
+    info = conn.session.server
+    server = ({"name": info.server_info.name, "version": info.server_info.version,
+               "protocol": conn.session.protocol_version} if info else {})
+    return TrafficRecord(**export(conn.url, conn.session.traffic, server))
 
 
 @method("mcp.set_roots", params=RootsParams, result=Empty)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle, wait_ui
@@ -277,4 +280,36 @@ def test_structured_results_show_as_data_and_resource_links_open_through_the_ser
     page.get_by_role("button", name="Facts and the list?", exact=True).click()
     connect_relay_server(page)
     check(page)
+    page.context.close()
+
+
+def test_the_traffic_inspector_shows_filters_and_exports_a_replayable_record_without_secrets(
+        browser: Browser, relay_url: str, vendor: VendorReplay, tmp_path: Path):
+    page, card = ask_for_a_tool(browser, relay_url, vendor)
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    page.get_by_role("button", name="Tools", exact=True).click()
+    page.get_by_role("button", name="Traffic: capitals").click()
+    inspector = page.get_by_role("dialog", name="Traffic of capitals")
+    rows = inspector.get_by_role("list", name="Messages").locator(":scope > li")
+    expect(rows.first).to_contain_text("initialize")
+    total = rows.count()
+    assert total >= 8  # initialize, its result, initialized, the lists, the call, its log, its result
+    inspector.get_by_role("searchbox", name="Filter messages").fill("get_capital")
+    expect(rows).not_to_have_count(total)
+    expect(rows.filter(has_text="tools/call")).to_have_count(1)
+    with page.expect_download() as download:
+        inspector.get_by_role("button", name="Export").click()
+    path = tmp_path / "traffic.json"
+    download.value.save_as(path)
+    record = json.loads(path.read_text())
+    relay_token = relay_url.split("#token=")[1]  # sent to the relay's server as Authorization: Bearer <token>
+    assert record["format"] == "orizuru-mcp-traffic/1" and len(record["messages"]) == total
+    assert relay_token not in path.read_text() and relay_token not in inspector.inner_text()
+    done = subprocess.run([sys.executable, "-m", "pycore", "mcp", "replay", str(path)], capture_output=True,
+                          text=True, cwd=Path(__file__).resolve().parents[2], timeout=60)
+    assert done.returncode == 0, done.stderr
+    [replayed] = [r for r in json.loads(done.stdout) if r["method"] == "tools/call"]
+    assert "The capital of UK is London" in json.dumps(replayed["result"]["content"])
     page.context.close()

@@ -2,7 +2,8 @@
  * The Tools dialog: MCP servers (by URL + headers, or the relay's own in one click), their tools,
  * resources and prompts, per-tool on/off and approval policy; and the Python tools editor.
  *
- *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify, interpreter, onAttach})
+ *   const panel = new ToolsPanel({core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector,
+ *                                 onAttach})   inspector: the traffic inspector (app/traffic.js), per server
  *                                     onAttach(resource, contents, parts): the user attached a resource
  *                                     (mcp.read_resource); it goes with the next message
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
@@ -51,8 +52,9 @@ const FOLLOW_MS = 1000; // how often the open panel asks the worker for the serv
 const POLICIES = ["ask", "allow", "deny"];
 
 export class ToolsPanel {
-  constructor({ core, ready, coreReadyNow, settings, relayToken, notify, interpreter, onAttach = () => {} }) {
-    Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify, interpreter });
+  constructor({ core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector = null,
+                onAttach = () => {} }) {
+    Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector });
     this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
     this.relayServers = [];
     this.relayError = null;
@@ -215,6 +217,8 @@ export class ToolsPanel {
       label ? null : h("code", { className: "url" }, conn.url),
       h("span", { className: `badge status-${conn.status}` }, t(`tools.status.${conn.status}`)));
     if (conn.status === "connected") {
+      head.append(h("button", { type: "button", "aria-label": `${t("tools.traffic")}: ${name}`,
+                                onclick: () => this.inspector?.open(conn.id, name) }, t("tools.traffic")));
       head.append(h("button", { type: "button", "aria-label": `${t("tools.disconnect")} ${name}`,
                                 onclick: () => this.disconnect(conn.id) }, t("tools.disconnect")));
     } else if (conn.status !== "connecting") {

@@ -1,0 +1,87 @@
+/**
+ * The traffic inspector: every JSON-RPC message between the client and one MCP server, in and out, with its time
+ * (pycore/mcp/traffic.py keeps them, secrets already replaced by [redacted]), filterable, and exported as the
+ * file `python -m pycore mcp replay FILE` runs the client against again, for a bug report.
+ *
+ *   const inspector = new TrafficInspector({core, notify})
+ *   inspector.open(serverId, label)     shows the dialog; it follows new messages while open
+ *
+ * Every message is shown as text (JSON), never as markup.
+ */
+
+import { download, h } from "./dom.js";
+import { t } from "./i18n.js";
+
+const FOLLOW_MS = 1000;
+
+export class TrafficInspector {
+  constructor({ core, notify }) {
+    Object.assign(this, { core, notify });
+    this.dialog = document.getElementById("traffic-dialog");
+    this.list = document.getElementById("traffic-list");
+    this.filter = document.getElementById("traffic-filter");
+    this.summary = document.getElementById("traffic-summary");
+    this.record = null;
+    this.filter.addEventListener("input", () => this.render());
+    document.getElementById("traffic-export").addEventListener("click", () => this.#export());
+    document.getElementById("traffic-close").addEventListener("click", () => this.dialog.close());
+    this.dialog.addEventListener("close", () => clearInterval(this.following));
+  }
+
+  async open(serverId, label) {
+    this.serverId = serverId;
+    this.label = label;
+    this.record = null;
+    this.filter.value = "";
+    document.getElementById("traffic-title").textContent = t("traffic.title", { server: label });
+    await this.#load();
+    if (!this.dialog.open) this.dialog.showModal();
+    clearInterval(this.following);
+    this.following = setInterval(() => this.#load(), FOLLOW_MS);
+  }
+
+  async #load() {
+    try {
+      const record = await this.core.call("mcp.traffic", { id: this.serverId });
+      const last = (r) => `${r?.messages.length}:${r?.messages.at(-1)?.t}`;
+      const changed = last(record) !== last(this.record);
+      this.record = record;
+      if (changed) this.render();
+    } catch (err) {
+      clearInterval(this.following);
+      this.summary.textContent = err.message;
+    }
+  }
+
+  render() {
+    if (!this.record) return;
+    const words = this.filter.value.trim().toLowerCase();
+    const rows = this.record.messages.map((entry) => ({ entry, text: JSON.stringify(entry.message) }))
+      .filter(({ text }) => !words || text.toLowerCase().includes(words));
+    this.summary.textContent = t("traffic.summary", { shown: rows.length, total: this.record.messages.length,
+                                                      dropped: this.record.dropped });
+    this.list.replaceChildren(...rows.map(({ entry, text }) => row(entry, text)));
+  }
+
+  #export() {
+    if (!this.record) return;
+    const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+    const name = String(this.label).replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
+    download(new Blob([JSON.stringify(this.record, null, 2)], { type: "application/json" }),
+             `mcp-traffic-${name}-${stamp}.json`);
+  }
+}
+
+function row(entry, text) {
+  const m = entry.message;
+  const what = m.method ? `${m.method}${m.id !== undefined ? ` #${m.id}` : ""}`
+    : `${m.error ? t("traffic.error") : t("traffic.result")} #${m.id}`;
+  return h("li", { className: "traffic-row", dataset: { dir: entry.dir } },
+    h("details", {},
+      h("summary", {},
+        h("span", { className: "traffic-time" }, `+${(entry.t / 1000).toFixed(3)} s`),
+        h("span", { className: "traffic-dir", "aria-label": t(`traffic.${entry.dir}`) }, entry.dir === "out" ? "→" : "←"),
+        h("span", { className: "traffic-what" }, what),
+        h("span", { className: "traffic-size" }, `${text.length} B`)),
+      h("pre", { className: "json-args" }, JSON.stringify(m, null, 2))));
+}
