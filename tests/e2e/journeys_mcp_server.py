@@ -78,6 +78,37 @@ async def list_roots(ctx: Context) -> str:
     return "; ".join(f"{r.name or '-'}={r.uri}" for r in listed.roots) or "no roots"
 
 
+# Hostile questions (SECURITY.md-style cases T-Q*, T-M*): markup where text belongs, links that must not open.
+HTML = '<img src="http://127.0.0.1:9/x" onerror="window.hacked = 1"><b>bold</b>'
+
+
+class Odd(BaseModel):
+    choice: Literal["a", "b"] = Field("a", title=f"Pick {HTML}", description=f"About {HTML}")
+
+
+@server.tool()
+async def odd_question(ctx: Context) -> str:
+    """Asks with markup in the message, a field's title and its description."""
+    answer = await ctx.elicit(f"Question {HTML}", schema=Odd)
+    return f"answered {answer.action}"
+
+
+@server.tool()
+async def odd_link(url: str, ctx: Context) -> str:
+    """Asks the user to open a URL."""
+    answer = await ctx.elicit_url(f"Open {HTML}", url, "odd-1")
+    return f"link {answer.action}"
+
+
+@server.tool()
+async def odd_sampling(ctx: Context) -> str:
+    """Asks the model with markup in the system prompt and the message."""
+    result = await ctx.session.create_message(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=f"Say {HTML}"))],
+        max_tokens=50, system_prompt=f"System {HTML}", related_request_id=ctx.request_id)
+    return f"sampled {getattr(result.content, 'text', '')}"
+
+
 @server.resource("capitals://list", name="capitals", mime_type="text/plain")
 def capitals() -> str:
     return "\n".join(f"{k}: {v}" for k, v in CAPITALS.items())

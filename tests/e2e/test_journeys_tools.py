@@ -313,3 +313,66 @@ def test_the_traffic_inspector_shows_filters_and_exports_a_replayable_record_wit
     [replayed] = [r for r in json.loads(done.stdout) if r["method"] == "tools/call"]
     assert "The capital of UK is London" in json.dumps(replayed["result"]["content"])
     page.context.close()
+
+
+def test_hostile_questions_and_model_requests_are_contained_and_each_case_is_counted(
+        browser: Browser, relay_url: str, vendor: VendorReplay):
+    """What a server asks is untrusted: markup stays text, links that are not https never show, a link opens only
+    on the user's press. Cases of the kind SECURITY.md lists, for the new surfaces: T-Q1..T-Q4 (elicitation),
+    T-M1 (sampling)."""
+    calls = [("odd_question", {}), ("odd_link", {"url": "javascript:alert(1)"}),
+             ("odd_link", {"url": "http://shop.example/pay"}), ("odd_link", {"url": "https://shop.example/pay"}),
+             ("odd_sampling", {})]
+    for i, (tool, arguments) in enumerate(calls):
+        vendor.script_body(f"call {i}", with_tool_call(TOOL_TURN, tool, arguments, f"call_h{i}"), content_type=SSE)
+        vendor.script_body(f"answer {i}", with_text(TEXT_TURN, f"Done {i}."), content_type=SSE)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+    contained: dict[str, bool] = {}
+
+    def turn(i: int, tool: str):
+        send(page, f"Case {i}.")
+        card = page.get_by_role("group", name=f"Tool {tool}").last
+        card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+        return card
+
+    def finish(i: int) -> str:
+        expect(last_reply(page).locator(".content")).to_have_text(f"Done {i}.", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        return json.dumps(vendor.model_requests[-1].json["messages"])
+
+    card = turn(0, "odd_question")
+    form = card.get_by_role("group", name="capitals (on this relay) asks")
+    expect(form).to_contain_text('Question <img src="http://127.0.0.1:9/x"', timeout=REPLY_TIMEOUT_MS)
+    label = form.locator("label").first.inner_text()
+    contained["T-Q1 markup in a form stays text"] = (
+        form.locator("img, b").count() == 0 and "<b>bold</b>" in label
+        and page.evaluate("window.hacked === undefined"))
+    form.get_by_role("button", name="Decline").click()
+    finish(0)
+    for i, scheme in ((1, "javascript:"), (2, "http:")):
+        card = turn(i, "odd_link")
+        told = finish(i)
+        refused = "must be https" in told or "needs an absolute URL" in told
+        contained[f"T-Q{i + 1} a {scheme} link is refused, never shown"] = (
+            card.locator(".question").count() == 0 and refused and "link accept" not in told)
+    pages_before = len(page.context.pages)
+    card = turn(3, "odd_link")
+    link = card.get_by_role("group", name="capitals (on this relay) asks")
+    expect(link.locator(".question-host strong")).to_have_text("shop.example", timeout=REPLY_TIMEOUT_MS)
+    opened_unasked = len(page.context.pages) != pages_before
+    link.get_by_role("button", name="Decline").click()
+    told = finish(3)
+    contained["T-Q4 a link opens only on the press"] = (not opened_unasked and len(page.context.pages) == pages_before
+                                                        and "link decline" in told)
+    card = turn(4, "odd_sampling")
+    asked = card.get_by_role("group", name="capitals (on this relay) asks your model")
+    expect(asked.get_by_label("System prompt")).to_have_value(re.compile("^System <img"), timeout=REPLY_TIMEOUT_MS)
+    contained["T-M1 markup in a request for the model stays text"] = (
+        asked.locator("img, b").count() == 0 and page.evaluate("window.hacked === undefined"))
+    asked.get_by_role("button", name="Deny").click()
+    finish(4)
+    print(f"\ncontained {sum(contained.values())}/{len(contained)}: {contained}")
+    assert all(contained.values()), contained
+    page.context.close()

@@ -225,3 +225,15 @@ async def test_sampling_denied_at_either_stage_tells_the_server_the_user_said_no
     [end] = [e for e in events if e["type"] == "tool_end"]
     assert end["is_error"] and "the user" in end["content"][0]["text"]
     assert "Never sent." not in json.dumps(end)
+
+
+async def test_a_sampling_request_with_no_conversation_going_is_denied_not_run(url: str) -> None:
+    await call("mcp.connect", {"id": "lonely", "url": url, "transport": "streamable-http"})
+    try:
+        from pycore.methods._state import STATE
+
+        session = STATE.connections["lonely"].session
+        with pytest.raises(MCPRPCError, match="-1: sampling needs a conversation in progress"):
+            await session.call_tool("summarize", {"text": "x"})  # the SDK's server passes our refusal on
+    finally:
+        await call("mcp.disconnect", {"id": "lonely"})
