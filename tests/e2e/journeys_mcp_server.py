@@ -27,8 +27,12 @@ async def get_capital(country: str, ctx: Context) -> str:
 
 
 class Table(BaseModel):
+    """Every kind of field a form may ask for: text, an email, a number, one choice, several, a switch."""
+
     name: str = Field(description="Name for the booking", min_length=2)
+    email: str = Field(description="Where the confirmation goes", json_schema_extra={"format": "email"})
     guests: int = Field(2, ge=1, le=12, description="How many people")
+    extras: list[Literal["wine", "cake"]] = Field(default_factory=list, description="Anything to add")
     time: Literal["18:00", "19:00", "20:00"] = "19:00"
     window: bool = False
 
@@ -37,10 +41,9 @@ class Table(BaseModel):
 async def book_table(city: str, ctx: Context) -> str:
     """Books a table in a city, asking the user for the details (an elicitation form)."""
     answer = await ctx.elicit(f"Book a table in {city}?", schema=Table)
-    if answer.action == "accept":
-        t = answer.data
-        return f"Booked a table in {city} for {t.guests} at {t.time}, name {t.name}, window {t.window}."
-    return f"Not booked: the user chose {answer.action}."
+    if answer.action != "accept":
+        return f"Not booked: the user chose {answer.action}."
+    return f"Booked in {city}: " + ", ".join(f"{k}={v}" for k, v in answer.data.model_dump().items())
 
 
 @server.tool()

@@ -47,6 +47,21 @@ def test_token_leaves_the_address_bar_and_relay_servers_are_listed(browser: Brow
     page.context.close()
 
 
+def allow_call(page: Page, text: str, tool: str):
+    """Send ``text``; the model's call of ``tool`` asks, and is allowed once: its card."""
+    send(page, text)
+    card = page.get_by_role("group", name=f"Tool {tool}").last
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    return card
+
+
+def replied(page: Page, vendor: VendorReplay, text: str) -> str:
+    """The turn ended with ``text``: what the last request to the model carried (its messages, as JSON)."""
+    expect(last_reply(page).locator(".content")).to_have_text(text, timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    return json.dumps(vendor.model_requests[-1].json["messages"])
+
+
 def ask_for_a_tool(browser: Browser, relay_url: str, vendor: VendorReplay):
     """The app set up for the recorded OpenAI tool turn, the relay's capitals server connected and the
     question asked: the page and the tool call's card (the model's answer waits on the user)."""
@@ -122,34 +137,29 @@ def test_a_servers_question_is_answered_in_a_form_or_declined(browser: Browser, 
     page = open_app(browser, relay_url)
     configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
     connect_relay_server(page)
-    send(page, "Book a table in Kyoto.")
-    card = page.get_by_role("group", name="Tool book_table").last
-    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    card = allow_call(page, "Book a table in Kyoto.", "book_table")
     form = card.get_by_role("group", name="capitals (on this relay) asks")
     expect(form).to_contain_text("Book a table in Kyoto?", timeout=REPLY_TIMEOUT_MS)
     expect(form.get_by_label("Guests")).to_have_value("2")  # the schema's defaults, filled in
     expect(form.get_by_label("Time")).to_have_text(re.compile("19:00"))
     expect(form.get_by_label("Window")).not_to_be_checked()
+    expect(form.get_by_label("Email *")).to_have_attribute("type", "email")
     form.get_by_role("button", name="Accept").click()
     expect(form.get_by_label("Name *")).to_be_focused()  # required and empty: the browser says so, nothing sent
     form.get_by_label("Name *").fill("Ada")
+    form.get_by_label("Email *").fill("ada@example.com")
     form.get_by_label("Guests").fill("4")
+    form.get_by_role("group", name="Extras").get_by_label("cake").check()
     form.get_by_label("Time").select_option(label="20:00")
     form.get_by_label("Window").check()
     form.get_by_role("button", name="Accept").click()
-    booked = "Booked a table in Kyoto for 4 at 20:00, name Ada, window True."
-    expect(last_reply(page).locator(".content")).to_have_text("Done 0.", timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
-    assert booked in json.dumps(vendor.model_requests[1].json["messages"])
+    told = replied(page, vendor, "Done 0.")
+    assert ("Booked in Kyoto: name=Ada, email=ada@example.com, guests=4, extras=['cake'], time=20:00, "
+            "window=True") in told
 
-    send(page, "Once more.")
-    card = page.get_by_role("group", name="Tool book_table").last
-    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
-    form = card.get_by_role("group", name="capitals (on this relay) asks")
+    form = allow_call(page, "Once more.", "book_table").get_by_role("group", name="capitals (on this relay) asks")
     form.get_by_role("button", name="Decline").click(timeout=REPLY_TIMEOUT_MS)
-    expect(last_reply(page).locator(".content")).to_have_text("Done 1.", timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
-    assert "Not booked: the user chose decline." in json.dumps(vendor.model_requests[3].json["messages"])
+    assert "Not booked: the user chose decline." in replied(page, vendor, "Done 1.")
     page.context.close()
 
 
@@ -161,12 +171,8 @@ def test_roots_are_none_until_the_user_adds_some_and_servers_see_them(browser: B
     page = open_app(browser, relay_url)
     configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
     connect_relay_server(page)
-    send(page, "Which folders?")
-    page.get_by_role("group", name="Tool list_roots").last.get_by_role("button", name="Allow once").click(
-        timeout=REPLY_TIMEOUT_MS)
-    expect(last_reply(page).locator(".content")).to_have_text("Roots 0.", timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
-    assert "no roots" in json.dumps(vendor.model_requests[1].json["messages"])
+    allow_call(page, "Which folders?", "list_roots")
+    assert "no roots" in replied(page, vendor, "Roots 0.")
 
     page.get_by_role("button", name="Tools", exact=True).click()
     tools = page.get_by_role("dialog", name="Tools")
@@ -179,12 +185,8 @@ def test_roots_are_none_until_the_user_adds_some_and_servers_see_them(browser: B
     tools.get_by_role("button", name="Save roots").click()
     expect(tools.locator("#roots-status")).to_have_text("1 root(s) given to the servers.")
     tools.get_by_role("button", name="Close").click()
-    send(page, "And now?")
-    page.get_by_role("group", name="Tool list_roots").last.get_by_role("button", name="Allow once").click(
-        timeout=REPLY_TIMEOUT_MS)
-    expect(last_reply(page).locator(".content")).to_have_text("Roots 1.", timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
-    assert "my notes=file:///home/ada/notes" in json.dumps(vendor.model_requests[3].json["messages"])
+    allow_call(page, "And now?", "list_roots")
+    assert "my notes=file:///home/ada/notes" in replied(page, vendor, "Roots 1.")
     page.reload()
     wait_ui(page)
     assert page.locator("#roots-list").input_value() == "file:///home/ada/notes my notes"
@@ -211,9 +213,7 @@ def test_a_servers_request_for_the_model_is_shown_run_as_edited_and_sent_or_deni
     tools.get_by_label("Most tokens a server may ask your model for (sampling)").dispatch_event("change")
     tools.get_by_role("button", name="Close").click()
     connect_relay_server(page)
-    send(page, "Describe the capitals.")
-    card = page.get_by_role("group", name="Tool describe_capitals").last
-    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    card = allow_call(page, "Describe the capitals.", "describe_capitals")
     asked = card.get_by_role("group", name="capitals (on this relay) asks your model")
     expect(asked).to_contain_text("Answered by gpt-4o-mini, at most 200 tokens.", timeout=REPLY_TIMEOUT_MS)
     expect(asked.get_by_label("System prompt")).to_have_value("Be brief.")
@@ -228,19 +228,13 @@ def test_a_servers_request_for_the_model_is_shown_run_as_edited_and_sent_or_deni
     assert "in French" in json.dumps(sampled["messages"]) and "Be brief." in json.dumps(sampled["messages"])
     assert len(vendor.model_requests) == 2  # the answer waits for the user before it goes anywhere
     asked.get_by_role("button", name="Send to capitals (on this relay)").click()
-    expect(last_reply(page).locator(".content")).to_have_text("Done 0.", timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
-    assert "The model said: Three old capitals." in json.dumps(vendor.model_requests[2].json["messages"])
+    assert "The model said: Three old capitals." in replied(page, vendor, "Done 0.")
 
-    send(page, "Again.")
-    card = page.get_by_role("group", name="Tool describe_capitals").last
-    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
-    asked = card.get_by_role("group", name="capitals (on this relay) asks your model")
+    asked = allow_call(page, "Again.", "describe_capitals").get_by_role(
+        "group", name="capitals (on this relay) asks your model")
     asked.get_by_role("button", name="Deny").click(timeout=REPLY_TIMEOUT_MS)
-    expect(last_reply(page).locator(".content")).to_have_text("Done 1.", timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
+    assert "denied the sampling request" in replied(page, vendor, "Done 1.")
     assert len(vendor.model_requests) == 5  # no request for the denied sampling
-    assert "denied the sampling request" in json.dumps(vendor.model_requests[4].json["messages"])
     page.context.close()
 
 
@@ -264,12 +258,12 @@ def test_structured_results_show_as_data_and_resource_links_open_through_the_ser
 
     def check(page: Page) -> None:
         facts = page.get_by_role("group", name="Tool capital_facts")
-        facts.locator("summary").first.click()
-        facts.get_by_text("Structured result").click()
-        assert json.loads(facts.locator(".tool-structured pre").inner_text()) == {"country": "Japan",
-                                                                                   "capital": "Tokyo"}
+        facts.locator("summary").click()
+        data = facts.get_by_role("region", name="Structured result")
+        assert json.loads(data.locator("pre").inner_text()) == {"country": "Japan", "capital": "Tokyo"}
+        assert facts.locator(".tool-result").inner_text().count('"capital"') == 1  # the data, not its JSON text too
         link = page.get_by_role("group", name="Tool where_is_the_list")
-        link.locator("summary").first.click()
+        link.locator("summary").click()
         link.get_by_role("button", name="Open capitals").click()  # read through the client, from that server
         expect(link.locator(".tool-resource-opened")).to_contain_text("Japan: Tokyo")
         expect(link.locator(".tool-resource-opened .tool-resource-uri")).to_have_text("capitals://list")
@@ -332,15 +326,10 @@ def test_hostile_questions_and_model_requests_are_contained_and_each_case_is_cou
     contained: dict[str, bool] = {}
 
     def turn(i: int, tool: str):
-        send(page, f"Case {i}.")
-        card = page.get_by_role("group", name=f"Tool {tool}").last
-        card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
-        return card
+        return allow_call(page, f"Case {i}.", tool)
 
     def finish(i: int) -> str:
-        expect(last_reply(page).locator(".content")).to_have_text(f"Done {i}.", timeout=REPLY_TIMEOUT_MS)
-        wait_idle(page)
-        return json.dumps(vendor.model_requests[-1].json["messages"])
+        return replied(page, vendor, f"Done {i}.")
 
     card = turn(0, "odd_question")
     form = card.get_by_role("group", name="capitals (on this relay) asks")

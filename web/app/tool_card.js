@@ -134,16 +134,21 @@ export class ToolCard {
   setResult(content, { isError = false, durationMs, structured, schemaProblem = null, openResource = null } = {}) {
     this.cancelApproval();
     this.progressEl.hidden = true; // the result says how it ended
-    renderToolContent(this.resultEl, content ?? [], { images: this.images, openResource,
-                                                      labels: { open: (name) => t("tool.openResource", { name }),
-                                                                openFailed: (message) => t("tool.openFailed", { message }) } });
+    // A structured result is shown as data, in place of the text that only restates it as JSON; a primitive the
+    // server wrapped as {result} beside the same text (as SDKs do for a plain return value) adds nothing.
+    const data = structured !== undefined && structured !== null && !restated(structured.result, content, structured)
+      ? structured : null;
+    const items = data === null ? content ?? [] : (content ?? []).filter((item) => !sameJSON(item, data));
+    renderToolContent(this.resultEl, items, { images: this.images, openResource,
+                                              labels: { open: (name) => t("tool.openResource", { name }),
+                                                        openFailed: (message) => t("tool.openFailed", { message }) } });
     if (schemaProblem) {
       this.resultEl.append(h("p", { className: "tool-schema-problem", role: "note" },
         t("tool.schemaProblem", { problem: schemaProblem })));
     }
-    if (structured !== undefined && structured !== null) {
-      this.resultEl.append(h("details", { className: "tool-structured" },
-        h("summary", {}, t("tool.structured")), h("pre", { className: "json-args" }, JSON.stringify(structured, null, 2))));
+    if (data !== null) {
+      this.resultEl.append(h("section", { className: "tool-structured", "aria-label": t("tool.structured") },
+        h("h5", {}, t("tool.structured")), h("pre", { className: "json-args" }, JSON.stringify(data, null, 2))));
     }
     if (this.status !== "denied" && this.status !== "stopped") this.setStatus(isError ? "error" : "done");
     if (typeof durationMs === "number" && durationMs > 0) {
@@ -156,6 +161,23 @@ export class ToolCard {
  * Who offers a tool, by the identity the user gave it: the URL they added, the relay's name for a relay
  * server, their own Python tools, this page. Never a name the server chose for itself.
  */
+/** A text item that is the value as JSON. */
+function sameJSON(item, value) {
+  if (item?.type !== "text") return false;
+  try {
+    return JSON.stringify(JSON.parse(item.text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
+}
+
+/** {result: v} beside a text item saying v: an SDK's wrapping of a plain return value. */
+function restated(value, content, structured) {
+  if (typeof structured !== "object" || Array.isArray(structured) || Object.keys(structured).length !== 1 ||
+      !("result" in structured)) return false;
+  return (content ?? []).some((item) => item?.type === "text" && (item.text === String(value) || sameJSON(item, value)));
+}
+
 export function sourceLabel(source = "") {
   if (source.startsWith("mcp:url:")) return source.slice("mcp:url:".length);
   if (source.startsWith("mcp:relay:")) return t("tool.sourceRelay", { name: source.slice("mcp:relay:".length) });
