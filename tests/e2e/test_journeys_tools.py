@@ -157,9 +157,22 @@ def test_a_servers_question_is_answered_in_a_form_or_declined(browser: Browser, 
     assert ("Booked in Kyoto: name=Ada, email=ada@example.com, guests=4, extras=['cake'], time=20:00, "
             "window=True") in told
 
+    def kept_with_the_result() -> None:  # the question and the answer, drawn again from the transcript
+        card = page.get_by_role("group", name="Tool book_table").first
+        card.locator("summary").click()
+        asked = card.get_by_role("region", name="Asked during the call")
+        expect(asked).to_contain_text("capitals (on this relay) asked: Book a table in Kyoto?")
+        expect(asked).to_contain_text('"email": "ada@example.com"')
+
+    kept_with_the_result()  # the turn ended and the transcript was drawn again
+
     form = allow_call(page, "Once more.", "book_table").get_by_role("group", name="capitals (on this relay) asks")
     form.get_by_role("button", name="Decline").click(timeout=REPLY_TIMEOUT_MS)
     assert "Not booked: the user chose decline." in replied(page, vendor, "Done 1.")
+    page.reload()
+    wait_ui(page)
+    page.get_by_role("button", name="Book a table in Kyoto.", exact=True).click()
+    kept_with_the_result()
     page.context.close()
 
 
@@ -229,6 +242,11 @@ def test_a_servers_request_for_the_model_is_shown_run_as_edited_and_sent_or_deni
     assert len(vendor.model_requests) == 2  # the answer waits for the user before it goes anywhere
     asked.get_by_role("button", name="Send to capitals (on this relay)").click()
     assert "The model said: Three old capitals." in replied(page, vendor, "Done 0.")
+    card = page.get_by_role("group", name="Tool describe_capitals").first
+    card.locator("summary").click()
+    kept = card.get_by_role("region", name="Asked during the call")
+    expect(kept).to_contain_text("Run, and its answer sent to the server:")
+    expect(kept).to_contain_text("Three old capitals.")
 
     asked = allow_call(page, "Again.", "describe_capitals").get_by_role(
         "group", name="capitals (on this relay) asks your model")

@@ -346,14 +346,30 @@ export class Chat {
    * An MCP server's question (elicitation) or request for the model (sampling), in the card of that server's
    * running tool (or after the reply).
    */
-  #ask(ev, run, view) {
+  #ask(ev, run, view, toolMeta) {
     const source = `mcp:${ev.server_id}`;
     const callId = [...(run.running ?? [])].findLast(([, s]) => s === source)?.[0];
+    const asker = sourceLabel(source);
+    // What was asked and answered is kept with the tool's result (tool_meta.asked): the card shows it again.
+    const keep = (fields) => {
+      if (!callId) return;
+      const asked = ((toolMeta[callId] ??= {}).asked ??= []);
+      let entry = asked.find((e) => e.id === ev.id);
+      if (!entry) {
+        entry = { id: ev.id, kind: ev.type === "sampling" ? "sampling" : ev.mode, asker,
+                  message: ev.message ?? ev.messages?.at(-1)?.text ?? "", ...(ev.url ? { url: ev.url } : {}) };
+        asked.push(entry);
+      }
+      Object.assign(entry, fields);
+    };
+    const answer = async (method, reply) => {
+      await this.core.call(method, { id: ev.id, ...reply });
+      keep({ action: reply.action, ...(reply.content ? { content: reply.content } : {}),
+             ...(question.resultText !== undefined ? { answer: question.resultText } : {}) });
+    };
     const question = ev.type === "sampling"
-      ? new SamplingRequest(ev, { asker: sourceLabel(source),
-                                  answer: (reply) => this.core.call("mcp.sampling_answer", { id: ev.id, ...reply }) })
-      : new Question(ev, { asker: sourceLabel(source),
-                           answer: (reply) => this.core.call("mcp.elicitation_result", { id: ev.id, ...reply }) });
+      ? new SamplingRequest(ev, { asker, answer: (reply) => answer("mcp.sampling_answer", reply) })
+      : new Question(ev, { asker, answer: (reply) => answer("mcp.elicitation_result", reply) });
     if (ev.type === "sampling") (run.samplings ??= new Map()).set(ev.id, question);
     (run.questions ??= []).push(question);
     const card = callId ? view?.card(callId) : null;
@@ -508,11 +524,11 @@ export class Chat {
           (run.running ??= new Map()).set(ev.call_id, ev.source);
           return;
         case "elicitation": // an MCP server asks the user something: in the card of its running tool
-          this.#ask(ev, run, view ?? lastAssistantView);
+          this.#ask(ev, run, view ?? lastAssistantView, toolMeta);
           return;
         case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
           if (ev.stage === "result") run.samplings?.get(ev.id)?.showResult(ev);
-          else this.#ask(ev, run, view ?? lastAssistantView);
+          else this.#ask(ev, run, view ?? lastAssistantView, toolMeta);
           return;
         case "tool_end": {
           const source = run.running?.get(ev.call_id);

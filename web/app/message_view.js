@@ -216,6 +216,7 @@ export class MessageView {
       card.setResult([...toMcpContent(part.content), ...files, ...(kept.links ?? [])],
                      { isError: part.is_error, durationMs: kept.duration_ms, structured: kept.structured,
                        schemaProblem: kept.schema_problem, openResource: this.actions.openResource?.(kept.source) ?? null });
+      card.showAsked(kept.asked ?? []);
     }
   }
 

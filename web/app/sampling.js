@@ -54,6 +54,7 @@ export class SamplingRequest {
   /** The model answered: shown, with Send / Deny. */
   showResult(event) {
     if (this.done) return;
+    this.resultText = event.text ?? "";
     for (const box of this.el.querySelectorAll("textarea")) box.readOnly = true;
     this.status.textContent = "";
     const text = h("p", { className: "sampling-answer" }, event.text ?? "");

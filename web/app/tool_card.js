@@ -15,6 +15,8 @@
  *                                 structured: the tool's structuredContent, shown as data; schemaProblem: how it
  *                                 breaks the tool's outputSchema, flagged; openResource(uri): reads a resource
  *                                 link through the client (its "Open" button)
+ *   card.showAsked(entries)       what the tool's server asked during the call (tool_meta.asked: a form, a link,
+ *                                 a request for the model) and what the user answered, drawn again from the transcript
  *   card.el                       the element
  *
  * Everything on the card that a server or the model chose (the tool's name, the arguments, the progress
@@ -56,6 +58,14 @@ export class ToolCard {
     this.el = h("div", { className: "tool-card", role: "group", "aria-label": t("tool.card", { name }),
                          dataset: { callId: callId ?? "" } }, this.details, this.progressEl, this.approvalEl);
     this.setStatus("preparing");
+  }
+
+  showAsked(entries = []) {
+    this.askedEl?.remove();
+    if (!entries.length) return;
+    this.askedEl = h("section", { className: "tool-asked", "aria-label": t("asked.title") },
+      h("h4", {}, t("asked.title")), h("ul", {}, entries.map(askedItem)));
+    this.details.append(this.askedEl);
   }
 
   argsDelta(text) {
@@ -161,6 +171,20 @@ export class ToolCard {
  * Who offers a tool, by the identity the user gave it: the URL they added, the relay's name for a relay
  * server, their own Python tools, this page. Never a name the server chose for itself.
  */
+const ASKED_KINDS = { form: "asked.form", url: "asked.url", sampling: "asked.sampling" };
+
+/** One thing a server asked, and the answer, as text. */
+function askedItem(entry) {
+  const what = t(ASKED_KINDS[entry.kind] ?? "asked.form", { server: entry.asker ?? "", message: entry.message ?? "" });
+  const outcome = t(`asked.${entry.kind === "sampling" ? "sampling" : "question"}.${entry.action ?? "none"}`);
+  return h("li", { dataset: { action: entry.action ?? "none" } },
+    h("p", { className: "asked-what" }, what),
+    entry.url ? h("p", {}, h("code", { className: "question-url" }, entry.url)) : null,
+    h("p", { className: "asked-outcome" }, outcome),
+    entry.content ? h("pre", { className: "json-args" }, JSON.stringify(entry.content, null, 2)) : null,
+    entry.answer ? h("p", { className: "sampling-answer" }, entry.answer) : null);
+}
+
 /** A text item that is the value as JSON. */
 function sameJSON(item, value) {
   if (item?.type !== "text") return false;
