@@ -1,6 +1,6 @@
 """``python -m pycore mcp URL tools|call NAME 'JSON-ARGS'|resources|prompts|doctor``: debug an MCP server.
 ``python -m pycore mcp replay FILE`` runs the client again against a traffic record the Tools panel exported
-(:mod:`pycore.mcp.traffic`), with no network, and prints what the client made of each recorded answer.
+(:mod:`pycore.mcp.replay`), with no network, and prints what the client made of each recorded answer.
 
 ``doctor --origin ORIGIN`` reads the server's CORS answers for a page at ORIGIN (the CORS doctor's direct
 probe, :mod:`pycore.mcp.doctor`) and prints the findings with their fixes.
@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _replay(path: str, timeout: float) -> int:
-    from pycore.mcp.traffic import replay
+    from pycore.mcp.replay import replay
 
     try:
         with open(path, encoding="utf-8") as f:

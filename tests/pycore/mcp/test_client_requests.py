@@ -123,6 +123,9 @@ async def test_the_page_gets_the_question_as_an_event_and_a_wrong_answer_back_as
         await call("mcp.disconnect", {"id": "shop"})
     assert result["stop_reason"] == "end_turn"
     [question] = [e for e in events if e["type"] == "elicitation"]
+    from pycore.contract import ElicitationEvent
+
+    assert ElicitationEvent.model_validate(question).model_dump(mode="json", exclude_none=True) == question
     assert question["server_id"] == "shop" and question["mode"] == "form"
     assert question["message"] == "Book a table at Kiln?" and "name" in question["requested_schema"]["properties"]
     assert len(errors) == 1 and "guests: at most 12" in errors[0]
@@ -202,6 +205,11 @@ async def test_sampling_is_shown_run_as_edited_within_the_budget_and_sent_only_w
                                                         {"sampling_max_tokens": 300})
     assert result["stop_reason"] == "end_turn"
     request, answered = [e for e in events if e["type"] == "sampling"]
+    from pycore.contract import SamplingEvent
+
+    for event in (request, answered):  # as the contract declares them (extra fields are refused)
+        declared = SamplingEvent.model_validate(event).model_dump(mode="json")
+        assert all(declared[name] == value for name, value in event.items())
     assert request["stage"] == "request" and request["server_id"] == "s-ok" and request["model"] == "m"
     assert request["messages"] == [{"role": "user", "text": "Summarize: a long story"}]
     assert request["system_prompt"] == "Be brief." and request["model_hints"] == ["claude-haiku"]

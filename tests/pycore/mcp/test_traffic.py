@@ -14,7 +14,8 @@ from mcp_servers import sdk_server
 
 from pycore import wire
 from pycore.mcp import ClientSession
-from pycore.mcp.traffic import FORMAT, export, replay
+from pycore.mcp.replay import replay
+from pycore.mcp.traffic import FORMAT, export
 
 ROOT = Path(__file__).resolve().parents[3]
 TOKEN = "tok-traffic-0123456789"
