@@ -27,9 +27,7 @@
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
 import { h } from "./dom.js";
-import { Question } from "./elicitation.js";
-import { SamplingRequest } from "./sampling.js";
-import { sourceLabel } from "./tool_card.js";
+import { askUser } from "./server_asks.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
@@ -342,43 +340,6 @@ export class Chat {
       .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
   }
 
-  /**
-   * An MCP server's question (elicitation) or request for the model (sampling), in the card of that server's
-   * running tool (or after the reply).
-   */
-  #ask(ev, run, view, toolMeta) {
-    const source = `mcp:${ev.server_id}`;
-    const callId = [...(run.running ?? [])].findLast(([, s]) => s === source)?.[0];
-    const asker = sourceLabel(source);
-    // What was asked and answered is kept with the tool's result (tool_meta.asked): the card shows it again.
-    const keep = (fields) => {
-      if (!callId) return;
-      const asked = ((toolMeta[callId] ??= {}).asked ??= []);
-      let entry = asked.find((e) => e.id === ev.id);
-      if (!entry) {
-        entry = { id: ev.id, kind: ev.type === "sampling" ? "sampling" : ev.mode, asker,
-                  message: ev.message ?? ev.messages?.at(-1)?.text ?? "", ...(ev.url ? { url: ev.url } : {}) };
-        asked.push(entry);
-      }
-      Object.assign(entry, fields);
-    };
-    const answer = async (method, reply) => {
-      await this.core.call(method, { id: ev.id, ...reply });
-      keep({ action: reply.action, ...(reply.content ? { content: reply.content } : {}),
-             ...(question.resultText !== undefined ? { answer: question.resultText } : {}) });
-    };
-    const question = ev.type === "sampling"
-      ? new SamplingRequest(ev, { asker, answer: (reply) => answer("mcp.sampling_answer", reply) })
-      : new Question(ev, { asker, answer: (reply) => answer("mcp.elicitation_result", reply) });
-    if (ev.type === "sampling") (run.samplings ??= new Map()).set(ev.id, question);
-    (run.questions ??= []).push(question);
-    const card = callId ? view?.card(callId) : null;
-    if (card) card.details.open = true;
-    if (card || view) (card?.el ?? view.el).append(question.el);
-    else this.transcript.append(h("li", { className: "msg" }, question.el));
-    question.focus();
-  }
-
   /** One of the user's Python tools (Tools → Python tools): it runs in the code interpreter's sandbox too. */
   async #runUserTool(ev, run) {
     const controller = new AbortController();
@@ -524,11 +485,11 @@ export class Chat {
           (run.running ??= new Map()).set(ev.call_id, ev.source);
           return;
         case "elicitation": // an MCP server asks the user something: in the card of its running tool
-          this.#ask(ev, run, view ?? lastAssistantView, toolMeta);
+          askUser(ev, { core: this.core, run, view: view ?? lastAssistantView, toolMeta, transcript: this.transcript });
           return;
         case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
           if (ev.stage === "result") run.samplings?.get(ev.id)?.showResult(ev);
-          else this.#ask(ev, run, view ?? lastAssistantView, toolMeta);
+          else askUser(ev, { core: this.core, run, view: view ?? lastAssistantView, toolMeta, transcript: this.transcript });
           return;
         case "tool_end": {
           const source = run.running?.get(ev.call_id);
