@@ -75,6 +75,7 @@ export const ERROR_CODES = Object.freeze([
   "mcp_server_error",
   "mcp_session_expired",
   "oauth_failed",
+  "tool_refused",
 ]);
 
 // The vendors the user can pick, as their adapters declare them (pycore.adapters.catalogue()).

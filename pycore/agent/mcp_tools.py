@@ -20,11 +20,14 @@ import mcp_types as t
 
 from pycore.agent.tools import AgentTool, ToolContext, ToolResult
 from pycore.mcp import ClientSession, map_result
+from pycore.mcp.apps import for_model
 from pycore.messages import ImagePart, TextPart
 
 
 def session_tools(server_id: str, session: ClientSession, tools: list[t.Tool] | None = None) -> list[AgentTool]:
-    return [mcp_tool(server_id, session, tool) for tool in (session.tools if tools is None else tools)]
+    """The tools the model is offered: all but those an MCP App keeps for its views (``visibility: ["app"]``)."""
+    return [mcp_tool(server_id, session, tool) for tool in (session.tools if tools is None else tools)
+            if for_model(tool)]
 
 
 def mcp_tool(server_id: str, session: ClientSession, tool: t.Tool) -> AgentTool:

@@ -71,6 +71,7 @@ ErrorCode = Literal[
     "mcp_server_error",  # the server answered with a JSON-RPC error
     "mcp_session_expired",
     "oauth_failed",
+    "tool_refused",  # an MCP App view's tool call that the user, or the tool's visibility, did not allow
 ]
 ERROR_CODES: tuple[str, ...] = get_args(ErrorCode)
 

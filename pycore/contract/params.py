@@ -159,6 +159,18 @@ class ReadResourceParams(ServerParams):
     name: str | None = None
 
 
+class AppToolCallParams(ServerParams):
+    """A tool call an MCP App view of server ``id`` makes (``tools/call`` over its bridge): the tool's own
+    ``name`` on that server, its ``arguments``; ``call_id`` names the ``approval`` event if the user must be asked,
+    which ``chat.approve`` answers. ``policy`` and ``trusted`` are the user's choices, as for ``chat.run``."""
+
+    name: str = ""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    call_id: str = ""
+    policy: list[dict[str, Any]] = Field(default_factory=list)
+    trusted: bool = False
+
+
 class GetPromptParams(ServerParams):
     """A prompt of a connected server, with its arguments."""
 

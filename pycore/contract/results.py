@@ -81,6 +81,7 @@ class ToolInfo(Result):
     fingerprint: str  # changes when the tool's description or schema does
     new: bool  # not seen before, or changed since the user's choice
     annotations: dict[str, Any] | None = None
+    ui: str | None = None  # the ui:// resource of its MCP App view, if it has one (pycore.mcp.apps)
 
 
 class LogEntry(Result):
@@ -131,6 +132,13 @@ class ResourceContents(Result):
 
     contents: list[dict[str, Any]]  # {uri, mimeType?, text} or {uri, mimeType?, blob}
     parts: list[Part] | None = None
+
+
+class AppToolResult(Result):
+    """What a tool called by an MCP App view returned, in MCP form (``CallToolResult``: ``content``,
+    ``structuredContent``, ``isError``), for the view."""
+
+    result: dict[str, Any]
 
 
 class PromptResult(Result):

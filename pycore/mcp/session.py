@@ -59,6 +59,7 @@ from pydantic import BaseModel, ValidationError
 from pycore.http import Transport, default_transport
 from pycore.mcp import elicitation, jsonrpc, sampling
 from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
+from pycore.mcp.apps import CLIENT_EXTENSION
 from pycore.mcp.content import ToolOutput, map_result
 from pycore.mcp.errors import (
     MCPConnectionLostError,
@@ -171,7 +172,8 @@ class ClientSession:
         samples = t.SamplingCapability() if self.on_sample is not None else None
         params = t.InitializeRequestParams(
             protocol_version=version, client_info=CLIENT_INFO,
-            capabilities=t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples))
+            capabilities=t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples,
+                                              extensions=CLIENT_EXTENSION))
         raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
         result = _validate(t.InitializeResult, raw, "initialize")
         if result.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:

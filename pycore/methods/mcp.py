@@ -127,19 +127,22 @@ class _closing_on_error:  # noqa: N801 - used as a context manager
 def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
     from pycore.agent.approval import default_policy, fingerprint
     from pycore.agent.tools import ToolRegistry
+    from pycore.mcp.apps import ui_resource
 
     server = conn.session.server
     mine = [tool for c in worker.connections.values() if c.status == "connected" for tool in c.agent_tools()]
     if conn.id not in worker.connections:
         mine += conn.agent_tools()
     registry = ToolRegistry(mine)
+    views = {tool.name: ui_resource(tool) for tool in conn.session.tools}
     tools = []
     for name, tool in registry.items():
         if tool.source != f"mcp:{conn.id}":
             continue
         tools.append(ToolInfo(name=name, original_name=tool.name, description=tool.description,
                               input_schema=tool.input_schema, policy=default_policy(tool),
-                              fingerprint=fingerprint(tool), new=tool.changed, annotations=tool.annotations or None))
+                              fingerprint=fingerprint(tool), new=tool.changed, annotations=tool.annotations or None,
+                              ui=views.get(tool.name)))
     return ServerDescription(
         id=conn.id,
         url=conn.url,
