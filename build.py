@@ -348,7 +348,7 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     # gets these wheels (the same files as the core's) when the first tool set is defined.
     sandbox["tools"] = [url for url in wheels if url.split("/")[-1].startswith(SANDBOX_TOOL_WHEELS)]
     boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"],
-            "pdfWorker": assets["pdf_worker"], "sandbox": sandbox}
+            "pdfWorker": assets["pdf_worker"], "sandbox": sandbox, "mcpAppFrame": MCP_APP_FRAME}
     html = (WEB / "index.html").read_text()
     html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])
             .replace("{{boot}}", json.dumps(boot).replace("<", "\\u003c")))
@@ -360,6 +360,8 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     for static in ("favicon.svg", "manifest.webmanifest"):
         if (WEB / static).exists():
             shutil.copy2(WEB / static, out / static)
+    # MCP App views' frame (web/mcp_app/frame.html): a page of its own, with its own policy, beside index.html.
+    shutil.copy2(WEB / "mcp_app" / "frame.html", out / MCP_APP_FRAME)
     if (WEB / "icons").is_dir():
         shutil.copytree(WEB / "icons", out / "icons")
     write_host_headers(out, html)
@@ -370,24 +372,38 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     write_precompressed(out)
 
 
+# The frame MCP App views are drawn in (web/mcp_app/frame.html), at the site's top: it has a policy of its own.
+MCP_APP_FRAME = "mcp-app-frame.html"
+
 # Folders whose names change with their content (hashes, versions): any host may cache them forever.
 IMMUTABLE_DIRS = ("assets", "wheels", "pyodide")
+
+
+def meta_policy(html: str, name: str) -> str:
+    match = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
+    if match is None:
+        raise BuildError(f"{name} has no Content-Security-Policy <meta>: it would run without one")
+    return match[1]
 
 
 def write_host_headers(out: Path, html: str) -> None:
     """dist/_headers, for static hosts that read one (Netlify, Cloudflare Pages): the page's own <meta>
     policy as a header, plus frame-ancestors (which a <meta> cannot carry), and the cache rules the
-    relay applies. Hosts that read no such file still get the policy from the <meta>."""
-    match = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', html)
-    if match is None:
-        raise BuildError("web/index.html has no Content-Security-Policy <meta>: the site would run without one")
-    lines = ["/*", f"  Content-Security-Policy: {match[1]}; frame-ancestors 'none'",
-             "  X-Content-Type-Options: nosniff", "  Referrer-Policy: no-referrer",
-             "  Cross-Origin-Opener-Policy: same-origin"]
-    for path in ("/", "/index.html", "/sw.js", "/manifest.webmanifest"):
-        lines += [path, "  Cache-Control: no-cache"]
+    relay applies. Hosts that read no such file still get the policy from the <meta>. The MCP App views'
+    frame has a policy of its own (its views run inline scripts) and may be framed by the site: a host
+    that matched it by /* too would send both policies, so the page's goes to the site's other paths by name."""
+    page = meta_policy(html, "web/index.html")
+    frame = meta_policy((out / MCP_APP_FRAME).read_text(), "web/mcp_app/frame.html")
+    rules: dict[str, list[str]] = {"/*": ["X-Content-Type-Options: nosniff", "Referrer-Policy: no-referrer",
+                                          "Cross-Origin-Opener-Policy: same-origin"]}
+    for path in ("/", "/index.html", "/sw.js", "/orizuru.js", *(f"/{folder}/*" for folder in IMMUTABLE_DIRS)):
+        rules.setdefault(path, []).append(f"Content-Security-Policy: {page}; frame-ancestors 'none'")
+    rules[f"/{MCP_APP_FRAME}"] = [f"Content-Security-Policy: {frame}; frame-ancestors 'self'"]
+    for path in ("/", "/index.html", "/sw.js", "/manifest.webmanifest", f"/{MCP_APP_FRAME}"):
+        rules.setdefault(path, []).append("Cache-Control: no-cache")
     for folder in IMMUTABLE_DIRS:
-        lines += [f"/{folder}/*", "  Cache-Control: public, max-age=31536000, immutable"]
+        rules[f"/{folder}/*"].append("Cache-Control: public, max-age=31536000, immutable")
+    lines = [line for path, headers in rules.items() for line in (path, *(f"  {h}" for h in headers))]
     (out / "_headers").write_text("\n".join(lines) + "\n")
 
 

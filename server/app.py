@@ -27,6 +27,9 @@ IMMUTABLE_PREFIXES = ("/assets/", "/wheels/", "/pyodide/")
 # policy cannot carry. A site without one (a test or benchmark page) gets a generic same-origin policy.
 FALLBACK_POLICY = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; object-src 'none'; base-uri 'none'"
 HEADER_ONLY_DIRECTIVES = "frame-ancestors 'none'"
+# MCP App views' frame (web/mcp_app/frame.html, built as this file): a policy of its own, framed by the site only.
+MCP_APP_FRAME = "/mcp-app-frame.html"
+FRAME_ONLY_DIRECTIVES = "frame-ancestors 'self'"
 
 
 class _MetaPolicy(HTMLParser):
@@ -40,22 +43,32 @@ class _MetaPolicy(HTMLParser):
             self.policy = self.policy or values.get("content")
 
 
+def _meta_policy(page: Path | None) -> str | None:
+    parser = _MetaPolicy()
+    if page is not None and page.is_file():
+        parser.feed(page.read_text("utf-8"))
+    return parser.policy
+
+
 def site_policy(dist: Path | None) -> str:
     """The header for the site in ``dist``: its index.html's <meta> policy plus the header-only directives."""
-    index = dist / "index.html" if dist is not None else None
-    parser = _MetaPolicy()
-    if index is not None and index.is_file():
-        parser.feed(index.read_text("utf-8"))
-    policy = (parser.policy or FALLBACK_POLICY).strip().rstrip(";")
+    policy = (_meta_policy(dist / "index.html" if dist is not None else None) or FALLBACK_POLICY).strip().rstrip(";")
     return f"{policy}; {HEADER_ONLY_DIRECTIVES}"
+
+
+def frame_policy(dist: Path | None) -> str | None:
+    """The header for the MCP App views' frame: its own <meta> policy, framed by the site only (none: no frame)."""
+    policy = _meta_policy(dist / MCP_APP_FRAME.lstrip("/") if dist is not None else None)
+    return f"{policy.strip().rstrip(';')}; {FRAME_ONLY_DIRECTIVES}" if policy else None
 
 
 class SiteHeaders:
     """Cache and security headers for the static site (the relay's own endpoints set theirs)."""
 
-    def __init__(self, app: ASGIApp, policy: str) -> None:
+    def __init__(self, app: ASGIApp, policy: str, frame: str | None = None) -> None:
         self.app = app
         self.policy = policy.encode()
+        self.frame = frame.encode() if frame else self.policy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"].startswith(GUARDED_PREFIXES):
@@ -69,7 +82,7 @@ class SiteHeaders:
                 headers = message.setdefault("headers", [])
                 headers += [
                     (b"cache-control", cache.encode()),
-                    (b"content-security-policy", self.policy),
+                    (b"content-security-policy", self.frame if path == MCP_APP_FRAME else self.policy),
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"no-referrer"),
                     (b"cross-origin-opener-policy", b"same-origin"),
@@ -113,7 +126,7 @@ def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | N
     """The site from ``dist`` and, given a relay, its bridges (and ``remote``'s allowlisted URLs);
     ``policy`` is required with a relay."""
     routes: list[BaseRoute] = []
-    middleware = [Middleware(SiteHeaders, policy=site_policy(dist))]
+    middleware = [Middleware(SiteHeaders, policy=site_policy(dist), frame=frame_policy(dist))]
     lifespan = None
     if relay is not None:
         if policy is None:

@@ -152,6 +152,9 @@ async function main() {
     provider: () => settings.target(),
     tools: () => tools.runParams(),
     onAlwaysAllow: (ask) => tools.alwaysAllow(ask),
+    // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
+    apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href, viewOf: (id, tool) => tools.viewOf(id, tool),
+            choicesFor: (id) => tools.choicesFor(id), suggest: (text) => composer.insert(text) },
     onChange: (conversation) => {
       sidebar.markActive(conversation?.id ?? null);
       sidebar.refresh().catch((err) => notify(err.message));

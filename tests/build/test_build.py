@@ -137,7 +137,14 @@ def test_dist_ships_header_rules_for_static_hosts_that_agree_with_the_page():
         else:
             name, value = line.strip().split(": ", 1)
             rules[path][name] = value
-    assert rules["/*"]["Content-Security-Policy"] == f"{policy}; frame-ancestors 'none'"
+    for page in ("/", "/index.html", "/sw.js", "/assets/*", "/wheels/*", "/pyodide/*"):
+        assert rules[page]["Content-Security-Policy"] == f"{policy}; frame-ancestors 'none'"
+    # The MCP App views' frame has its own policy, and only that one: no rule matching it (/*) sends the page's.
+    frame_meta = (DIST / build.MCP_APP_FRAME).read_text()
+    frame_policy = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', frame_meta)[1]
+    assert rules[f"/{build.MCP_APP_FRAME}"]["Content-Security-Policy"] == f"{frame_policy}; frame-ancestors 'self'"
+    assert "Content-Security-Policy" not in rules["/*"]
+    assert "'unsafe-inline'" not in policy and "'unsafe-inline'" in frame_policy
     assert rules["/*"]["X-Content-Type-Options"] == "nosniff"
     for immutable in ("/assets/*", "/wheels/*", "/pyodide/*"):
         assert "immutable" in rules[immutable]["Cache-Control"]

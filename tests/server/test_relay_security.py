@@ -202,6 +202,20 @@ def test_the_relay_sends_the_sites_own_meta_policy_plus_frame_ancestors(tmp_path
     assert "script-src 'self' 'wasm-unsafe-eval'" in header and "object-src 'none'" in header
 
 
+def test_the_mcp_app_frame_gets_its_own_policy_and_may_be_framed_by_the_site_only(tmp_path):
+    """T-W8: the frame MCP App views are drawn in runs their inline scripts under its own policy, which the
+    relay sends instead of the page's (two policies would both apply), and only the site may frame it."""
+    (tmp_path / "index.html").write_text((ROOT / "web" / "index.html").read_text())
+    frame = (ROOT / "web" / "mcp_app" / "frame.html").read_text()
+    (tmp_path / "mcp-app-frame.html").write_text(frame)
+    client = TestClient(create_app(tmp_path), base_url=BASE)
+    meta = re.search(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">', frame)
+    assert meta
+    header = client.get("/mcp-app-frame.html").headers["content-security-policy"]
+    assert header == f"{meta[1]}; frame-ancestors 'self'"
+    assert client.get("/").headers["content-security-policy"].endswith("frame-ancestors 'none'")
+
+
 def test_a_site_without_a_policy_still_gets_a_same_origin_one(dist):
     header = TestClient(create_app(dist), base_url=BASE).get("/").headers["content-security-policy"]
     assert header.startswith("default-src 'self'") and header.endswith("frame-ancestors 'none'")

@@ -14,6 +14,9 @@
  * it starts, and `await chat.ready()` lets the composer ask before it empties the box.
  * `tools()` resolves to {tools, policy} for chat.run; `onAlwaysAllow(approvalEvent)` is told when the user
  * presses "Always allow this tool" on a card (the Tools panel keeps the choice for later turns).
+ * `apps` ({frameURL, viewOf(serverId, tool), choicesFor(serverId), suggest(text)}) draws MCP App views: a tool
+ * whose server names a `ui://` view for it gets that view on its card (web/mcp_app/view.js), kept in the
+ * transcript's tool_meta (`app`: server, uri, tool, arguments, result) so it is drawn again after a reload.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  *
@@ -27,6 +30,7 @@
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
 import { h } from "./dom.js";
+import { AppView } from "../mcp_app/view.js";
 import { askUser } from "./server_asks.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
@@ -40,9 +44,9 @@ export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingMaxTokens = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
-                onAlwaysAllow = () => {} }) {
+                onAlwaysAllow = () => {}, apps = null }) {
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
-                          interpreter, samplingMaxTokens,
+                          interpreter, samplingMaxTokens, apps,
                           onChange,
                           onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
@@ -147,7 +151,8 @@ export class Chat {
 
   #actionsFor(msg) {
     const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta),
-                      openResource: (source) => this.#resourceReader(source) };
+                      openResource: (source) => this.#resourceReader(source),
+                      showApp: (card, app) => this.#showApp(card, app) };
     if (msg.role === "user") actions.edit = (view) => this.#startEdit(view);
     else {
       actions.regenerate = (view) => this.regenerate(view.msg);
@@ -426,7 +431,8 @@ export class Chat {
     const beginStep = () => {
       view = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
         { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask),
-                                                      openResource: (source) => this.#resourceReader(source) } });
+                                                      openResource: (source) => this.#resourceReader(source),
+                                                      showApp: (card, app) => this.#showApp(card, app) } });
       view.setState("streaming");
       this.transcript.append(view.el);
       this.views.push(view);
@@ -482,7 +488,7 @@ export class Chat {
           return;
         case "tool_start":
           (view ?? lastAssistantView)?.card(ev.call_id)?.setStatus("running");
-          (run.running ??= new Map()).set(ev.call_id, ev.source);
+          (run.running ??= new Map()).set(ev.call_id, ev);
           return;
         case "elicitation": // an MCP server asks the user something: in the card of its running tool
           askUser(ev, { core: this.core, run, view: view ?? lastAssistantView, toolMeta, transcript: this.transcript });
@@ -492,7 +498,8 @@ export class Chat {
           else askUser(ev, { core: this.core, run, view: view ?? lastAssistantView, toolMeta, transcript: this.transcript });
           return;
         case "tool_end": {
-          const source = run.running?.get(ev.call_id);
+          const started = run.running?.get(ev.call_id);
+          const source = started?.source;
           run.running?.delete(ev.call_id);
           const card = (view ?? lastAssistantView)?.card(ev.call_id);
           // Kept with the result, so that drawn again (end of turn, reload) the card still says the same: the
@@ -508,6 +515,11 @@ export class Chat {
           card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms,
                                         structured: ev.structured_content, schemaProblem: ev.schema_problem,
                                         openResource: this.#resourceReader(source) });
+          const app = this.#appOf(started, ev);
+          if (app) {
+            toolMeta[ev.call_id].app = app;
+            if (card) this.#showApp(card, app);
+          }
           return;
         }
         case "page_tool": // a JavaScript tool of this page (web/client/orizuru.js registerTool) runs here
@@ -576,10 +588,46 @@ export class Chat {
   }
 
   /** An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny". */
+  /** The MCP App view a finished call of a server's tool gets (its tool names a `ui://` resource), or null. */
+  #appOf(started, end) {
+    const serverId = started?.source?.startsWith("mcp:") ? started.source.slice("mcp:".length) : null;
+    const uri = serverId && this.apps?.viewOf(serverId, started.original_name);
+    if (!uri) return null;
+    const result = { content: end.content ?? [], isError: Boolean(end.is_error) };
+    if (end.structured_content !== undefined) result.structuredContent = end.structured_content;
+    return { server: serverId, uri, tool: started.original_name, arguments: started.arguments ?? {}, result };
+  }
+
+  #showApp(card, app) {
+    if (!this.apps || !app?.uri) return;
+    const view = new AppView({
+      core: this.core, frameURL: this.apps.frameURL, serverId: app.server, uri: app.uri, tool: app.tool,
+      args: app.arguments, result: app.result, theme: currentTheme(),
+      askToRun: async (ev, shown) => {
+        const decision = await shown.ask(ev);
+        if (decision === "always") this.onAlwaysAllow(ev);
+        return decision;
+      },
+      policyFor: () => this.apps.choicesFor(app.server),
+      onMessage: (text) => {
+        this.apps.suggest(text);
+        this.notify(t("app.suggested"));
+      },
+    });
+    card.showView(view);
+    view.start().catch((err) => view.fail(t("app.unavailable", { message: err.message })));
+  }
+
   #decide(callId, decision, ask = {}) {
     if (decision === "always") this.onAlwaysAllow(ask);
     this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(err.message));
   }
+}
+
+function currentTheme() {
+  const chosen = document.documentElement.dataset.theme;
+  if (chosen === "light" || chosen === "dark") return chosen;
+  return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
 /** A stored message MessageView failed on: its text as plain text, under a note (SECURITY.md T-Z2). */

@@ -217,11 +217,13 @@ export class MessageView {
                      { isError: part.is_error, durationMs: kept.duration_ms, structured: kept.structured,
                        schemaProblem: kept.schema_problem, openResource: this.actions.openResource?.(kept.source) ?? null });
       card.showAsked(kept.asked ?? []);
+      if (kept.app && !card.view) this.actions.showApp?.(card, kept.app);
     }
   }
 
   destroy() {
     this.renderer?.destroy();
+    for (const card of this.cards.values()) card.destroy();
   }
 }
 

@@ -5,8 +5,8 @@
  * (tool_meta[call id].asked: what was asked, by whom, and what the user answered), which the card shows again.
  *
  *   askUser(event, {core, run, view, toolMeta, transcript})
- *        run.running: call id -> source of the tools running; run.questions and run.samplings collect what is
- *        open (closed when the run ends; a sampling's second stage finds its card by id)
+ *        run.running: call id -> the tool_start event of the tools running; run.questions and run.samplings
+ *        collect what is open (closed when the run ends; a sampling's second stage finds its card by id)
  */
 
 import { h } from "./dom.js";
@@ -16,7 +16,7 @@ import { sourceLabel } from "./tool_card.js";
 
 export function askUser(ev, { core, run, view, toolMeta, transcript }) {
   const source = `mcp:${ev.server_id}`;
-  const callId = [...(run.running ?? [])].findLast(([, s]) => s === source)?.[0];
+  const callId = [...(run.running ?? [])].findLast(([, started]) => started.source === source)?.[0];
   const asker = sourceLabel(source);
   const keep = (fields) => {
     if (!callId) return;

@@ -17,6 +17,9 @@
  *                                 link through the client (its "Open" button)
  *   card.showAsked(entries)       what the tool's server asked during the call (tool_meta.asked: a form, a link,
  *                                 a request for the model) and what the user answered, drawn again from the transcript
+ *   card.showView(view)           an MCP App view of the result (web/mcp_app/view.js) under the summary, once:
+ *                                 drawn again (end of turn, reload) the card gets a new one
+ *   card.destroy()                its view's frames go (the card is drawn again or the chat changes)
  *   card.el                       the element
  *
  * Everything on the card that a server or the model chose (the tool's name, the arguments, the progress
@@ -58,6 +61,16 @@ export class ToolCard {
     this.el = h("div", { className: "tool-card", role: "group", "aria-label": t("tool.card", { name }),
                          dataset: { callId: callId ?? "" } }, this.details, this.progressEl, this.approvalEl);
     this.setStatus("preparing");
+  }
+
+  showView(view) {
+    this.view?.close();
+    this.view = view;
+    this.el.insertBefore(view.el, this.progressEl);
+  }
+
+  destroy() {
+    this.view?.close();
   }
 
   showAsked(entries = []) {

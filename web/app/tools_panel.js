@@ -311,6 +311,26 @@ export class ToolsPanel {
     if (this.dialog.open) this.render();
   }
 
+  /** The `ui://` view of a connected server's tool (MCP Apps), or null. */
+  viewOf(serverId, toolName) {
+    const tool = this.servers.get(serverId)?.info?.tools?.find((t) => t.original_name === toolName);
+    return tool?.ui ?? null;
+  }
+
+  /** The user's choices for one server's tools and its trust: how its views' tool calls are approved. */
+  choicesFor(serverId) {
+    const policy = [];
+    for (const [key, pref] of Object.entries(this.prefs)) {
+      const [id, tool] = parseKey(key);
+      if (id !== serverId) continue;
+      if (pref.enabled === false) policy.push({ source: `mcp:${id}`, tool, policy: "deny" });
+      else if (POLICIES.includes(pref.policy) && (pref.policy !== "allow" || pref.fingerprint)) {
+        policy.push({ source: `mcp:${id}`, tool, policy: pref.policy, fingerprint: pref.fingerprint });
+      }
+    }
+    return { policy, trusted: this.trusted.has(serverId) };
+  }
+
   // ------------------------------------------------------------------ connections
 
   async #addFromForm() {

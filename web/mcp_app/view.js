@@ -1,0 +1,212 @@
+/**
+ * An MCP App view (the `io.modelcontextprotocol/ui` extension, SEP-1865) on its tool's card: the tool's `ui://`
+ * resource, read through the client, drawn in two nested sandboxed frames, talking to the page only through
+ * the extension's JSON-RPC over postMessage, with the official host side (@modelcontextprotocol/ext-apps'
+ * AppBridge, loaded on the first view).
+ *
+ * The outer frame is web/mcp_app/frame.html (the extension's "sandbox proxy"), loaded by URL with
+ * sandbox="allow-scripts": an opaque origin, so none of the page's storage, cookies or DOM, and a policy of its
+ * own (a srcdoc or blob frame would inherit the page's, which runs no inline script). It draws the view in a
+ * second sandboxed frame (another opaque origin) whose document starts with the policy built from what the
+ * resource declared (web/mcp_app/policy.js): nothing beyond it, no host it did not name.
+ *
+ *   const view = new AppView({core, frameURL, serverId, uri, tool, args, result, theme, askToRun, onMessage})
+ *        askToRun(ev, view) -> Promise<"allow" | "always" | "deny">   an `approval` event of mcp.app_call_tool
+ *             (the user's choices and the server's trust, as for the model's calls: pycore.methods.mcp_apps);
+ *             by default view.ask(ev), the question on the view
+ *        policyFor() -> {policy, trusted}                     the user's choices for this server
+ *        onMessage(text)                                     the view suggests a message (ui/message)
+ *   view.el; await view.start(); view.close()
+ *   view.stats   {messages, dropped, stopped}   what the guard counted
+ *
+ * What the view may ask: call its server's tools whose visibility includes "app" (through approval),
+ * read its server's resources, report its size (kept within bounds), log, open an http(s) link once the user
+ * agrees, and suggest a message, which goes into the composer, not to the model. A view that sends more than
+ * FLOOD_LIMIT messages in a second is stopped: its frames are removed and the card says why.
+ */
+
+import { h } from "../app/dom.js";
+import { t } from "../app/i18n.js";
+import { argumentsView } from "../app/tool_card.js";
+import { viewPolicy, withPolicy } from "./policy.js";
+
+export const APP_MIME = "text/html;profile=mcp-app";
+export const FLOOD_LIMIT = 200; // messages in one second
+const MIN_HEIGHT = 48;
+const MAX_HEIGHT = 800;
+const HOST_INFO = { name: "Orizuru", version: "1" };
+
+let bridgeModule = null;
+const loadBridge = () => (bridgeModule ??= import("@modelcontextprotocol/ext-apps/app-bridge"));
+
+export class AppViewError extends Error {}
+
+export class AppView {
+  constructor({ core, frameURL, serverId, uri, tool, args = {}, result = {}, theme = "light",
+                askToRun = (ev, view) => view.ask(ev), policyFor = () => ({ policy: [], trusted: false }), onMessage = () => {} }) {
+    Object.assign(this, { core, frameURL, serverId, uri, tool, args, result, theme, askToRun, policyFor, onMessage });
+    this.stats = { messages: 0, dropped: 0, stopped: null };
+    this.frame = h("iframe", { className: "mcp-app-frame", title: t("app.title", { name: tool }),
+                               sandbox: "allow-scripts", referrerpolicy: "no-referrer" });
+    this.frame.style.height = `${MIN_HEIGHT * 3}px`;
+    this.notice = h("p", { className: "mcp-app-notice", role: "status", hidden: true });
+    this.askEl = h("section", { className: "tool-approval mcp-app-ask", hidden: true });
+    this.el = h("section", { className: "mcp-app", "aria-label": t("app.title", { name: tool }) },
+      this.notice, this.frame, this.askEl); // the question below the view: the view does not move under the pointer
+    this.closed = false;
+  }
+
+  async start() {
+    const contents = (await this.core.call("mcp.read_resource", { id: this.serverId, uri: this.uri })).contents ?? [];
+    const item = contents.find((c) => c.uri === this.uri) ?? contents[0];
+    if (!item || String(item.mimeType ?? "").replace(/\s/g, "").toLowerCase() !== APP_MIME) {
+      throw new AppViewError(t("app.notAView", { uri: this.uri, type: item?.mimeType ?? "nothing" }));
+    }
+    const html = typeof item.text === "string" ? item.text : decodeBase64(item.blob ?? "");
+    const { policy, refused, granted } = viewPolicy(item._meta?.ui?.csp);
+    if (refused.length) this.#say(t("app.refused", { list: refused.join(", ") }));
+    this.policy = policy;
+    const { AppBridge, PostMessageTransport } = await loadBridge();
+    if (this.closed) return;
+    const bridge = new AppBridge(null, HOST_INFO, {
+      openLinks: {}, serverTools: {}, serverResources: {}, logging: {},
+      sandbox: { csp: granted },
+    }, { hostContext: { theme: this.theme, displayMode: "inline", availableDisplayModes: ["inline"],
+                        containerDimensions: { maxHeight: MAX_HEIGHT }, locale: document.documentElement.lang || "en",
+                        platform: "web" } });
+    this.bridge = bridge;
+    bridge.oncalltool = (params) => this.#callTool(params);
+    bridge.onreadresource = async ({ uri }) => this.core.call("mcp.read_resource", { id: this.serverId, uri });
+    bridge.onopenlink = async ({ url }) => ((await this.#openLink(url)) ? {} : { isError: true });
+    bridge.onmessage = async ({ content }) => {
+      const text = (content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+      if (text) this.onMessage(text);
+      return {};
+    };
+    bridge.onsizechange = ({ height }) => {
+      if (Number.isFinite(height)) this.frame.style.height = `${Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(height)))}px`;
+    };
+    // What the view logs is for whoever debugs it: the browser's console, as the extension's examples expect.
+    bridge.onloggingmessage = ({ level, data }) => console.info(`MCP App view ${this.tool} (${level}):`, data);
+    bridge.onrequestdisplaymode = async () => ({ mode: "inline" });
+    bridge.onupdatemodelcontext = async () => ({});
+    bridge.addEventListener("sandboxready", () => {
+      bridge.sendSandboxResourceReady({ html: withPolicy(html, policy), sandbox: "allow-scripts" });
+    });
+    bridge.oninitialized = () => {
+      bridge.sendToolInput({ arguments: this.args ?? {} });
+      bridge.sendToolResult(this.result);
+    };
+    // The guard sees the frame's messages before the bridge does, and holds back a flood.
+    this.guard = (event) => this.#guard(event);
+    window.addEventListener("message", this.guard);
+    if (!this.frame.contentWindow) throw new AppViewError("the view's element must be in the page before it starts");
+    await bridge.connect(new PostMessageTransport(this.frame.contentWindow, this.frame.contentWindow));
+    this.frame.src = this.frameURL; // its first message (sandbox-proxy-ready) finds the bridge listening
+  }
+
+  #guard(event) {
+    if (event.source !== this.frame.contentWindow || !this.frame.contentWindow) return;
+    const now = performance.now();
+    if (!this.window || now - this.window.start > 1000) this.window = { start: now, count: 0 };
+    this.window.count += 1;
+    this.stats.messages += 1;
+    if (this.window.count > FLOOD_LIMIT) {
+      event.stopImmediatePropagation();
+      this.stats.dropped += 1;
+      if (!this.stats.stopped) {
+        this.stats.stopped = "flood";
+        this.close();
+        this.#say(t("app.flooded", { count: FLOOD_LIMIT }));
+      }
+    }
+  }
+
+  async #callTool({ name, arguments: args = {} }) {
+    const { policy, trusted } = this.policyFor();
+    try {
+      const { result } = await this.core.call("mcp.app_call_tool",
+        { id: this.serverId, name, arguments: args, policy, trusted },
+        (ev) => {
+          if (ev.type !== "approval") return;
+          this.askToRun(ev, this).then((decision) =>
+            this.core.call("chat.approve", { call_id: ev.call_id, decision }));
+        });
+      return result;
+    } catch (err) {
+      return { content: [{ type: "text", text: err.message }], isError: true };
+    }
+  }
+
+  /** Ask the user, on the view, whether the tool call it wants may run: "allow" | "always" | "deny". */
+  ask(ev) {
+    return new Promise((resolve) => {
+      const done = (decision) => {
+        this.askEl.hidden = true;
+        this.askEl.replaceChildren();
+        resolve(decision);
+      };
+      this.askEl.replaceChildren(
+        h("h4", {}, t("app.asksToRun", { name: ev.original_name ?? ev.name })),
+        h("dl", { className: "approval-facts" },
+          h("dt", { className: "approval-args-label" }, t("tool.arguments")),
+          h("dd", { className: "approval-args" }, argumentsView(ev.arguments))),
+        h("div", { className: "approval-actions" },
+          h("button", { type: "button", className: "approve primary", onclick: () => done("allow") }, t("tool.allowOnce")),
+          h("button", { type: "button", className: "always", onclick: () => done("always") }, t("tool.alwaysAllow")),
+          h("button", { type: "button", className: "deny", onclick: () => done("deny") }, t("tool.deny"))));
+      this.askEl.hidden = false;
+    });
+  }
+
+  /** An http(s) link the view wants opened: shown with its host, opened only if the user says so. */
+  #openLink(url) {
+    let parsed;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return Promise.resolve(false);
+    }
+    if (!["https:", "http:"].includes(parsed.protocol)) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (open) => {
+        this.askEl.hidden = true;
+        this.askEl.replaceChildren();
+        if (open) window.open(parsed.href, "_blank", "noopener,noreferrer");
+        resolve(open);
+      };
+      this.askEl.replaceChildren(
+        h("h4", {}, t("app.asksToOpen", { host: parsed.host })),
+        h("p", {}, h("code", { className: "mcp-app-link" }, parsed.href)),
+        h("div", { className: "approval-actions" },
+          h("button", { type: "button", className: "primary", onclick: () => done(true) }, t("app.open")),
+          h("button", { type: "button", onclick: () => done(false) }, t("app.cancel"))));
+      this.askEl.hidden = false;
+    });
+  }
+
+  /** The view cannot be shown: why, instead of its frame. */
+  fail(text) {
+    this.close();
+    this.#say(text);
+  }
+
+  #say(text) {
+    this.notice.textContent = text;
+    this.notice.hidden = false;
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.guard) window.removeEventListener("message", this.guard);
+    this.bridge?.teardownResource({}).catch(() => {});
+    this.bridge?.close?.().catch?.(() => {});
+    this.frame.remove();
+  }
+}
+
+function decodeBase64(text) {
+  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  return new TextDecoder().decode(bytes);
+}
