@@ -13,15 +13,14 @@ official SDK, two processes on loopback) that offer tools of the same names.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from agent_helpers import KEY, Calls
+from wire_calls import call
 
-from pycore import wire
 from pycore.agent.approval import ApprovalPolicy, fingerprint
 from pycore.agent.tools import AgentTool
 from pycore.http.replay import Recording, ReplayTransport
@@ -105,17 +104,6 @@ def test_remembering_always_allow_covers_that_definition_only() -> None:
 
 
 # -- chat.run over the wire, two real servers --------------------------------------------------------------
-
-
-async def call(method: str, params: dict[str, Any], on_event: Any = None) -> tuple[dict[str, Any], list[dict]]:
-    events: list[dict[str, Any]] = []
-
-    def emit(text: str) -> None:
-        events.append(json.loads(text))
-        if on_event:
-            on_event(events[-1])
-
-    return json.loads(await wire.start(method, json.dumps(params), emit)), events
 
 
 async def run_with(two_servers: tuple[str, str], turns: list[list[Any]], policy: list[dict[str, Any]],

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import warnings
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,8 +17,8 @@ import pytest
 from mcp.server.apps import Apps, client_supports_apps
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_servers import serve_asgi
+from wire_calls import call
 
-from pycore import wire
 from pycore.agent.approval import fingerprint
 from pycore.agent.mcp_tools import mcp_tool
 from pycore.contract import error_code
@@ -59,17 +58,6 @@ def make_app(_base: str) -> Any:
 def url() -> Iterator[str]:
     with serve_asgi(make_app) as (base, _):
         yield f"{base}/mcp"
-
-
-async def call(method: str, params: dict[str, Any], on_event: Any = None) -> tuple[dict[str, Any], list[dict]]:
-    events: list[dict[str, Any]] = []
-
-    def emit(text: str) -> None:
-        events.append(json.loads(text))
-        if on_event:
-            on_event(events[-1])
-
-    return json.loads(await wire.start(method, json.dumps(params), emit)), events
 
 
 @contextlib.asynccontextmanager

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 from mcp_servers import sdk_server
+from wire_calls import call
 
-from pycore import wire
 from pycore.http.replay import Recording, ReplayTransport
 from pycore.mcp import ClientSession, MCPRPCError
 from pycore.methods import _provider
@@ -67,18 +67,6 @@ async def test_without_a_way_to_ask_the_question_is_refused_by_name(url: str) ->
 # ------------------------------------------------------------------ over the wire, as the page sees it
 
 KEY = "sk-elicitation-wire-0000"
-
-
-async def call(method: str, params: dict, on_event=None) -> tuple[dict, list[dict]]:
-    events: list[dict] = []
-
-    def emit(text: str) -> None:
-        events.append(json.loads(text))
-        if on_event:
-            on_event(events[-1])
-
-    result = await wire.start(method, json.dumps(params), emit)
-    return json.loads(result), events
 
 
 def fake_turns(*turns: Any) -> list[Recording]:
