@@ -321,6 +321,9 @@ def build() -> Path:
 
 
 # What ``import pycore.agent.python_tools`` needs: pydantic and its dependencies, and pycore.
+# Wheels the core needs only for some methods (focus memory's templates, the MCP client's wire types): fetched and
+# installed right after the core is ready, not before (web/worker.js), so the first visit is ready sooner.
+LATER_WHEELS = ("jinja2-", "markupsafe-", "mcp_types-")
 SANDBOX_TOOL_WHEELS = ("pydantic_core-", "pydantic-", "typing_extensions-", "annotated_types-", "typing_inspection-",
                        "pycore-")
 
@@ -347,7 +350,9 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     # pycore.agent.python_tools makes their schemas and checks their arguments with pydantic, so the sandbox
     # gets these wheels (the same files as the core's) when the first tool set is defined.
     sandbox["tools"] = [url for url in wheels if url.split("/")[-1].startswith(SANDBOX_TOOL_WHEELS)]
-    boot = {"pyodide": f"pyodide/{version}/", "wheels": wheels, "worker": assets["worker"],
+    later = [url for url in wheels if url.split("/")[-1].startswith(LATER_WHEELS)]
+    boot = {"pyodide": f"pyodide/{version}/", "wheels": [url for url in wheels if url not in later], "later": later,
+            "worker": assets["worker"],
             "pdfWorker": assets["pdf_worker"], "sandbox": sandbox, "mcpAppFrame": MCP_APP_FRAME}
     html = (WEB / "index.html").read_text()
     html = (html.replace("{{styles}}", assets["styles"]).replace("{{main}}", assets["main"])

@@ -5,9 +5,11 @@
 // reply to a request carries the same `id`. Logs travel on their own type, never inside replies.
 //
 // page -> worker
-//   {type: "boot", id, base, pyodide, wheels}   start Python: `pyodide` is the folder of the Pyodide
-//                                               runtime, `wheels` the wheels to install, both relative
-//                                               to `base` (the page's URL)
+//   {type: "boot", id, base, pyodide, wheels, later}
+//                                               start Python: `pyodide` is the folder of the Pyodide
+//                                               runtime, `wheels` the wheels to install before ready,
+//                                               `later` those installed right after (calls wait for
+//                                               them), all relative to `base` (the page's URL)
 //   {type: "call", id, method, params}          call a pycore method (pycore/wire.py METHODS)
 //   {type: "cancel", id}                        cancel the call `id` (Stop)
 //

@@ -2,6 +2,7 @@
 // it: everything arrives as messages (see protocol.js).
 
 let wire = null; // pycore.wire, once the core is up
+let installed = Promise.resolve(); // the wheels installed after ready (`later`): calls wait for them
 const running = new Map(); // call id -> Python task, for cancel
 
 const post = (message) => self.postMessage(message);
@@ -13,7 +14,7 @@ self.addEventListener("message", ({ data: msg }) => {
   else if (msg.type === "cancel") running.get(msg.id)?.cancel();
 });
 
-async function boot({ id, base, pyodide: pyodideDir, wheels }) {
+async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
   let stage = "runtime";
   const enter = (next, detail) => {
     performance.mark(`stage:${next}`); // read by bench/boot
@@ -42,8 +43,23 @@ async function boot({ id, base, pyodide: pyodideDir, wheels }) {
     const info = JSON.parse(wire.info());
     enter("ready", info);
     post({ type: "result", id, result: info });
+    installed = installLater(py, extractDir, later.map((w) => new URL(w, base).href));
   } catch (err) {
     post({ type: "error", id, error: { code: "boot_failed", stage, message: errorMessage(err), details: {} } });
+  }
+}
+
+/**
+ * The wheels only some methods import (focus memory's jinja2, the MCP client's wire types), fetched and installed
+ * once the core is ready. A failure is logged, not thrown: the methods that need them then name the missing module.
+ */
+async function installLater(py, extractDir, urls) {
+  try {
+    const all = await Promise.all(urls.map((url) => fetchBytes(url)));
+    for (const bytes of all) py.unpackArchive(bytes, "wheel", { extractDir });
+    py.runPython("import importlib; importlib.invalidate_caches()");
+  } catch (err) {
+    log("error", `could not install ${urls.length} wheels after start-up: ${errorMessage(err)}`);
   }
 }
 
@@ -54,6 +70,7 @@ async function call({ id, method, params }) {
     post({ type: "error", id, error: { code: "not_ready", message: "the core is not ready yet", details: {} } });
     return;
   }
+  await installed;
   const emit = (event) => post({ type: "event", id, event: JSON.parse(event) });
   const task = wire.call(method, JSON.stringify(params ?? {}), emit);
   // Awaiting a PyProxy of a task consumes (destroys) it, so Stop keeps its own copy to cancel with.

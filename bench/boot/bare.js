@@ -11,7 +11,7 @@ async function bareBoot(base, boot, onlyPyodide = false) {
     await loadPyodide({ indexURL, packages: [] });
     return;
   }
-  const wheels = boot.wheels
+  const wheels = [...boot.wheels, ...(boot.later ?? [])] // all of them, as the app installed before ready until it deferred some
     .filter((w) => !w.includes("/pycore-"))
     .map((w) => fetch(new URL(w, base)).then((r) => r.arrayBuffer()));
   const { loadPyodide } = await import(`${indexURL}pyodide.mjs`);

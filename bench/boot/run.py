@@ -121,7 +121,11 @@ def measure(page, url: str, profile: str) -> dict[str, float]:
     return result
 
 
-TRANSFERRED = "() => performance.getEntriesByType('resource').reduce((n, e) => n + e.transferSize, 0)"
+# Bytes of the requests that ended before ``until`` (ms in the page's or the worker's own time origin): what
+# comes after ready (the wheels installed later, web/worker.js) is not "before ready".
+TRANSFERRED = ("(until) => performance.getEntriesByType('resource')"
+               ".filter((e) => e.responseEnd <= until).reduce((n, e) => n + e.transferSize, 0)")
+WORKER_READY = "performance.getEntriesByName('stage:ready')[0]?.startTime ?? Infinity"
 
 
 def first_visit(pw, url: str) -> dict[str, float]:
@@ -134,7 +138,9 @@ def first_visit(pw, url: str) -> dict[str, float]:
         cdp.send("Network.emulateNetworkConditions", LINK)
         result = measure(page, url, profile)
         nav = page.evaluate("performance.getEntriesByType('navigation')[0].transferSize")
-        result["bytes"] = nav + page.evaluate(TRANSFERRED) + sum(w.evaluate(TRANSFERRED) for w in page.workers)
+        ready = page.evaluate("performance.getEntriesByName('core-ready')[0].startTime")
+        result["bytes"] = nav + page.evaluate(TRANSFERRED, ready) + sum(
+            w.evaluate(TRANSFERRED, w.evaluate(WORKER_READY)) for w in page.workers)
         context.close()
     return result
 

@@ -110,7 +110,7 @@ def test_dist_uses_only_relative_urls_that_exist():
     html = built_index()
     refs = re.findall(r'(?:src|href)="([^"]+)"', html)
     boot = json.loads(re.search(r'<script type="application/json" id="boot">(.*?)</script>', html).group(1))
-    refs += [boot["worker"], *boot["wheels"], boot["pyodide"] + "pyodide.mjs"]
+    refs += [boot["worker"], *boot["wheels"], *boot["later"], boot["pyodide"] + "pyodide.mjs"]
     for ref in refs:
         assert not ref.startswith(("/", "http:", "https:", "//")), ref
         assert (DIST / ref).is_file(), ref
@@ -118,7 +118,7 @@ def test_dist_uses_only_relative_urls_that_exist():
 
 def test_dist_asset_names_carry_their_content_hash():
     boot = json.loads(re.search(r'id="boot">(.*?)</script>', built_index()).group(1))
-    for wheel in boot["wheels"]:
+    for wheel in boot["wheels"] + boot["later"]:
         folder, name = wheel.split("/")[1:]
         assert hashlib.sha256((DIST / wheel).read_bytes()).hexdigest().startswith(folder), wheel
     assert re.fullmatch(r"assets/worker-[A-Z0-9]{8}\.js", boot["worker"])

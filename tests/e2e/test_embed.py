@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import re
 import threading
 from collections.abc import Iterator
 
@@ -92,3 +93,39 @@ def test_the_example_page_in_dist_boots_the_agent(browser: Browser, site: str):
     expect(page.locator("#log")).to_contain_text("core: ready", timeout=REPLY_TIMEOUT_MS)
     assert errors == []
     page.close()
+
+
+LATER_PAGE = """<!doctype html><meta charset="utf-8"><title>later</title>
+<script type="module">
+import { createAgent } from "./orizuru.js";
+const agent = createAgent({ profile: { vendor: "openai", model: "gpt-4o-mini", apiKey: "sk-x" } });
+window.ready = agent.ready.then(() => "ready", (err) => err.message);
+window.connect = () => agent.call("mcp.connect", { id: "url:nowhere", url: "http://127.0.0.1:9/mcp" })
+  .then(() => "connected", (err) => err.code);
+</script>"""
+
+
+def test_wheels_only_some_methods_need_are_installed_after_ready_and_calls_wait_for_them(browser: Browser,
+                                                                                        site: str):
+    """Issue 22 item 2: jinja2, markupsafe and mcp-types (focus memory's templates, the MCP client's types) are
+    not needed to be ready. Held at the network, the core still gets ready; a call that needs them waits until
+    they arrive, then runs with them installed (an unreachable server's real error, not a missing module)."""
+    context = browser.new_context()
+    held = []
+    context.route(re.compile(r".*/(jinja2|markupsafe|mcp_types)-[^/]+\.whl$"), lambda route: held.append(route))
+    page = context.new_page()
+    page.route(site + "later.html", lambda route: route.fulfill(content_type="text/html", body=LATER_PAGE))
+    page.goto(site + "later.html")
+    page.wait_for_function("() => window.ready !== undefined")
+    assert page.evaluate("() => window.ready") == "ready"
+    page.wait_for_function("() => window.connect !== undefined")
+    page.evaluate("() => { window.outcome = window.connect(); }")
+    page.wait_for_timeout(500)
+    soon = "() => Promise.race([window.outcome, new Promise((r) => setTimeout(() => r('waiting'), 200))])"
+    assert page.evaluate(soon) == "waiting"
+    assert sorted(route.request.url.rsplit("/", 1)[1].split("-")[0] for route in held) == \
+        ["jinja2", "markupsafe", "mcp_types"]
+    for route in held:
+        route.continue_()
+    assert page.evaluate("() => window.outcome") == "mcp_unreachable"
+    context.close()

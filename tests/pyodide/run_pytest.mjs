@@ -21,7 +21,7 @@ const testWheels = lock.packages
 const { loadPyodide } = await import(pathToFileURL(path.resolve(dist, boot.pyodide, "pyodide.mjs")).href);
 const py = await loadPyodide({ packages: [], env: { HOME: "/home/pyodide" } });
 const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-for (const wheel of [...boot.wheels.map((w) => path.join(dist, w)), ...testWheels]) {
+for (const wheel of [...boot.wheels, ...(boot.later ?? [])].map((w) => path.join(dist, w)).concat(testWheels)) {
   py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel", { extractDir: sitePackages });
 }
 py.FS.mkdirTree("/repo");

@@ -25,7 +25,8 @@ export { ERROR_CODES, LOOP_EVENT_TYPES, PART_TYPES, STREAM_EVENT_TYPES, VENDORS 
  *   error result the model sees
  * @typedef {{call_id: string, name: string, original_name: string, arguments: object, source: string,
  *   reason?: object}} ApprovalAsk
- * @typedef {{pyodide: string, wheels: string[], worker: string}} Boot   what the build writes to boot.json
+ * @typedef {{pyodide: string, wheels: string[], later?: string[], worker: string}} Boot   what the build writes to
+ *     boot.json (`later`: wheels installed once the core is ready)
  */
 
 /** The site the library was loaded from: its files live in `assets/` under it (this code may sit in a shared
@@ -80,7 +81,8 @@ export class Agent {
   async #boot(boot, onStage, onLog) {
     const worker = new Worker(new URL(boot.worker, this.site), { type: "module", name: "pycore" });
     this.client = new WorkerClient(worker, { onStage, onLog });
-    this.info = await this.client.boot({ base: this.site, pyodide: boot.pyodide, wheels: boot.wheels });
+    this.info = await this.client.boot({ base: this.site, pyodide: boot.pyodide, wheels: boot.wheels,
+                                         later: boot.later ?? [] });
     return this.info;
   }
 
