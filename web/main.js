@@ -241,5 +241,7 @@ async function main() {
   uiReady = true;
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
   document.documentElement.dataset.ui = "ready"; // the first-run decision is made (tests wait for it)
-  import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()); // installable, boots offline
+  // Installable, boots offline. Registered once the core is up (or failed): the worker's install downloads the
+  // whole site for offline use, which on a first visit would otherwise share the link with the core's start.
+  readyOrFail.finally(() => import("./store/pwa.js").then(({ registerServiceWorker }) => registerServiceWorker()));
 }
