@@ -10,6 +10,7 @@
 //   web/app/core_status.js   the core's start-up, shown        web/sandbox/          the code interpreter
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 //   web/app/traffic.js       an MCP server's traffic, inspected and exported
+//   web/mcp_app/             MCP App views: their frame, policy and bridge
 
 import { Chat } from "./app/chat.js";
 import { ChatSettings } from "./app/chat_settings.js";
