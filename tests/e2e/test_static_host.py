@@ -13,7 +13,7 @@ import pytest
 from conftest import DIST
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
 from journeys_tool_servers import BASIC_APP, EVERYTHING, NODE, serve_basic_app, serve_everything
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
 
 pytestmark = pytest.mark.e2e
@@ -96,31 +96,37 @@ def test_the_service_worker_and_the_manifest_stay_inside_the_subpath(browser: Br
     page.context.close()
 
 
+def tool_turn(browser: Browser, static_url: str, vendor: VendorReplay, url: str, tool: str,
+              arguments: dict[str, object]) -> Page:
+    """The app from the static host, the MCP server at ``url`` added in Tools with ``tool`` allowed, and a turn in
+    which the model (a recorded OpenAI tool call, renamed) calls it and then answers: the page, the turn over."""
+    tool_turn, text_turn = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
+    vendor.script_body(f"call {tool}", with_tool_call(tool_turn, tool, arguments, "call_static"),
+                       content_type="text/event-stream; charset=utf-8")
+    vendor.script(text_turn)
+    page = open_app(browser, static_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-static-mcp-0000", model="gpt-4o-mini")
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    tools.get_by_label("Server URL").fill(url)
+    tools.get_by_role("button", name="Add server").click()
+    server = tools.locator("#mcp-servers li.server").filter(has_text=url)
+    expect(server).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+    server.get_by_role("combobox", name=f"Approval for {tool}").select_option("allow")
+    tools.get_by_role("button", name="Close").click()
+    send(page, f"Use {tool}.")
+    expect(last_reply(page).locator(".content")).to_have_text(expected(text_turn)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    return page
+
+
 @pytest.mark.skipif(not NODE.exists() or not EVERYTHING.exists(), reason="npm devDependencies missing")
 def test_from_a_static_host_the_agent_calls_a_remote_mcp_servers_tool(browser: Browser, static_url: str,
                                                                      vendor: VendorReplay):
     """No relay: the page itself connects server-everything over streamable HTTP and the agent runs its echo."""
-    tool_turn, text_turn = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
     with serve_everything() as url:
-        vendor.script_body("call echo", with_tool_call(tool_turn, "echo", {"message": "from a static host"}, "call_e"),
-                           content_type="text/event-stream; charset=utf-8")
-        vendor.script(text_turn)
-        page = open_app(browser, static_url)
-        configure(page, vendor="openai", base=vendor.url, key="sk-static-mcp-0000", model="gpt-4o-mini")
-        page.get_by_role("button", name="Tools", exact=True).click()
-        tools = page.get_by_role("dialog", name="Tools")
-        tools.get_by_label("Server URL").fill(url)
-        tools.get_by_role("button", name="Add server").click()
-        server = tools.locator("#mcp-servers li.server").filter(has_text=url)
-        expect(server).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
-        server.get_by_role("combobox", name="Approval for echo").select_option("allow")
-        tools.get_by_role("button", name="Close").click()
-
-        send(page, "Echo something")
+        page = tool_turn(browser, static_url, vendor, url, "echo", {"message": "from a static host"})
         card = page.get_by_role("group", name="Tool echo")
-        expect(last_reply(page).locator(".content")).to_have_text(expected(text_turn)["text"],
-                                                                  timeout=REPLY_TIMEOUT_MS)
-        wait_idle(page)
         expect(card).to_have_attribute("data-status", "done")
         assert "Echo: from a static host" in vendor.model_requests[1].body.decode()
         page.context.close()
@@ -131,26 +137,8 @@ def test_from_a_static_host_an_mcp_app_view_renders_and_calls_back(browser: Brow
                                                                    vendor: VendorReplay):
     """No relay, no headers of ours, under a subpath: the ext-apps example server by URL; its view's frame is the
     site's own file, carrying its own policy, and the view's button calls the tool back through approval."""
-    tool_turn, text_turn = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
     with serve_basic_app() as url:
-        vendor.script_body("call get-time", with_tool_call(tool_turn, "get-time", {}, "call_t"),
-                           content_type="text/event-stream; charset=utf-8")
-        vendor.script(text_turn)
-        page = open_app(browser, static_url)
-        configure(page, vendor="openai", base=vendor.url, key="sk-static-app-0000", model="gpt-4o-mini")
-        page.get_by_role("button", name="Tools", exact=True).click()
-        tools = page.get_by_role("dialog", name="Tools")
-        tools.get_by_label("Server URL").fill(url)
-        tools.get_by_role("button", name="Add server").click()
-        server = tools.locator("#mcp-servers li.server").filter(has_text=url)
-        expect(server).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
-        server.get_by_role("combobox", name="Approval for get-time").select_option("allow")
-        tools.get_by_role("button", name="Close").click()
-
-        send(page, "What time is it on the server?")
-        expect(last_reply(page).locator(".content")).to_have_text(expected(text_turn)["text"],
-                                                                  timeout=REPLY_TIMEOUT_MS)
-        wait_idle(page)
+        page = tool_turn(browser, static_url, vendor, url, "get-time", {})
         card = page.get_by_role("group", name="Tool get-time")
         frame = card.locator("iframe.mcp-app-frame")
         assert frame.get_attribute("src") == static_url + "mcp-app-frame.html"
