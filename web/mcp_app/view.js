@@ -91,7 +91,7 @@ export class AppView {
     bridge.onrequestdisplaymode = async () => ({ mode: "inline" });
     bridge.onupdatemodelcontext = async () => ({});
     bridge.addEventListener("sandboxready", () => {
-      bridge.sendSandboxResourceReady({ html: withPolicy(html, policy), sandbox: "allow-scripts" });
+      bridge.sendSandboxResourceReady({ html: withPolicy(html, policy), sandbox: "allow-scripts", csp: granted });
     });
     bridge.oninitialized = () => {
       bridge.sendToolInput({ arguments: this.args ?? {} });
