@@ -74,12 +74,14 @@ CARD = f"""<!doctype html>
 handlers["ui/notifications/tool-input"] = (p) => {{ document.getElementById("args").textContent =
   "Asked about " + p.arguments.country; }};
 handlers["ui/notifications/tool-result"] = (p) => {{ document.getElementById("result").textContent = textOf(p); }};
+let calls = 0;
 async function call(name, args) {{
   const out = document.getElementById("answer");
+  const n = ++calls; // each answer says which press it answers
   try {{
     const result = await request("tools/call", {{ name, arguments: args }});
-    out.textContent = (result.isError ? "error: " : "") + textOf(result);
-  }} catch (error) {{ out.textContent = "error: " + error.message; }}
+    out.textContent = n + ": " + (result.isError ? "error: " : "") + textOf(result);
+  }} catch (error) {{ out.textContent = n + ": error: " + error.message; }}
 }}
 document.getElementById("fact").onclick = () => call("capital_fact", {{ country: "UK" }});
 document.getElementById("admin").onclick = () => call("admin_reset", {{}});

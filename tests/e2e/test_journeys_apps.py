@@ -135,13 +135,20 @@ def test_a_python_sdk_view_shows_the_result_and_its_buttons_call_back_through_ap
     view.get_by_role("button", name="Tell me more").click()
     ask = card.locator(".mcp-app-ask")
     expect(ask).to_contain_text("The view asks to run capital_fact")
+    # A second call while the user is asked is refused at once: a view cannot bury one question under another.
+    view.get_by_role("button", name="Tell me more").click()
+    expect(view.locator("#answer")).to_have_text("2: error: you did not allow 'capital_fact' of "
+                                                 "'relay:capitals-app' to run for its view")
+    expect(ask.get_by_role("button", name="Deny")).to_have_count(1)
     ask.get_by_role("button", name="Deny").click()
-    expect(view.locator("#answer")).to_contain_text("error: you did not allow 'capital_fact'")
+    expect(view.locator("#answer")).to_contain_text("1: error: you did not allow 'capital_fact'")
+    expect(ask).to_be_hidden()
     view.get_by_role("button", name="Tell me more").click()
     ask.get_by_role("button", name="Allow once").click()
-    expect(view.locator("#answer")).to_have_text("London has been the capital since the 12th century.")
+    expect(view.locator("#answer")).to_have_text("3: London has been the capital since the 12th century.")
     # T-W7: a tool the server keeps for the model (visibility ["model"]) is refused to the view, without asking.
     view.get_by_role("button", name="Reset everything").click()
+    expect(view.locator("#answer")).to_contain_text("4: error:")
     expect(view.locator("#answer")).to_contain_text("offered to the model only")
     expect(ask).to_be_hidden()
     # The view said its size; the frame follows it, within bounds.

@@ -21,8 +21,10 @@
  *
  * What the view may ask: call its server's tools whose visibility includes "app" (through approval),
  * read its server's resources, report its size (kept within bounds), log, open an http(s) link once the user
- * agrees, and suggest a message, which goes into the composer, not to the model. A view that sends more than
- * FLOOD_LIMIT messages in a second is stopped: its frames are removed and the card says why.
+ * agrees, and suggest a message, which goes into the composer, not to the model. One question at a time: while
+ * the user is asked, the view's other calls and links are refused, so it cannot bury a question under
+ * another. A view that sends more than FLOOD_LIMIT messages in a second is stopped: its frames are removed and
+ * the card says why.
  */
 
 import { h } from "../app/dom.js";
@@ -140,10 +142,11 @@ export class AppView {
 
   /** Ask the user, on the view, whether the tool call it wants may run: "allow" | "always" | "deny". */
   ask(ev) {
+    if (this.asking) return Promise.resolve("deny"); // one question at a time: a view cannot bury the first
+    this.asking = true;
     return new Promise((resolve) => {
       const done = (decision) => {
-        this.askEl.hidden = true;
-        this.askEl.replaceChildren();
+        this.#doneAsking();
         resolve(decision);
       };
       this.askEl.replaceChildren(
@@ -167,11 +170,11 @@ export class AppView {
     } catch {
       return Promise.resolve(false);
     }
-    if (!["https:", "http:"].includes(parsed.protocol)) return Promise.resolve(false);
+    if (!["https:", "http:"].includes(parsed.protocol) || this.asking) return Promise.resolve(false);
+    this.asking = true;
     return new Promise((resolve) => {
       const done = (open) => {
-        this.askEl.hidden = true;
-        this.askEl.replaceChildren();
+        this.#doneAsking();
         if (open) window.open(parsed.href, "_blank", "noopener,noreferrer");
         resolve(open);
       };
@@ -183,6 +186,12 @@ export class AppView {
           h("button", { type: "button", onclick: () => done(false) }, t("app.cancel"))));
       this.askEl.hidden = false;
     });
+  }
+
+  #doneAsking() {
+    this.asking = false;
+    this.askEl.hidden = true;
+    this.askEl.replaceChildren();
   }
 
   /** The view cannot be shown: why, instead of its frame. */
