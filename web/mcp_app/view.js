@@ -149,6 +149,7 @@ export class AppView {
         this.#doneAsking();
         resolve(decision);
       };
+      this.unanswered = () => done("deny"); // the view goes before the user answers
       this.askEl.replaceChildren(
         h("h4", {}, t("app.asksToRun", { name: ev.original_name ?? ev.name })),
         h("dl", { className: "approval-facts" },
@@ -178,6 +179,7 @@ export class AppView {
         if (open) window.open(parsed.href, "_blank", "noopener,noreferrer");
         resolve(open);
       };
+      this.unanswered = () => done(false);
       this.askEl.replaceChildren(
         h("h4", {}, t("app.asksToOpen", { host: parsed.host })),
         h("p", {}, h("code", { className: "mcp-app-link" }, parsed.href)),
@@ -190,6 +192,7 @@ export class AppView {
 
   #doneAsking() {
     this.asking = false;
+    this.unanswered = null;
     this.askEl.hidden = true;
     this.askEl.replaceChildren();
   }
@@ -208,6 +211,7 @@ export class AppView {
   close() {
     if (this.closed) return;
     this.closed = true;
+    this.unanswered?.(); // a question still open is answered no: its call must not wait in the core forever
     if (this.guard) window.removeEventListener("message", this.guard);
     this.bridge?.teardownResource({}).catch(() => {});
     this.bridge?.close?.().catch?.(() => {});
