@@ -82,6 +82,7 @@ class ToolInfo(Result):
     new: bool  # not seen before, or changed since the user's choice
     annotations: dict[str, Any] | None = None
     ui: str | None = None  # the ui:// resource of its MCP App view, if it has one (pycore.mcp.apps)
+    views_only: bool = False  # kept for its server's views (visibility ["app"]): never offered to the model
 
 
 class LogEntry(Result):

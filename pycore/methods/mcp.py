@@ -126,8 +126,9 @@ class _closing_on_error:  # noqa: N801 - used as a context manager
 
 def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
     from pycore.agent.approval import default_policy, fingerprint
+    from pycore.agent.mcp_tools import mcp_tool
     from pycore.agent.tools import ToolRegistry
-    from pycore.mcp.apps import ui_resource
+    from pycore.mcp.apps import for_model, ui_resource
 
     server = conn.session.server
     mine = [tool for c in worker.connections.values() if c.status == "connected" for tool in c.agent_tools()]
@@ -143,6 +144,16 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
                               input_schema=tool.input_schema, policy=default_policy(tool),
                               fingerprint=fingerprint(tool), new=tool.changed, annotations=tool.annotations or None,
                               ui=views.get(tool.name)))
+    # Tools a server keeps for its views are listed too, so the user sees and sets how a view's calls of them
+    # are approved (the model is never offered them: pycore.agent.mcp_tools).
+    for definition in conn.session.tools if conn.status == "connected" else []:
+        if for_model(definition):
+            continue
+        tool = mcp_tool(conn.id, conn.session, definition)
+        tools.append(ToolInfo(name=tool.name, original_name=tool.name, description=tool.description,
+                              input_schema=tool.input_schema, policy=default_policy(tool),
+                              fingerprint=fingerprint(tool), new=False, annotations=tool.annotations or None,
+                              ui=views.get(tool.name), views_only=True))
     return ServerDescription(
         id=conn.id,
         url=conn.url,

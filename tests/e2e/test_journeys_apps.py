@@ -122,6 +122,12 @@ def test_a_python_sdk_view_shows_the_result_and_its_buttons_call_back_through_ap
         browser: Browser, apps_relay: str, vendor: VendorReplay):
     page = app_page(browser, apps_relay, vendor)
     connect(page, "capitals-app", "get_capital")
+    # Tools lists each tool with a view, and the one kept for views, whose approval the user sets there too.
+    page.get_by_role("button", name="Tools", exact=True).click()
+    listed = page.get_by_role("dialog", name="Tools").locator(".tool-list li")
+    expect(listed.filter(has_text="get_capital").locator(".tool-view")).to_have_text("has a view")
+    expect(listed.filter(has_text="capital_fact").locator(".tool-view")).to_have_text("for its views only")
+    page.get_by_role("dialog", name="Tools").get_by_role("button", name="Close").click()
     # A tool kept for views (visibility ["app"]) is not offered to the model; the others are.
     card = call_with_view(page, vendor, "get_capital", {"country": "UK"}, "card")
     offered = [t["function"]["name"] for t in vendor.model_requests[-2].json["tools"]]

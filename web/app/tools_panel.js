@@ -280,8 +280,12 @@ export class ToolsPanel {
         policy.addEventListener("change", () => this.#setPref(key, { policy: policy.value, fingerprint: tool.fingerprint }));
         const isNew = tool.new === true && !(pref.policy === "allow" && !changed);
         const note = changed ? t("tools.changed") : isNew ? t("tools.new") : tool.description ?? "";
-        return h("li", { dataset: { tool: name, ...(isNew ? { new: "true" } : {}) } },
-          enabled, h("span", { className: "tool-name" }, name),
+        // MCP Apps: a tool with a view shows it on its card; one kept for views is never offered to the model.
+        const view = tool.views_only ? t("tools.viewsOnly") : tool.ui ? t("tools.hasView") : null;
+        const marks = { ...(isNew ? { new: "true" } : {}), ...(tool.views_only ? { viewsOnly: "true" } : {}) };
+        return h("li", { dataset: { tool: name, ...marks } },
+          enabled, h("span", { className: "tool-name" }, h("span", {}, name),
+                      view ? h("span", { className: "badge tool-view" }, view) : null),
           h("span", { className: changed || isNew ? "hint changed" : "hint" }, note),
           policy);
       })));

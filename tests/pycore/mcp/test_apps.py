@@ -91,8 +91,14 @@ def test_visibility_and_view_are_read_from_the_tools_meta() -> None:
 async def test_the_client_says_it_hosts_views_and_names_each_tools_view(url: str) -> None:
     async with connected(url) as shop:
         tools = {tool["original_name"]: tool for tool in shop["tools"]}
-        assert set(tools) == {"show_cart", "empty_cart"}  # add_item is for views only: not offered to the model
+        assert set(tools) == {"show_cart", "empty_cart", "add_item"}
         assert tools["show_cart"]["ui"] == VIEW and tools["empty_cart"]["ui"] == VIEW
+        # add_item is listed for the user (to set how views' calls of it are approved), marked for views only,
+        # and never offered to the model.
+        assert tools["add_item"]["views_only"] is True and tools["add_item"]["policy"] == "ask"
+        assert tools["show_cart"].get("views_only", False) is False
+        conn = STATE.connections["url:shop"]
+        assert [tool.name for tool in conn.agent_tools()] == ["show_cart", "empty_cart"]
         result, _ = await call("mcp.app_call_tool", {"id": "url:shop", "name": "show_cart", "trusted": True})
     assert result["result"]["content"][0]["text"] == "cart for a host with views"
 
