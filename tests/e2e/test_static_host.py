@@ -140,8 +140,9 @@ def test_from_a_static_host_an_mcp_app_view_renders_and_calls_back(browser: Brow
     with serve_basic_app() as url:
         page = tool_turn(browser, static_url, vendor, url, "get-time", {})
         card = page.get_by_role("group", name="Tool get-time")
-        frame = card.locator("iframe.mcp-app-frame")
-        assert frame.get_attribute("src") == static_url + "mcp-app-frame.html"
+        # The frame gets its address once the view's bridge listens (after its code has loaded): waited for.
+        expect(card.locator("iframe.mcp-app-frame")).to_have_attribute("src", static_url + "mcp-app-frame.html",
+                                                                       timeout=REPLY_TIMEOUT_MS)
         view = card.frame_locator("iframe.mcp-app-frame").frame_locator("iframe")
         button = view.get_by_role("button", name="Get Server Time")
         expect(button).to_be_visible(timeout=REPLY_TIMEOUT_MS)
