@@ -3,10 +3,13 @@
  *
  *   const chat = new Chat({core, coreReady, store, transcript, images, provider, tools, follow, onChange, notify})
  *   await chat.open(conversationId) | chat.newChat()
- *   await chat.send(text, images, extraParts)   user message stored, THEN chat.run; every event to the store
- *                                        (extraParts: attached documents, an MCP resource's parts)
+ *   await chat.send(text, images, extraParts)   {ok: true, done} once the user message is stored (the reply then
+ *                                        runs: chat.run, every event to the store), or {ok: false, reason}: nothing
+ *                                        stored or sent, the caller keeps the words (extraParts: attached
+ *                                        documents, an MCP resource's parts)
  *   chat.stop()                           cancels the running call (WorkerClient.cancel)
- *   chat.running                          a turn is in progress
+ *   chat.turn                             the turn's state machine (web/app/turn.js); chat.running its data while
+ *                                        a reply streams or waits on a question
  *
  * `provider()` returns {provider: {vendor, api_key?, base_url?}, model, vendor} for the next turn or
  * throws an Error saying what is missing; one with a `profile` (settings.js MissingKeyError) is a key
@@ -35,10 +38,13 @@ import { askUser } from "./server_asks.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
+import { Turn } from "./turn.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 
 // The model's stream events (pycore/contract.py): each belongs to the reply's current step and is stored with it.
 const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
+// The events that ask the person something: the turn waits on them (turn.js `awaiting`).
+const ASKING = new Set(["approval", "elicitation", "sampling"]);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
@@ -53,8 +59,19 @@ export class Chat {
     this.conversation = null;
     this.tree = new ConversationTree();
     this.views = [];
-    this.running = null; // {callId, cancelled, view}
+    // The turn's state (web/app/turn.js), shown on <html data-turn> for styles and tests.
+    this.turn = new Turn({ onChange: (state) => {
+      document.documentElement.dataset.turn = state;
+      this.onRunning(state === "streaming" || state === "awaiting");
+    } });
+    document.documentElement.dataset.turn = this.turn.state;
+    this.opening = Promise.resolve(); // the conversation being opened: a send waits for it
     this.renderEmpty();
+  }
+
+  /** The running turn's data ({callId, cancelled, …}), or null while none streams. */
+  get running() {
+    return ["streaming", "awaiting"].includes(this.turn.state) ? this.turn.run : null;
   }
 
   // ------------------------------------------------------------------ opening and drawing
@@ -70,7 +87,13 @@ export class Chat {
     this.onChange(null);
   }
 
-  async open(id) {
+  open(id) {
+    const opening = this.opening.catch(() => {}).then(() => this.#open(id));
+    this.opening = opening;
+    return opening;
+  }
+
+  async #open(id) {
     if (this.running) this.stop();
     const loaded = await this.store.loadConversation(id);
     this.conversation = loaded.conversation;
@@ -164,7 +187,7 @@ export class Chat {
   }
 
   async #switchBranch(msg, delta) {
-    if (this.running) return;
+    if (this.turn.busy) return void this.notify(t("chat.busy"));
     this.tree.step(msg, delta);
     this.render();
     await this.#saveLeaf();
@@ -176,7 +199,7 @@ export class Chat {
   }
 
   #startEdit(view) {
-    if (this.running) return;
+    if (this.turn.busy) return void this.notify(t("chat.busy"));
     const field = h("textarea", { className: "edit-field", "aria-label": t("chat.editField"), rows: 3 });
     field.value = textOf(view.msg);
     const images = view.msg.parts.filter((p) => p.type === "image");
@@ -188,7 +211,9 @@ export class Chat {
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
       const text = field.value.trim();
-      if (text) this.#run({ parentId: view.msg.parent_id ?? null, userParts: [...userParts(text, images), ...documents] });
+      if (!text) return;
+      this.#start({ parentId: view.msg.parent_id ?? null, userParts: [...userParts(text, images), ...documents] })
+        .then((outcome) => outcome.ok || (outcome.reason && this.notify(outcome.reason, { error: true })));
     });
     field.addEventListener("keydown", (ev) => {
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
@@ -202,18 +227,22 @@ export class Chat {
 
   // ------------------------------------------------------------------ turns
 
-  /** A new user message at the end of the shown path, then a reply. */
+  /**
+   * A new user message at the end of the shown path, then a reply. Resolves once the message is stored,
+   * {ok: true, done} (`done`: the whole turn), or refused, {ok: false, reason}: then nothing was stored or sent,
+   * and the caller keeps the words (the reason is null when it was already said, or the person cancelled).
+   */
   send(text, images = [], extraParts = []) {
-    const leaf = this.tree.last();
-    return this.#run({ parentId: leaf?.id ?? null, userParts: [...userParts(text, images), ...extraParts] });
+    return this.#start({ userParts: [...userParts(text, images), ...extraParts] });
   }
 
   /** Another reply to the same user message, kept as a sibling branch. */
-  regenerate(assistantMsg) {
-    if (this.running) return undefined;
+  async regenerate(assistantMsg) {
     const prompt = this.tree.promptOf(assistantMsg);
     if (!prompt) return undefined;
-    return this.#run({ replyTo: prompt });
+    const outcome = await this.#start({ replyTo: prompt });
+    if (!outcome.ok && outcome.reason) this.notify(outcome.reason);
+    return outcome;
   }
 
   stop() {
@@ -242,16 +271,21 @@ export class Chat {
     }
   }
 
-  async #run({ parentId = null, userParts: parts = null, replyTo = null }) {
-    if (this.running) return;
-    const target = await this.#target();
-    if (!target || this.running) return;
-    const run = { cancelled: false, callId: undefined };
-    this.running = run;
-    this.onRunning(true);
+  /**
+   * The first half of a turn, while the composer still holds the words (turn state `sending`): the vendor to
+   * ask, the conversation, the person's message on disk. Anything that goes wrong here is a refusal with its
+   * reason; nothing has been sent. The reply then runs in #reply, in the background.
+   */
+  async #start({ parentId, userParts: parts = null, replyTo = null }) {
+    await this.opening.catch(() => {}); // a conversation being opened is the one this message goes to
+    await this.turn.settled(); // a turn that just ended puts the transcript in order first
+    const begun = this.turn.begin();
+    if (!begun.ok) return { ok: false, reason: t("chat.busy") };
+    const run = begun.run;
     let userMsg = replyTo;
-    let waitingView = null;
     try {
+      const target = await this.#target();
+      if (!target) return this.#refuse(null); // said why, or the person closed the key prompt
       if (!this.conversation) {
         const title = parts ? titleFrom(parts) : t("nav.untitled");
         this.conversation = await this.store.createConversation({ title });
@@ -261,14 +295,37 @@ export class Chat {
       }
       const conversationId = this.conversation.id;
       if (parts) {
-        // The person's words are on disk before anything is sent.
-        userMsg = await this.store.addMessage(conversationId, { parent_id: parentId, role: "user", parts });
-        this.tree.add(userMsg);
-      } else {
-        // A regeneration shows the path up to the prompt; the new reply becomes a sibling branch.
-        this.tree.chosen.set(userMsg.id, undefined);
-        this.tree.chosen.delete(userMsg.id);
+        // The person's words are on disk before anything is sent, and before the composer lets go of them.
+        const parent = parentId === undefined ? this.tree.last()?.id ?? null : parentId;
+        userMsg = await this.store.addMessage(conversationId, { parent_id: parent, role: "user", parts });
       }
+      this.turn.stored();
+      const done = this.#reply(run, { conversationId, target, userMsg, added: Boolean(parts),
+                                      fresh: Boolean(parts) && !userMsg.parent_id });
+      return { ok: true, done };
+    } catch (err) {
+      if (err.code !== "conversation_gone") return this.#refuse(t("chat.notStored", { message: err.message }));
+      this.newChat(); // it is gone: the words go to a new chat when sent again
+      return this.#refuse(t("chat.conversationGone"));
+    }
+  }
+
+  #refuse(reason) {
+    this.turn.refuse(reason);
+    return { ok: false, reason };
+  }
+
+  /** The second half of a turn: the message shown, the reply streamed and stored, the transcript put in order. */
+  async #reply(run, { conversationId, target, userMsg, added, fresh }) {
+    let waitingView = null;
+    let status = "done";
+    try {
+      if (this.conversation?.id !== conversationId) {
+        run.cancelled = true; // another conversation was opened meanwhile: the message is kept in its own
+        return;
+      }
+      if (added) this.tree.add(userMsg);
+      else this.tree.chosen.delete(userMsg.id); // a regeneration: the path up to the prompt, the reply a sibling branch
       this.render();
       this.#truncateAfter(userMsg);
       this.follow.toEnd(); // the message just sent is in view, and the reply is followed
@@ -288,24 +345,28 @@ export class Chat {
       let system = settings?.system || undefined;
       if (focused) ({ messages, system } = await this.#focusedPrompt(userMsg, system));
       const reply = await this.#stream(run, conversationId, userMsg, messages, target, system);
-      if (parts && !parentId && reply && !run.cancelled && this.autoTitle()) {
+      if (fresh && reply && !run.cancelled && this.autoTitle()) {
         this.#nameConversation(conversationId, textOf(userMsg), reply, target); // in the background
       }
       if (focused && this.conversation?.id === conversationId) {
         this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply, target });
       }
     } catch (err) {
+      status = "failed";
       if (waitingView) waitingView.el.dataset.state = "error";
       this.notify(err.message);
     } finally {
       for (const question of run.questions ?? []) question.close(); // the core cancelled what is still open
-      this.running = null;
-      this.onRunning(false);
+      this.turn.end(run.cancelled ? "stopped" : status);
       try {
-        await this.refresh();
-        await this.#saveLeaf();
+        if (this.conversation?.id === conversationId) {
+          await this.refresh();
+          await this.#saveLeaf();
+        }
       } catch (err) {
         this.notify(err.message);
+      } finally {
+        this.turn.settle();
       }
     }
   }
@@ -460,6 +521,10 @@ export class Chat {
     };
 
     const onEvent = (ev) => {
+      // A question to the person (approval, a server's form or sampling request) holds the turn until the
+      // stream moves on; progress and logs do not.
+      if (ASKING.has(ev.type) && ev.stage !== "result") this.turn.awaiting();
+      else if (ev.type !== "tool_progress" && ev.type !== "page_tool") this.turn.streaming();
       switch (ev.type) {
         case "step":
           if (view) finishStep(null, true);

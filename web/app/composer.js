@@ -7,6 +7,9 @@
  *   composer.setRunning(bool)     Stop shown while a reply runs
  *   composer.attachResource(resource, parts)   an MCP resource (its message parts) goes with the next message
  *
+ * What is typed (and attached) leaves the box only once chat.send says the message is stored; a send that
+ * cannot go (a reply still running, no vendor set up, storage refusing) keeps it and says why.
+ *
  * Slash commands: typing "/" at the start of the box lists the saved prompts (the prompt library, whose
  * {{variables}} are asked for and filled in) and the connected MCP servers' prompts (`prompts()` ->
  * [{name, description?, arguments?, serverId} | {name, text, saved: true, ...}]); choosing an MCP one asks
@@ -68,21 +71,42 @@ export class Composer {
     });
   }
 
+  /**
+   * Send what is in the box. The words and files stay in the box until the chat says the message is stored
+   * (the box is read-only meanwhile, so what is cleared is what was sent); a refusal keeps them and says why.
+   */
   async submit() {
-    const empty = () => !this.box.value.trim() && !this.images.length && !this.documents.length && !this.resources.length;
-    if (empty() || this.chat.running) return;
-    // No provider, or no key in this tab: said so, or the key asked for; what was typed stays meanwhile.
-    if (!(await this.chat.ready()) || empty() || this.chat.running) return;
-    const text = this.box.value.trim();
-    const images = this.images;
-    const extra = [...this.documents, ...this.resources.flatMap((r) => r.parts)];
+    if (this.#sending || this.#empty()) return;
+    this.#sending = true;
+    this.box.readOnly = true;
+    this.form.setAttribute("aria-busy", "true");
+    let outcome;
+    try {
+      outcome = await this.chat.send(this.box.value.trim(), this.images,
+                                     [...this.documents, ...this.resources.flatMap((r) => r.parts)]);
+    } catch (err) {
+      outcome = { ok: false, reason: err.message };
+    } finally {
+      this.#sending = false;
+      this.box.readOnly = false;
+      this.form.removeAttribute("aria-busy");
+    }
+    if (!outcome.ok) {
+      if (outcome.reason) this.notify(outcome.reason, { error: outcome.reason !== t("chat.busy") });
+      return;
+    }
     this.box.value = "";
     this.images = [];
     this.documents = [];
     this.resources = [];
     this.#closeMenu();
     this.#drawAttachments();
-    this.chat.send(text, images, extra);
+  }
+
+  #sending = false;
+
+  #empty() {
+    return !this.box.value.trim() && !this.images.length && !this.documents.length && !this.resources.length;
   }
 
   attachResource(resource, parts) {

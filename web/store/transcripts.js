@@ -72,6 +72,18 @@ import { isQuotaError, ROLES, STATUSES } from "./schema.js";
 const HOUR = 3_600_000;
 const ignore = () => {}; // a failed request also fails its transaction, which _write reports
 
+/**
+ * A message for a conversation that is not there any more (deleted here or in another tab, or purged): refused,
+ * never written where no list shows it and the purge would take it. `code` is what callers branch on.
+ */
+export class ConversationGoneError extends Error {
+  constructor(id) {
+    super(`conversation ${id} was deleted`);
+    this.name = "ConversationGoneError";
+    this.code = "conversation_gone";
+  }
+}
+
 export class Store {
   constructor(db, { name, onError = () => {} }) {
     this.db = db;
@@ -254,7 +266,7 @@ export class Store {
     const ok = await this._write(draft.conversation_id, ["conversations", "messages"], async (tx) => {
       const stored = await tx.objectStore("conversations").get(draft.conversation_id);
       const current = mem?.conversation ?? stored;
-      if (!current) throw new Error(`no conversation with id ${draft.conversation_id}`);
+      if (!current || current.deleted_at) throw new ConversationGoneError(draft.conversation_id);
       message = { ...draft, parent_id: parentId === undefined ? current.current_leaf : parentId, created: Date.now() };
       conversation = { ...current, current_leaf: message.id, updated: message.created };
       tx.objectStore("messages").add(message).catch(ignore);
