@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, open_app, open_settings, send, wait_idle
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text, with_tool_call
 
@@ -76,7 +76,10 @@ def test_the_model_computes_from_an_attached_csv_and_the_notebook_keeps_its_vari
     assert told[0].startswith("stdout:\nSapporo 2030\n") and "value:\n3" in told[0]
     assert "files written:\n/mnt/outputs/summary.csv" in told[0]
     assert told[1].startswith("value:\n'SAPPORO'")  # the second call saw the first one's variables
-    # The card shows the code highlighted, what it printed, and the file it wrote as a download.
+    # The file it wrote is offered under the reply, without opening any card (issue 29 item 6)...
+    under = last_reply(page).locator(".reply-files")
+    expect(under.get_by_role("link", name="Download summary.csv (24 B)")).to_be_visible()
+    # ...and the card shows the code highlighted, what it printed, and the file as a download too.
     card = cards(page).first
     card.locator("summary").click()
     expect(card.locator(".tool-code .hljs-keyword").first).to_have_text("import")
@@ -92,6 +95,8 @@ def test_the_model_computes_from_an_attached_csv_and_the_notebook_keeps_its_vari
     # After a reload the file is still offered: kept with the transcript, its bytes in OPFS.
     page.reload()
     page.get_by_role("button", name="Which city sold most?", exact=True).click()
+    under = last_reply(page).locator(".reply-files")
+    expect(under.get_by_role("link", name="Download summary.csv (24 B)")).to_be_visible()
     card = cards(page).first
     card.locator("summary").click()
     expect(card.get_by_role("link", name="Download summary.csv (24 B)")).to_be_visible()

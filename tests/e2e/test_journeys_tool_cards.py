@@ -118,9 +118,19 @@ WHOLE_TURN = [("user", "text"), ("assistant", "tool_call"), ("user", "tool_resul
 
 
 def expect_whole_turn(page: Page) -> None:
-    """On screen and on disk: question, tool call, its result, the answer; nothing empty or interrupted."""
-    expect(last_reply(page).locator(".content")).to_have_text(ANSWER)
-    expect(replies(page)).to_have_count(2)  # the tool-call step and the answer
+    """On screen, the question and ONE reply (issue 29 item 6): the tool's card inside it, then the answer, under
+    one header, with one usage line (both steps' tokens added up), one Copy and one Regenerate. On disk: question,
+    tool call, its result, the answer; nothing empty or interrupted."""
+    expect(replies(page)).to_have_count(1)
+    reply = last_reply(page)
+    expect(reply.locator(".content")).to_have_text(ANSWER)
+    expect(reply.locator(".step")).to_have_count(2)
+    expect(reply.locator(".tool-card")).to_have_count(1)
+    for one in (".meta", ".usage", "button.copy", "button.regenerate"):
+        expect(reply.locator(one)).to_have_count(1)
+    call, answer = expected(TOOL_TURN)["usage"], expected(TEXT_TURN)["usage"]
+    expect(reply.locator(".usage")).to_have_text(f"{call['input_tokens'] + answer['input_tokens']} in · "
+                                                 f"{call['output_tokens'] + answer['output_tokens']} out tokens")
     expect(page.locator(NOT_INTERRUPTED)).to_have_count(0)
     expect(page.locator(".transcript nav.branches")).to_have_count(0)
     data = stored(page)

@@ -139,11 +139,17 @@ export class Chat {
     const path = this.tree.path();
     if (!path.length) return this.renderEmpty();
     const items = [];
-    let lastAssistant = null;
-    let pendingMeta = {};
+    let lastAssistant = null; // the reply being drawn: its later steps and their results go into it
+    let afterResults = false;
     for (const msg of path) {
       if (isToolResults(msg) && lastAssistant) {
-        lastAssistant.attachResults(msg, msg.tool_meta ?? pendingMeta);
+        lastAssistant.attachResults(msg, msg.tool_meta ?? {});
+        afterResults = true;
+        continue;
+      }
+      if (msg.role === "assistant" && lastAssistant && afterResults) {
+        lastAssistant.addStep(msg); // the same turn, after its tools answered: one reply
+        afterResults = false;
         continue;
       }
       let view;
@@ -160,7 +166,7 @@ export class Chat {
       this.views.push(view);
       items.push(view.el);
       lastAssistant = msg.role === "assistant" ? view : null;
-      pendingMeta = {};
+      afterResults = false;
     }
     this.transcript.replaceChildren(...items);
     this.follow.restore(place);
@@ -482,21 +488,25 @@ export class Chat {
     const queue = (fn) => (chain = chain.then(fn).catch((err) => this.notify(t("chat.storageError", { message: err.message }))));
     let lastId = userMsg.id;
     let writer = null;
-    let view = null;
+    let reply = null; // the turn's one reply on screen (MessageView): each step of the turn goes into it
+    let view = null; // the reply while a step of it streams
     let usage = null;
     let stepError = null; // an error the vendor sent inside this step's stream: stored with its message
-    let lastAssistantView = null;
     const toolMeta = {};
     const replyTexts = [];
 
     const beginStep = () => {
-      view = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
-        { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask),
-                                                      openResource: (source) => this.#resourceReader(source),
-                                                      showApp: (card, app) => this.#showApp(card, app) } });
-      view.setState("streaming");
-      this.transcript.append(view.el);
-      this.views.push(view);
+      if (reply) reply.beginStep({ vendor: target.vendor, model: target.model });
+      else {
+        reply = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
+          { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask),
+                                                        openResource: (source) => this.#resourceReader(source),
+                                                        showApp: (card, app) => this.#showApp(card, app) } });
+        this.transcript.append(reply.el);
+        this.views.push(reply);
+      }
+      view = reply;
+      reply.setState("streaming");
       usage = null;
       stepError = null;
       queue(async () => {
@@ -505,10 +515,9 @@ export class Chat {
     };
     const finishStep = (message, incomplete, error = null) => {
       const status = error ? "error" : incomplete ? "interrupted" : "complete";
-      const current = view;
       const currentUsage = usage;
-      current?.finishStream();
-      current?.setState(status === "complete" ? "done" : status);
+      view?.finishStream();
+      view?.setState(status === "complete" ? "done" : status);
       queue(async () => {
         if (!writer) return;
         const stored = await writer.finish({ parts: message?.parts, status, usage: currentUsage ?? undefined,
@@ -516,7 +525,6 @@ export class Chat {
         lastId = stored?.id ?? writer.id ?? lastId;
         writer = null;
       });
-      lastAssistantView = current;
       view = null;
     };
 
@@ -537,7 +545,7 @@ export class Chat {
             finishStep(ev.message, Boolean(ev.incomplete), stepError);
           } else {
             const meta = { ...toolMeta };
-            lastAssistantView?.attachResults(ev.message, meta);
+            reply?.attachResults(ev.message, meta);
             queue(async () => {
               const stored = await store.addMessage(conversationId, { parent_id: lastId, role: "user", parts: ev.message.parts,
                                                                       tool_meta: meta });
@@ -546,27 +554,27 @@ export class Chat {
           }
           return;
         case "approval":
-          (view ?? lastAssistantView)?.card(ev.call_id)?.askApproval(ev);
+          reply?.card(ev.call_id)?.askApproval(ev);
           return;
         case "tool_progress": // on the running tool's card; it is no step of the reply
-          (view ?? lastAssistantView)?.card(ev.call_id)?.setProgress(ev);
+          reply?.card(ev.call_id)?.setProgress(ev);
           return;
         case "tool_start":
-          (view ?? lastAssistantView)?.card(ev.call_id)?.setStatus("running");
+          reply?.card(ev.call_id)?.setStatus("running");
           (run.running ??= new Map()).set(ev.call_id, ev);
           return;
         case "elicitation": // an MCP server asks the user something: in the card of its running tool
-          askUser(ev, { core: this.core, run, view: view ?? lastAssistantView, toolMeta, transcript: this.transcript });
+          askUser(ev, { core: this.core, run, view: view ?? reply, toolMeta, transcript: this.transcript });
           return;
         case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
           if (ev.stage === "result") run.samplings?.get(ev.id)?.showResult(ev);
-          else askUser(ev, { core: this.core, run, view: view ?? lastAssistantView, toolMeta, transcript: this.transcript });
+          else askUser(ev, { core: this.core, run, view: view ?? reply, toolMeta, transcript: this.transcript });
           return;
         case "tool_end": {
           const started = run.running?.get(ev.call_id);
           const source = started?.source;
           run.running?.delete(ev.call_id);
-          const card = (view ?? lastAssistantView)?.card(ev.call_id);
+          const card = reply?.card(ev.call_id);
           // Kept with the result, so that drawn again (end of turn, reload) the card still says the same: the
           // user's Deny, the structured result and its schema problem, and the server's resource links (which
           // the stored result, made for the model, names only as text) with the server to read them from.
@@ -629,8 +637,8 @@ export class Chat {
       finishStep(null, run.cancelled, error);
     } else if (failure || result?.error) {
       const error = failure ? { message: failure.message } : result.error;
-      (lastAssistantView ?? this.#errorView()).showError(error);
-      if (!lastAssistantView || failure) {
+      (reply ?? this.#errorView()).showError(error);
+      if (!reply || failure) {
         queue(async () => {
           const w = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
           await w.finish({ parts: [], status: "error", error });

@@ -79,6 +79,7 @@ export class Composer {
     if (this.#sending || this.#empty()) return;
     this.#sending = true;
     this.box.readOnly = true;
+    this.send.disabled = true; // until the message is stored (then the turn's Stop shows) or refused
     this.form.setAttribute("aria-busy", "true");
     let outcome;
     try {
@@ -89,6 +90,7 @@ export class Composer {
     } finally {
       this.#sending = false;
       this.box.readOnly = false;
+      this.send.disabled = Boolean(this.chat.running);
       this.form.removeAttribute("aria-busy");
     }
     if (!outcome.ok) {

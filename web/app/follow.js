@@ -81,7 +81,7 @@ export class ScrollFollower {
 
   /** The messages and each message's top-level blocks, in order: where a redraw puts the reader back. */
   #blocks() {
-    return [...this.scroller.querySelectorAll(":scope > li, :scope > li > .content > *")];
+    return [...this.scroller.querySelectorAll(":scope > li, :scope > li > .content > *, :scope > li > .steps > .step > .content > *")];
   }
 
   #atEnd() {

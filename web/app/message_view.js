@@ -1,27 +1,30 @@
 /**
- * One message on screen: a user bubble, or an assistant reply with its thinking, streamed markdown,
- * tool cards, usage, status and actions (copy, regenerate, edit, ‹ 1/2 › branches; on a failed reply
- * "Open settings" or "Retry": actions.openSettings(), actions.retry(view)).
+ * One message on screen: a user bubble, or a whole reply: one agent turn, however many steps it took (each
+ * step's thinking, streamed markdown and tool cards, in order: web/app/step_view.js), under one header, with one
+ * usage line (the steps' tokens added up), the files the code wrote, status and one set of actions (Copy copies
+ * the final text; Regenerate; ‹ 1/2 › branches; on a failed reply "Open settings" or "Retry":
+ * actions.openSettings(), actions.retry(view)). User bubbles have Edit.
  *
- *   const view = new MessageView(msg, {images, actions})   msg: StoredMessage (or a live stub)
+ *   const view = new MessageView(msg, {images, actions})   msg: StoredMessage (or a live stub): the turn's first step
  *   view.el                                               an <li>
- *   live replies: view.onEvent(streamEvent)               text/reasoning/tool-call deltas, usage, error
- *                 view.card(callId)                       its ToolCard (approval, progress, result);
+ *   view.addStep(msg)                                     a stored later step of the same turn (after tool results)
+ *   live replies: view.beginStep(msg) · view.onEvent(streamEvent)   the current step's deltas, usage, error
+ *                 view.card(callId)                       its ToolCard, in any step (approval, progress, result);
  *                 actions.decide(callId, "allow"|"always"|"deny", approvalEvent)   a button on a card
  *                 view.setState(state)                    waiting|streaming|done|interrupted|error
- *   stored replies: view.attachResults(toolResultsMsg)    fill the cards from the next message
+ *                 view.showFiles(items)                   files the code wrote, under the reply
+ *   stored replies: view.attachResults(toolResultsMsg)    fill the cards from the message after a step
  *
  * Model output is untrusted: it reaches the DOM only through StreamRenderer (sanitized per update).
  * The user's own text is set as text.
  */
 
-import { StreamRenderer } from "../render/markdown.js";
-import { ReplyReducer } from "../store/reduce.js";
+import { renderToolContent } from "../render/tool_result.js";
 import { fileResource } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
-import { language, t } from "./i18n.js";
-import { ToolCard } from "./tool_card.js";
+import { t } from "./i18n.js";
+import { StepView } from "./step_view.js";
 import { textOf } from "./tree.js";
 import { vendorLabel } from "./vendors.js";
 
@@ -30,10 +33,9 @@ export class MessageView {
     this.msg = msg;
     this.images = images;
     this.actions = actions;
-    this.cards = new Map(); // call id -> ToolCard
-    this.cardsByIndex = new Map(); // stream index -> ToolCard (before the call id is final)
-    this.reply = new ReplyReducer(); // a live reply's parts so far
-    this.textShown = false;
+    this.steps = []; // a reply's steps (StepView), in order
+    this.usages = []; // each step's usage, added up on the reply's one line
+    this.files = []; // what the code wrote, shown under the reply
     this.el = h("li", { className: `msg ${msg.role}`, dataset: { id: msg.id ?? "" } });
     this.el.dataset.state = stateOf(msg);
     if (msg.role === "user") this.#buildUser(msg);
@@ -58,24 +60,25 @@ export class MessageView {
 
   #buildAssistant(msg, live) {
     this.meta = h("div", { className: "meta" });
-    this.reasoningText = h("div", { className: "reasoning-text" });
-    this.reasoning = h("details", { className: "reasoning", hidden: true },
-      h("summary", {}, t("chat.thinking")), this.reasoningText);
-    this.body = h("div", { className: "content markdown" });
-    this.toolsEl = h("div", { className: "tool-cards" });
+    this.stepsEl = h("div", { className: "steps" });
+    this.filesEl = h("div", { className: "reply-files", hidden: true, "aria-label": t("chat.filesWritten") });
     this.notice = h("div", { className: "notice", hidden: true });
     this.usageEl = h("div", { className: "usage" });
-    this.el.append(this.meta, this.reasoning, this.body, this.toolsEl, this.notice, this.usageEl);
-    this.renderer = new StreamRenderer(this.body, {
-      images: this.images,
-      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: () => t("chat.loadImage"),
-                alwaysLoadImages: (host) => t("chat.alwaysLoadImages", { host }),
-                tooLongToFormat: (length, limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
-                couldNotFormat: t("chat.couldNotFormat") },
-    });
+    this.el.append(this.meta, this.stepsEl, this.filesEl, this.notice, this.usageEl);
     this.#setMeta(msg);
-    if (!live) this.#fillStored(msg);
+    if (live) this.beginStep(msg);
+    else this.addStep(msg);
     this.#addActions();
+  }
+
+  /** The current step (the last one): the one a live event belongs to. */
+  get step() {
+    return this.steps[this.steps.length - 1];
+  }
+
+  /** The body of the turn's first step: what an edit or a test reads as "the reply's text". */
+  get body() {
+    return this.steps[0]?.body;
   }
 
   #setMeta(msg) {
@@ -83,40 +86,24 @@ export class MessageView {
     this.meta.textContent = who;
   }
 
-  #fillStored(msg) {
-    msg.parts.forEach((part, index) => {
-      const text = part.type === "tool_call" ? undefined : part.text;
-      this.#showPart({ part, index, added: true, delta: text, done: true });
-    });
-    this.renderer.finish();
+  /** A new live step of this turn (after its tool results went back to the model). */
+  beginStep(msg = {}) {
+    const step = new StepView({ images: this.images, decide: this.actions.decide });
+    this.steps.push(step);
+    this.stepsEl.append(step.el);
+    this.usages.push(null);
+    if (msg.vendor && !this.meta.textContent) this.#setMeta(msg);
+    return step;
+  }
+
+  /** A stored step: the first of the turn, or a later one drawn into the same reply. */
+  addStep(msg) {
+    this.beginStep(msg).fill(msg);
+    this.el.dataset.state = stateOf(msg); // the reply is as its last step left it
     this.setUsage(msg.usage);
     if (msg.status === "interrupted") this.#showNotice(t("chat.interrupted"));
     if (msg.error) this.showError(msg.error);
-  }
-
-  /** Draw one change of a part (store/reduce.js): the same path for a stored reply and a streamed one. */
-  #showPart({ part, index, added, delta, done }) {
-    switch (part.type) {
-      case "text":
-        if (added && this.textShown) this.renderer.append("\n\n");
-        this.textShown = true;
-        if (delta) this.renderer.append(delta);
-        break;
-      case "reasoning":
-        if (delta) this.#reasoning(delta);
-        break;
-      case "tool_call": {
-        const card = this.cardsByIndex.get(index) ?? this.#newCard(part.name, part.id, index);
-        if (done) {
-          card.setArguments(part.arguments);
-          card.callId = part.id;
-          this.cards.set(part.id, card);
-        } else if (delta) card.argsDelta(delta);
-        break;
-      }
-      default:
-        break; // images and tool results are not parts of a streamed reply
-    }
+    this.stepMessages = [...(this.stepMessages ?? []), msg];
   }
 
   #addActions() {
@@ -138,26 +125,14 @@ export class MessageView {
                     onclick: () => this.actions.branch?.(this, +1) }, "›"));
   }
 
+  /** Copy takes the reply's final words: the last step that wrote any. */
   async #copy() {
+    const text = [...this.steps].reverse().map((step) => step.text).find((words) => words.trim()) ?? textOf(this.msg);
     try {
-      await navigator.clipboard.writeText(textOf(this.msg) || this.renderer?.text || "");
+      await navigator.clipboard.writeText(text);
     } catch {
       /* clipboard refused (no focus / permission): nothing to undo */
     }
-  }
-
-  #reasoning(text) {
-    this.reasoning.hidden = false;
-    this.reasoningText.textContent += text;
-  }
-
-  #newCard(name, callId, index) {
-    const card = new ToolCard({ name, callId, images: this.images,
-                                onDecision: (decision, ask) => this.actions.decide?.(card.callId, decision, ask) });
-    if (callId) this.cards.set(callId, card);
-    if (index !== undefined) this.cardsByIndex.set(index, card);
-    this.toolsEl.append(card.el);
-    return card;
   }
 
   #showNotice(text, isError = false) {
@@ -171,9 +146,13 @@ export class MessageView {
     if (state === "interrupted") this.#showNotice(t("chat.interrupted"));
   }
 
+  /** The current step's usage; the line shows every step's added up (what the turn cost). */
   setUsage(usage) {
     if (!usage || (usage.input_tokens == null && usage.output_tokens == null)) return;
-    this.usageEl.textContent = t("chat.usage", { input: usage.input_tokens ?? "?", output: usage.output_tokens ?? "?" });
+    this.usages[this.usages.length - 1] = usage;
+    const known = this.usages.filter(Boolean);
+    const sum = (key) => (known.some((u) => u[key] == null) ? "?" : known.reduce((total, u) => total + u[key], 0));
+    this.usageEl.textContent = t("chat.usage", { input: sum("input_tokens"), output: sum("output_tokens") });
   }
 
   /** A failed reply: what went wrong and what to do (web/app/error_notice.js). `error`: pycore's ErrorInfo. */
@@ -189,45 +168,58 @@ export class MessageView {
   }
 
   card(callId) {
-    return this.cards.get(callId);
+    for (const step of this.steps) {
+      const card = step.card(callId);
+      if (card) return card;
+    }
+    return undefined;
   }
 
-  /** One streamed event of this reply's step (docs/PROTOCOL.md), folded into parts by store/reduce.js. */
+  /** One streamed event of the current step (docs/PROTOCOL.md), folded into parts by store/reduce.js. */
   onEvent(ev) {
-    const change = this.reply.apply(ev);
-    if (change?.part) this.#showPart(change);
-    else if (change?.usage) this.setUsage(change.usage);
+    const change = this.step.onEvent(ev);
+    if (change?.usage) this.setUsage(change.usage);
     else if (change && "error" in change) this.showError(change.error ?? { message: "error" });
   }
 
   finishStream() {
-    this.renderer.finish();
+    this.step?.finish();
   }
 
   /** Fill this reply's tool cards from the message that carries their results. */
   attachResults(resultsMsg, meta = {}) {
     for (const part of resultsMsg.parts) {
       if (part.type !== "tool_result") continue;
-      const card = this.cards.get(part.call_id) ?? this.#newCard(part.name ?? "tool", part.call_id);
+      const card = this.card(part.call_id) ?? this.step.newCard(part.name ?? "tool", part.call_id);
       if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
-      // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again.
+      // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again, on the
+      // card and under the reply.
       const kept = meta[part.call_id] ?? {};
       const files = (kept.files ?? []).map(fileResource);
       card.setResult([...toMcpContent(part.content), ...files, ...(kept.links ?? [])],
                      { isError: part.is_error, durationMs: kept.duration_ms, structured: kept.structured,
                        schemaProblem: kept.schema_problem, openResource: this.actions.openResource?.(kept.source) ?? null });
       card.showAsked(kept.asked ?? []);
+      this.showFiles(files);
       if (kept.app && !card.view) this.actions.showApp?.(card, kept.app);
     }
   }
 
+  /** Files the code wrote (MCP resource items with their bytes), as downloads under the reply. */
+  showFiles(items) {
+    if (!items.length) return;
+    this.files.push(...items);
+    this.filesView?.destroy();
+    this.filesEl.hidden = false;
+    this.filesView = renderToolContent(this.filesEl, this.files, { images: this.images, labels: {
+      download: (name, size) => t("chat.download", { name, size }) } });
+  }
+
   destroy() {
-    this.renderer?.destroy();
-    for (const card of this.cards.values()) card.destroy();
+    this.filesView?.destroy();
+    for (const step of this.steps) step.destroy();
   }
 }
-
-const count = (n) => n.toLocaleString(language());
 
 function stateOf(msg) {
   if (msg.status === "interrupted") return "interrupted";
