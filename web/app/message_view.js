@@ -210,6 +210,7 @@ export class MessageView {
       if (part.type !== "tool_result") continue;
       const card = this.cards.get(part.call_id) ?? this.#newCard(part.name ?? "tool", part.call_id);
       if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
+      else if (meta[part.call_id]?.stopped) card.setStatus("stopped"); // the user's Stop, no failure of the tool
       // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again.
       const kept = meta[part.call_id] ?? {};
       const files = (kept.files ?? []).map(fileResource);
