@@ -17,6 +17,8 @@ Invariants:
   per call, even when the calls were not run (stopped, limit reached, cut off): the transcript stays
   valid for the next request on any vendor;
 - a tool that raises, times out, is unknown or denied gives an ``is_error`` result; the loop goes on;
+- a call that Stop cancelled or kept from running ends with a ``tool_end`` marked ``stopped: true`` (its
+  result is an ``is_error`` one for the model, but the page shows it as stopped, not failed);
 - approval (:mod:`pycore.agent.approval`): a call runs without asking only if the user allowed the tool
   or trusted its server. Once a run has fed an MCP server's tool results into the conversation, a call
   of *another* server's tool whose ``openWorldHint`` is not ``false`` asks even if allowed: the
@@ -175,7 +177,7 @@ class AgentLoop:
             await _close(events)
             if stream.completion is not None:
                 self._keep(step, stream.completion, incomplete=True)
-                self._not_run(step, stream.completion.tool_calls(), "not run: stopped by the user")
+                self._not_run(step, stream.completion.tool_calls(), "not run: stopped by the user", stopped=True)
             raise _Stopped from None
         except APIStatusError as e:
             await _close(events)
@@ -226,12 +228,12 @@ class AgentLoop:
             event["incomplete"] = True
         self._emit(event)
 
-    def _not_run(self, step: int, calls: list[ToolCallPart], why: str) -> None:
+    def _not_run(self, step: int, calls: list[ToolCallPart], why: str, *, stopped: bool = False) -> None:
         if not calls:
             return
         results = []
         for call in calls:
-            self._emit_end(step, call, ToolResult.text(why, is_error=True), 0.0)
+            self._emit_end(step, call, ToolResult.text(why, is_error=True), 0.0, stopped=stopped)
             results.append(_result_part(call, ToolResult.text(why, is_error=True)))
         self._append(step, Message(role="user", parts=results))
 
@@ -257,7 +259,7 @@ class AgentLoop:
             for call, task in zip(calls, tasks, strict=True):
                 if task.cancelled() or task.exception() is not None:
                     stopped = ToolResult.text("cancelled: stopped by the user", is_error=True)
-                    self._emit_end(step, call, stopped, 0.0)
+                    self._emit_end(step, call, stopped, 0.0, stopped=True)
                     parts.append(_result_part(call, stopped))
                 else:
                     parts.append(task.result())
@@ -340,10 +342,13 @@ class AgentLoop:
         return {"call_id": call.id, "name": call.name, "original_name": tool.name, "arguments": call.arguments,
                 "source": tool.source}
 
-    def _emit_end(self, step: int, call: ToolCallPart, result: ToolResult, duration_ms: float) -> None:
+    def _emit_end(self, step: int, call: ToolCallPart, result: ToolResult, duration_ms: float, *,
+                  stopped: bool = False) -> None:
         event: dict[str, Any] = {"type": "tool_end", "step": step, "call_id": call.id, "name": call.name,
                                  "is_error": result.is_error, "content": result.content,
                                  "duration_ms": round(duration_ms, 1)}
+        if stopped:  # the user's Stop, not a failure of the tool: the card says "stopped"
+            event["stopped"] = True
         if result.structured is not None:
             event["structured_content"] = result.structured
         if result.schema_problem is not None:

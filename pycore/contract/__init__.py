@@ -186,6 +186,7 @@ class ToolEndEvent(_Event):
     duration_ms: float
     structured_content: Any = None
     schema_problem: str | None = None  # how structured_content breaks the tool's outputSchema: flagged, not hidden
+    stopped: bool = False  # the user's Stop cut the call short or kept it from running: no failure of the tool
 
 
 class PageToolEvent(_Event):

@@ -8,6 +8,7 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
 - The approval card says which server asks and with what arguments (readable JSON, long values folded),
   and offers Allow once, Always allow this tool, Deny.
 - Always allow holds for that server's tool only, and only while its definition stays the same.
+- A tool the user stopped says "stopped" in its summary, not "failed" in red, also drawn again after a reload.
 """
 
 from __future__ import annotations
@@ -148,6 +149,16 @@ def reopen(page: Page) -> None:
     page.get_by_role("button", name=QUESTION, exact=True).click()
 
 
+def ask_allowed(browser: Browser, site_url: str, vendor: VendorReplay, url: str) -> Page:
+    """The app with the server at ``url`` added and its get_capital allowed; the question sent."""
+    page = start(browser, site_url, vendor)
+    item = add_server(page, url)
+    item.get_by_role("combobox", name="Approval for get_capital").select_option("allow")
+    close_tools(page)
+    send(page, QUESTION)
+    return page
+
+
 # -- Defect 2: progress -----------------------------------------------------------------------------------
 
 
@@ -155,11 +166,7 @@ def test_progress_shows_on_the_tool_card_and_the_answer_follows_the_tool(browser
                                                                          vendor: VendorReplay):
     with serve_tools(origin(site_url), "A", gated=True) as server:
         vendor.script(TOOL_TURN, TEXT_TURN)
-        page = start(browser, site_url, vendor)
-        item = add_server(page, server.url)
-        item.get_by_role("combobox", name="Approval for get_capital").select_option("allow")
-        close_tools(page)
-        send(page, QUESTION)
+        page = ask_allowed(browser, site_url, vendor, server.url)
 
         card = page.get_by_role("group", name="Tool get_capital")
         bar = card.get_by_role("progressbar", name="Progress of get_capital")
@@ -474,4 +481,34 @@ def test_data_read_from_one_server_asks_before_another_servers_tool_and_the_card
         expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
         wait_idle(page)
         assert a.calls == [("get_capital", {"country": "UK"})] and b.calls == []
+        page.context.close()
+
+
+# -- Issue 29 item 7: a tool the user stopped says "stopped" -------------------------------------------------
+
+
+def test_a_tool_stopped_by_the_user_says_stopped_not_failed_and_still_does_after_a_reload(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    with serve_tools(origin(site_url), "A", gated=True) as server:
+        vendor.script(TOOL_TURN)
+        page = ask_allowed(browser, site_url, vendor, server.url)
+
+        card = page.get_by_role("group", name="Tool get_capital")
+        expect(card).to_have_attribute("data-status", "running", timeout=REPLY_TIMEOUT_MS)
+        page.get_by_role("button", name="Stop", exact=True).click()
+        wait_idle(page)
+        failed_red = card.evaluate("(el) => getComputedStyle(el).getPropertyValue('--accent')")
+
+        def expect_stopped() -> None:
+            expect(card).to_have_attribute("data-status", "stopped", timeout=REPLY_TIMEOUT_MS)
+            expect(card.locator(".tool-status")).to_have_text("stopped")  # in the summary, without opening the card
+            color = card.locator(".tool-status").evaluate("(el) => getComputedStyle(el).color")
+            red = card.evaluate("(el, c) => { const s = document.createElement('span'); s.style.color = c;"
+                                " el.append(s); const v = getComputedStyle(s).color; s.remove(); return v; }",
+                                failed_red.strip())
+            assert color != red, "a stopped tool is shown in the colour of a failure"
+
+        expect_stopped()
+        reopen(page)
+        expect_stopped()
         page.context.close()

@@ -582,9 +582,11 @@ export class Chat {
             .map(({ uri, name, title, description, mimeType }) => ({ type: "resource_link", uri, name, title, description, mimeType }));
           toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], duration_ms: ev.duration_ms,
                                    ...(card?.status === "denied" ? { denied: true } : {}),
+                                   ...(ev.stopped ? { stopped: true } : {}),
                                    ...(ev.structured_content !== undefined ? { structured: ev.structured_content } : {}),
                                    ...(ev.schema_problem ? { schema_problem: ev.schema_problem } : {}),
                                    ...(links.length && source ? { links, source } : {}) };
+          if (ev.stopped) card?.setStatus("stopped");
           card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms,
                                         structured: ev.structured_content, schemaProblem: ev.schema_problem,
                                         openResource: this.#resourceReader(source) });

@@ -14,13 +14,25 @@
  * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON.
  */
 
-import { EFFORTS, effectiveSettings } from "../store/assistants.js";
+import { BUILTIN_ASSISTANTS, EFFORTS, effectiveSettings } from "../store/assistants.js";
 import { PREFS, prefs } from "../store/prefs.js";
 import { download, h } from "./dom.js";
 import { t } from "./i18n.js";
 import { vendorInfo } from "./vendors.js";
 
 const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter"];
+const SHIPPED_NAMES = new Map(BUILTIN_ASSISTANTS.map((a) => [a.id, a.name]));
+
+/**
+ * An assistant's name for the reader: a built-in's in the page's language (assistant.builtin.<id after
+ * "builtin:">) while it has the name it shipped with; the name the user gave it otherwise. Stored names and
+ * ids are never translated, so exports and chats refer to the same assistant in any language.
+ */
+export function assistantName(assistant) {
+  if (!assistant) return "";
+  const builtin = SHIPPED_NAMES.get(assistant.id) === assistant.name;
+  return builtin ? t(`assistant.builtin.${assistant.id.slice("builtin:".length)}`) : assistant.name;
+}
 
 export class ChatSettings {
   constructor({ store, element, notify, vendor = () => null, resetNotebook = null }) {
@@ -78,7 +90,7 @@ export class ChatSettings {
 
   render() {
     this.bar.querySelector(".assistant-label").textContent = t("assistant.label");
-    this.picker.replaceChildren(...this.assistants.map((a) => h("option", { value: a.id }, a.name)));
+    this.picker.replaceChildren(...this.assistants.map((a) => h("option", { value: a.id }, assistantName(a))));
     this.picker.value = this.assistant?.id ?? "";
     this.toggle.textContent = t("assistant.chatSettings");
     const changed = Object.keys(this.overrides).length;
@@ -174,7 +186,7 @@ export class ChatSettings {
   }
 
   async #saveAsNew() {
-    const name = window.prompt(t("assistant.newName"), `${this.assistant?.name ?? ""} 2`);
+    const name = window.prompt(t("assistant.newName"), `${assistantName(this.assistant)} 2`);
     if (!name) return;
     const { id: _id, builtin: _b, ...rest } = this.assistant ?? {};
     await this.#save({ ...rest, ...this.#fields(), name });
@@ -189,7 +201,7 @@ export class ChatSettings {
       this.overrides = {};
       await this.#persist();
       this.render();
-      this.notify(t("assistant.saved", { name: saved.name }));
+      this.notify(t("assistant.saved", { name: assistantName(saved) }));
     } catch (err) {
       this.notify(err.message, { error: true });
     }

@@ -192,6 +192,7 @@ export class MessageView {
       if (part.type !== "tool_result") continue;
       const card = this.card(part.call_id) ?? this.step.newCard(part.name ?? "tool", part.call_id);
       if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
+      else if (meta[part.call_id]?.stopped) card.setStatus("stopped"); // the user's Stop, no failure of the tool
       // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again, on the
       // card and under the reply.
       const kept = meta[part.call_id] ?? {};

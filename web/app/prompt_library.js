@@ -52,7 +52,7 @@ export class PromptLibrary {
 
   #draw(draftText = "") {
     const name = h("input", { id: "prompt-name", autocomplete: "off", value: this.editing?.name ?? "",
-                              placeholder: "review-code" });
+                              placeholder: t("prompts.namePlaceholder") });
     const text = h("textarea", { id: "prompt-text", rows: 6 });
     text.value = this.editing?.text ?? draftText;
     const form = h("form", { className: "dialog-body", novalidate: true },

@@ -74,7 +74,8 @@ export class TrafficInspector {
 
 function row(entry, text) {
   const m = entry.message;
-  const what = m.method ? `${m.method}${m.id !== undefined ? ` #${m.id}` : ""}`
+  // A method's name is the protocol's (code, shown as it is); a reply is said in the reader's language.
+  const what = m.method ? [h("code", {}, m.method), m.id !== undefined ? ` #${m.id}` : ""]
     : `${m.error ? t("traffic.error") : t("traffic.result")} #${m.id}`;
   return h("li", { className: "traffic-row", dataset: { dir: entry.dir } },
     h("details", {},

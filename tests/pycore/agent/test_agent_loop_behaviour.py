@@ -203,6 +203,8 @@ async def test_stop_while_a_tool_runs_cancels_it_and_answers_every_call() -> Non
     results = run.messages()[-1]
     texts = [(p["is_error"], p["content"][0]["text"]) for p in results["parts"]]
     assert texts == [(True, "cancelled: stopped by the user"), (False, "Widget")]
+    # the page shows the cancelled call as stopped, not failed; the one that finished is no stopped call
+    assert {e["name"]: e.get("stopped", False) for e in run.of("tool_end")} == {"get_country": True, finished: False}
     assert len(run.transport.requests) == 1  # nothing more was sent
 
 
