@@ -10,6 +10,7 @@
 //   web/app/core_status.js   the core's start-up, shown        web/sandbox/          the code interpreter
 //   web/store/ (IndexedDB)   web/render/ (markdown)            web/app/oauth.js      MCP OAuth redirects
 //   web/app/traffic.js       an MCP server's traffic, inspected and exported
+//   web/app/router.js        each conversation's address (#/c/<id>), Back/Forward
 //   web/mcp_app/             MCP App views: their frame, policy and bridge
 
 import { Chat } from "./app/chat.js";
@@ -33,6 +34,7 @@ import { PackageHosts } from "./app/package_hosts.js";
 import { hostsOf } from "./sandbox/hosts.js";
 import { pythonTool } from "./sandbox/tool.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
+import { Router } from "./app/router.js";
 import { Sidebar } from "./app/sidebar.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { TrafficInspector } from "./app/traffic.js";
@@ -157,6 +159,7 @@ async function main() {
     apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href, viewOf: (id, tool) => tools.viewOf(id, tool),
             choicesFor: (id) => tools.choicesFor(id), suggest: (text) => composer.insert(text) },
     onChange: (conversation) => {
+      router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
       sidebar.markActive(conversation?.id ?? null);
       sidebar.refresh().catch((err) => notify(err.message));
     },
@@ -180,6 +183,7 @@ async function main() {
       throw new Error(err.message, { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
     }
   } });
+  const router = new Router({ store, chat, notify });
   const library = new PromptLibrary({ store, notify, draft: () => document.getElementById("message").value });
   assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
   const composer = new Composer({
@@ -238,6 +242,7 @@ async function main() {
   await assistant.load();
   await library.load();
   await sidebar.refresh();
+  await router.start(); // the conversation the address names (a reload, a bookmark, Back/Forward)
   if (!settings.active) setup.show();
   uiReady = true;
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works

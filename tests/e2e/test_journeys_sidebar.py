@@ -48,14 +48,19 @@ def test_the_first_reply_names_the_conversation_with_its_own_model(browser: Brow
     assert len(vendor.model_requests) == 3
 
 
-def test_pins_folders_search_marks_and_bulk_delete(browser: Browser, site_url: str, vendor: VendorReplay):
-    page = open_app(browser, site_url)
+def chats(page: Page, vendor: VendorReplay, *titles: str) -> None:
+    """One conversation per title (its first message), each answered."""
     configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
-    for title in ("alpha plans", "beta budget", "gamma notes", "delta trip"):
+    for title in titles:
         vendor.script(TEXT)
         page.get_by_role("button", name="New chat").first.click()
         send(page, title)
         wait_idle(page)
+
+
+def test_pins_folders_search_marks_and_bulk_delete(browser: Browser, site_url: str, vendor: VendorReplay):
+    page = open_app(browser, site_url)
+    chats(page, vendor, "alpha plans", "beta budget", "gamma notes", "delta trip")
     side = sidebar(page)
     expect(side.locator(".group-label")).to_have_text(["Today"])
 
@@ -90,6 +95,65 @@ def test_pins_folders_search_marks_and_bulk_delete(browser: Browser, site_url: s
     expect(side.locator(".open")).to_have_text(["beta budget", "delta trip"])
     page.locator(".toast").get_by_role("button", name="Undo").click()
     expect(side.locator("li[data-id] .open")).to_have_count(4)
+
+
+# What the focused element is: where it sits, and its name.
+FOCUSED = """() => {
+  const el = document.activeElement;
+  if (el === document.body) return {where: 'page', name: 'the page', row: null};
+  const where = el.closest('#sidebar') ? 'sidebar' : el.closest('.topbar') ? 'top bar'
+    : el.closest('#composer') ? 'composer' : 'other';
+  return {where, name: el.getAttribute('aria-label') || el.id || el.textContent.trim(),
+          row: el.closest('#conversations li[data-id]')?.querySelector('.open')?.textContent ?? null};
+}"""
+
+
+def test_the_keyboard_reaches_the_top_bar_and_message_box_first_and_a_row_is_one_stop(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    page = open_app(browser, site_url)
+    chats(page, vendor, "alpha plans", "beta budget", "gamma notes")
+    for _ in range(80):  # Tab past the page's last stop: the next Tab starts from its top
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED)["where"] == "page":
+            break
+    stops = []
+    for _ in range(80):  # once round the page
+        page.keyboard.press("Tab")
+        stops.append(page.evaluate(FOCUSED))
+        if stops[-1]["where"] == "page":
+            break
+    names = [stop["name"] for stop in stops]
+    first_in_sidebar = next(i for i, stop in enumerate(stops) if stop["where"] == "sidebar")
+    assert names.index("Message") < first_in_sidebar, f"the conversation list comes before the message box: {names}"
+    assert names.index("open-settings") < first_in_sidebar, names
+    in_rows = [stop for stop in stops if stop["row"]]
+    assert [stop["name"] for stop in in_rows] == ["gamma notes"], f"a row is not one Tab stop: {names}"
+
+    # Arrows move between the rows and, within a row, along its actions; Enter opens.
+    side = sidebar(page)
+    for _ in range(len(stops)):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUSED)["row"]:
+            break
+    expect(side.get_by_role("button", name="gamma notes", exact=True)).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    expect(side.get_by_role("button", name="beta budget", exact=True)).to_be_focused()
+    page.keyboard.press("End")
+    expect(side.get_by_role("button", name="alpha plans", exact=True)).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    expect(side.get_by_role("button", name="Pin: alpha plans")).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(side.get_by_role("button", name="Rename: alpha plans")).to_be_focused()
+    page.keyboard.press("ArrowLeft")
+    expect(side.get_by_role("button", name="Move to folder: alpha plans")).to_be_focused()
+    page.keyboard.press("ArrowUp")  # the row above, on its title
+    expect(side.get_by_role("button", name="beta budget", exact=True)).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(".transcript li.msg.user .content")).to_have_text(["beta budget"])
+    page.keyboard.press("Shift+Tab")  # out of the list, then back in: onto the row last used
+    page.keyboard.press("Tab")
+    expect(side.get_by_role("button", name="beta budget", exact=True)).to_be_focused()
 
 
 def test_the_theme_switch_overrides_the_system_scheme_and_is_remembered(browser: Browser, site_url: str):

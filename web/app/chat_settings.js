@@ -143,8 +143,8 @@ export class ChatSettings {
     }
     const interpreter = h("input", { id: "cs-interpreter", type: "checkbox", checked: Boolean(s.interpreter),
                                      onchange: onInput("interpreter", (el) => el.checked) });
-    rows.push(h("div", { className: "row checkbox-row" }, interpreter,
-      h("label", { for: "cs-interpreter" }, t("assistant.interpreter")),
+    rows.push(h("div", { className: "row checkbox-row" },
+      h("label", { className: "check" }, interpreter, h("span", {}, t("assistant.interpreter"))), // side by side
       s.interpreter && this.resetNotebook && this.conversationId
         ? h("button", { type: "button", onclick: () => this.#resetNotebook() }, t("assistant.resetNotebook")) : null,
       h("p", { className: "hint" }, t("assistant.interpreterHint"))));

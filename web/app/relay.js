@@ -4,7 +4,8 @@
  *
  *   readRelayToken()   reads the token from the fragment, then removes it from the address bar
  *                      (history.replaceState) so it is not bookmarked, shared or kept in history;
- *                      it stays in sessionStorage, for this tab only, so a reload still works
+ *                      it stays in sessionStorage, for this tab only, so a reload still works.
+ *                      A route beside it (`#/c/<id>&token=…`) is left in place.
  *   listRelayServers(token) -> [{name, url, state, ...}]   GET /api/servers (Bearer token)
  *   relayServerUrl(server)  -> absolute same-origin URL of its streamable-HTTP endpoint
  */
@@ -12,11 +13,13 @@
 const SESSION_KEY = "orizuru.relayToken";
 
 export function readRelayToken() {
-  const params = new URLSearchParams(location.hash.slice(1));
-  const token = params.get("token");
+  // The fragment may also hold the page's route (`#/c/<id>`, web/app/router.js), before or after the
+  // token and joined by "&": only the token's piece is taken out, the route stays.
+  const pieces = location.hash.slice(1).split("&").filter(Boolean);
+  const found = pieces.find((piece) => piece.startsWith("token="));
+  const token = found ? new URLSearchParams(found).get("token") : null;
   if (token) {
-    params.delete("token");
-    const rest = params.toString();
+    const rest = pieces.filter((piece) => !piece.startsWith("token=")).join("&");
     history.replaceState(history.state, "", `${location.pathname}${location.search}${rest ? `#${rest}` : ""}`);
     try {
       sessionStorage.setItem(SESSION_KEY, token);

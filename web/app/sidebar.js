@@ -9,6 +9,8 @@
  * Each imported conversation's focus state is checked first by `validateFocus(state)` (focus.validate in
  * the worker): a bad one stops the import with the conversation and field named, and nothing is written.
  *
+ * Each row is one Tab stop (web/app/rows.js): the arrows move between rows and along a row's actions.
+ *
  *   const sidebar = new Sidebar({store, chat, notify, validateFocus})
  *   await sidebar.refresh()        redraw the list (after any change, and on other tabs' changes)
  *   sidebar.markActive(id)
@@ -16,6 +18,7 @@
 
 import { download, h } from "./dom.js";
 import { t } from "./i18n.js";
+import { keyboardRows, tabStop } from "./rows.js";
 
 const UNDO_MS = 10_000;
 const MAX_HITS = 100; // conversations listed for a search: more is a query to narrow, not a list to scroll
@@ -33,6 +36,9 @@ export class Sidebar {
     this.conversations = [];
     this.selecting = false;
     this.selected = new Set();
+    this.rowId = null; // the row the keyboard was last on: Tab comes back to it
+    keyboardRows(this.list, (li) => { this.rowId = li?.dataset.id ?? null; });
+    keyboardRows(this.results);
     this.#buildBulkBar();
     document.getElementById("new-chat").addEventListener("click", () => this.newChat());
     document.getElementById("export").addEventListener("click", () => this.openExport());
@@ -68,6 +74,9 @@ export class Sidebar {
     this.conversations = await this.store.listConversations();
     const known = new Set(this.conversations.map((c) => c.id));
     for (const id of this.selected) if (!known.has(id)) this.selected.delete(id);
+    // The keyboard's place survives the redraw (opening a conversation redraws the list under the focus).
+    const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
+    const refocus = focused && { id: focused.closest("li[data-id]")?.dataset.id, kind: focused.classList[0] };
     this.list.replaceChildren(...groupConversations(this.conversations, Date.now()).map(({ label, folder, items }) =>
       h("li", { className: "group" },
         h("h3", { className: "group-label" }, folder ? `🗀 ${folder}` : t(label.key, label.vars)),
@@ -75,6 +84,9 @@ export class Sidebar {
     this.list.classList.toggle("selecting", this.selecting);
     this.#showBulk();
     this.markActive(this.activeId);
+    const row = (id) => (id ? this.list.querySelector(`li[data-id="${CSS.escape(id)}"]`) : null);
+    if (refocus?.id && refocus.kind) row(refocus.id)?.querySelector(`:scope > .${refocus.kind}`)?.focus();
+    tabStop(this.list, row(this.rowId) ?? row(this.activeId));
     if (!this.#searchPrepared) {
       // After the first draw, while the page is idle, the store reads every message's text once for
       // search (store/search.js), rather than while someone waits for their first search.
@@ -85,7 +97,8 @@ export class Sidebar {
 
   #item(conv) {
     const title = conv.title || t("nav.untitled");
-    const open = h("button", { type: "button", className: "open", onclick: () => this.#open(conv.id) }, title);
+    const open = h("button", { type: "button", className: "open", "aria-describedby": "nav-row-keys",
+                               onclick: () => this.#open(conv.id) }, title);
     const check = this.selecting
       ? h("input", { type: "checkbox", className: "select", "aria-label": `${t("nav.select")}: ${title}`,
                      checked: this.selected.has(conv.id),
@@ -234,6 +247,7 @@ export class Sidebar {
       items.push(h("li", { className: "empty" }, t("nav.manyHits", { shown: MAX_HITS, count: entries.length })));
     }
     this.results.replaceChildren(...(items.length ? items : [h("li", { className: "empty" }, t("nav.noResults"))]));
+    tabStop(this.results, null);
     this.results.hidden = false;
     this.list.hidden = true;
   }

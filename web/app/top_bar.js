@@ -59,15 +59,23 @@ export class TopBar {
     });
   }
 
-  /** Phone width: the sidebar slides over the chat; a tap outside it or Esc puts it away. */
+  /** Phone width: the sidebar slides over the chat; a tap outside it or Esc puts it away. Opened, the focus
+   *  goes into it (it comes after the chat in Tab order); put away by Esc, the focus comes back to ☰. */
   #sidebarToggle() {
-    document.getElementById("toggle-sidebar").addEventListener("click", (ev) => {
+    const toggle = document.getElementById("toggle-sidebar");
+    const sidebar = document.getElementById("sidebar");
+    toggle.addEventListener("click", (ev) => {
       ev.stopPropagation();
-      document.body.classList.toggle("sidebar-open");
+      if (document.body.classList.toggle("sidebar-open")) document.getElementById("new-chat").focus();
     });
-    document.querySelector(".main").addEventListener("click", () => document.body.classList.remove("sidebar-open"));
+    const close = () => document.body.classList.remove("sidebar-open");
+    document.querySelector(".main").addEventListener("click", close);
     document.addEventListener("keydown", (ev) => {
-      if (ev.key === "Escape") document.body.classList.remove("sidebar-open");
+      if (ev.key !== "Escape" || !document.body.classList.contains("sidebar-open")) return;
+      const inside = sidebar.contains(document.activeElement);
+      close();
+      if (inside) toggle.focus();
     });
+    document.getElementById("skip-to-message").addEventListener("click", () => document.getElementById("message").focus());
   }
 }
