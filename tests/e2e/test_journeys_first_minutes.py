@@ -167,6 +167,54 @@ def test_each_finished_reply_leaves_the_view_at_the_bottom(browser: Browser, sit
     page.context.close()
 
 
+# ---------------------------------------------------------------------------------------------- first run
+
+
+def test_the_setup_card_asks_an_openai_compatible_server_for_an_optional_key_and_names_known_services(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 29 item 1: most OpenAI-compatible servers need a key, and the known services are picked by name
+    (their address comes from the adapters' catalogue) instead of typing a base URL."""
+    recording = "openai/chat-stream-text-usage"
+    vendor.script(recording)
+    page = open_app(browser, site_url)
+    card = page.get_by_role("region", name="Connect a model")
+    provider = card.get_by_label("Provider", exact=True)
+    provider.select_option("openai-compatible")
+    key = card.get_by_label("API key", exact=True)
+    expect(key).to_be_visible()
+    expect(key).to_have_accessible_description("Optional: only if your server asks for one. Kept in this tab only.")
+    card.get_by_label("Base URL", exact=True).fill(vendor.url + "/v1")
+    key.fill(KEY)
+    vendor.list_models("local-model")
+    card.get_by_role("button", name="Test connection").click()
+    expect(card.locator("#setup-status")).to_contain_text("Connected to OpenAI-compatible: 1 models",
+                                                          timeout=REPLY_TIMEOUT_MS)
+    assert vendor.requests[-1].headers["authorization"] == f"Bearer {KEY}"
+
+    # A known service by name: its own address is the default, and it needs a key.
+    provider.select_option(label="OpenRouter")
+    base = card.get_by_label("Base URL", exact=True)
+    expect(base).to_have_attribute("placeholder", "https://openrouter.ai/api/v1")
+    key.fill("")
+    card.get_by_role("button", name="Start chatting").click()
+    expect(card.locator("#setup-status")).to_have_text("Paste your API key first.")
+    expect(key).to_be_focused()
+    provider.select_option(label="LM Studio")  # a local server: the key is optional again
+    expect(base).to_have_attribute("placeholder", "http://localhost:1234/v1")
+    expect(key).to_have_accessible_description("Optional: only if your server asks for one. Kept in this tab only.")
+
+    provider.select_option(label="OpenRouter")  # through a proxy (the loopback vendor) at the Base URL typed
+    key.fill(KEY)
+    card.get_by_label("Model", exact=True).fill("openai/gpt-4o-mini")
+    card.get_by_role("button", name="Start chatting").click()
+    send(page, "Hello")
+    expect(last_reply(page).locator(".content")).to_have_text(expected(recording)["text"], timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".meta")).to_have_text("OpenRouter · openai/gpt-4o-mini")
+    assert vendor.model_requests[0].headers["authorization"] == f"Bearer {KEY}"
+    assert vendor.model_requests[0].path == "/v1/chat/completions"
+    page.context.close()
+
+
 # ---------------------------------------------------------------------------------------------- errors
 
 

@@ -153,6 +153,7 @@ export class Settings {
     f["profile-name"].value = profile?.name ?? "";
     f.provider.value = profile?.vendor ?? VENDORS[0]; // a new profile starts on the catalogue's first vendor
     f["base-url"].value = profile?.base_url ?? "";
+    this.#showDefaultBase();
     f.model.value = profile?.model ?? "";
     f["api-key"].value = (profile && this.keys.get(profile.id)) ?? "";
     f["remember-key"].checked = false;
@@ -167,7 +168,13 @@ export class Settings {
     document.getElementById("delete-profile").disabled = !profile;
   }
 
+  /** The Base URL left empty means the vendor's own address (a known service's, from the catalogue): shown. */
+  #showDefaultBase() {
+    this.f["base-url"].placeholder = vendorInfo(this.f.provider.value)?.default_base_url ?? "https://…";
+  }
+
   #providerChanged() {
+    this.#showDefaultBase();
     this.f["model-list"].replaceChildren();
     this.f["models-status"].textContent = "";
   }
