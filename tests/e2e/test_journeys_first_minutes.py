@@ -26,6 +26,8 @@ from journeys import (
     send,
     wait_core,
     wait_idle,
+    wait_key_saved,
+    wait_ui,
 )
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
@@ -222,15 +224,38 @@ def test_a_401_names_its_status_and_opens_settings(browser: Browser, site_url: s
     recording = "openai/error-401-invalid-api-key"
     vendor.script(recording)
     page = open_app(browser, site_url)
-    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini", name="Work")
     send(page, "Hello")
     wait_stored(page)
     notice = last_reply(page).locator(".notice")
     expect(notice).to_contain_text("401")
     expect(notice).to_contain_text("API key")
     expect(notice).to_contain_text(expected(recording)["error"]["message"][:40])  # the vendor's own words too
+    # Another profile is active now; "Open settings" shows the one that failed, its key field ready to type in.
+    configure(page, vendor="anthropic", base=vendor.url, key=KEY, model="claude-sonnet-4-5", name="Home",
+              new_profile=True)
     notice.get_by_role("button", name="Open settings").click()
-    expect(page.get_by_role("dialog", name="Settings")).to_be_visible()
+    dialog = page.get_by_role("dialog", name="Settings")
+    expect(dialog).to_be_visible()
+    expect(dialog.get_by_label("API key", exact=True)).to_be_focused()
+    expect(dialog.get_by_label("Profile name", exact=True)).to_have_value("Work")
+    page.context.close()
+
+
+def test_a_stale_choose_a_provider_notice_goes_once_a_profile_is_made(browser: Browser, site_url: str):
+    """Issue 29 item 11: an error toast whose cause is fixed does not stay behind."""
+    page = open_app(browser, site_url)
+    wait_ui(page)
+    send(page, "Hello")
+    toast = page.locator(".toast", has_text="Choose a provider and model in Settings first.")
+    expect(toast).to_be_visible()
+    card = page.get_by_role("region", name="Connect a model")
+    card.get_by_label("Provider", exact=True).select_option("openai")
+    card.get_by_label("API key", exact=True).fill(KEY)
+    card.get_by_label("Model", exact=True).fill("gpt-4o-mini")
+    card.get_by_role("button", name="Start chatting").click()
+    expect(card).to_be_hidden()
+    expect(toast).to_have_count(0)
     page.context.close()
 
 
@@ -306,7 +331,8 @@ def test_after_a_reload_a_saved_key_asks_for_its_passphrase_before_sending(brows
     page = open_app(browser, site_url)
     dialog = page.get_by_role("dialog", name="Settings")
     configure_with_saved_key(page, vendor, passphrase="correct horse")
-    expect(dialog).to_be_hidden(timeout=30_000)
+    expect(dialog).to_be_hidden()
+    wait_key_saved(page)
 
     page.reload()
     wait_core(page)

@@ -158,7 +158,7 @@ export class Chat {
       actions.regenerate = (view) => this.regenerate(view.msg);
       // A failed reply's way out (web/app/error_notice.js): a retry is another reply to the same prompt.
       actions.retry = (view) => this.regenerate(view.msg);
-      actions.openSettings = () => this.openSettings();
+      actions.openSettings = (where) => this.openSettings(where);
     }
     return actions;
   }

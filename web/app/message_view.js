@@ -182,8 +182,9 @@ export class MessageView {
     if (this.msg.vendor) info.vendor = this.msg.vendor; // the profile's ("OpenAI-compatible"), not the adapter's
     this.notice.hidden = false;
     this.notice.classList.add("error");
+    const { openSettings } = this.actions; // on the profile that failed (its vendor and model)
     this.notice.replaceChildren(errorNotice(info, {
-      openSettings: this.actions.openSettings,
+      openSettings: openSettings && ((where) => openSettings({ ...where, vendor: this.msg.vendor, model: this.msg.model })),
       retry: this.actions.retry ? () => this.actions.retry(this) : null,
     }));
   }
