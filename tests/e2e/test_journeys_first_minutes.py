@@ -13,6 +13,7 @@ Scroll positions are read from the transcript element (scrollTop, scrollHeight, 
 from __future__ import annotations
 
 import json
+import re
 import socket
 from pathlib import Path
 
@@ -44,6 +45,9 @@ LONG = "gemini/stream-thinking"  # the longest recorded streamed answer: ~1900 c
 DISTANCE = ("() => { const t = document.getElementById('transcript');"
             " return t.scrollHeight - t.scrollTop - t.clientHeight; }")
 AT_BOTTOM = f"() => ({DISTANCE})() <= 2"
+AT_HIT = ("() => { const hit = document.querySelector('.transcript li.search-hit');"
+          " const box = document.getElementById('transcript').getBoundingClientRect();"
+          " const at = hit.getBoundingClientRect(); return at.top >= box.top && at.bottom <= box.bottom; }")
 
 
 def distance_to_bottom(page: Page) -> float:
@@ -67,14 +71,23 @@ def reading(page: Page) -> dict[str, object]:
     }""")
 
 
-def long_history(path: Path, exchanges: int) -> Path:
-    """An export file with one conversation of ``exchanges`` long answers (far taller than a screen)."""
+TOOL_EXCHANGE = [("assistant", {"type": "tool_call", "id": "call_1", "name": "weather", "arguments": {"city": "Oslo"}}),
+                 ("user", {"type": "tool_result", "call_id": "call_1", "content": [{"type": "text", "text": "Rain"}]})]
+
+
+def long_history(path: Path, exchanges: int, *, tool: bool = False) -> Path:
+    """An export file with one conversation of ``exchanges`` long answers (far taller than a screen); ``tool``:
+    the first answer comes after a tool call and its result (a message of role "user", as the vendors have it)."""
     answer = expected(LONG)["text"]
     messages, parent = [], None
     for i in range(exchanges):
-        for role, text in (("user", f"Question {i + 1}"), ("assistant", answer)):
+        steps = [("user", {"type": "text", "text": f"Question {i + 1}"}),
+                 ("assistant", {"type": "text", "text": answer})]
+        if tool and i == 0:
+            steps[1:1] = TOOL_EXCHANGE
+        for role, part in steps:
             mid = f"m{len(messages)}"
-            messages.append({"id": mid, "parent_id": parent, "role": role, "parts": [{"type": "text", "text": text}],
+            messages.append({"id": mid, "parent_id": parent, "role": role, "parts": [part],
                              "status": "complete", "created": 1_700_000_000_000 + len(messages)})
             parent = mid
     path.write_text(json.dumps({"format": "orizuru.conversations", "version": 1, "exported_at": "2025-01-01T00:00:00Z",
@@ -84,14 +97,14 @@ def long_history(path: Path, exchanges: int) -> Path:
     return path
 
 
-def open_long_conversation(page: Page, tmp_path: Path) -> None:
+def open_long_conversation(page: Page, tmp_path: Path, *, tool: bool = False) -> None:
     toggle = page.get_by_role("button", name="Show conversations")
     if toggle.is_visible():  # phone width: the sidebar slides in
         toggle.click()
-    choose_file(page, "Import", long_history(tmp_path / "history.json", 6))
+    choose_file(page, "Import", long_history(tmp_path / "history.json", 6, tool=tool))
     sidebar = page.get_by_role("complementary")
     sidebar.get_by_role("button", name="Street safety", exact=True).click()
-    expect(page.locator(".transcript li.msg.assistant")).to_have_count(6)
+    expect(page.locator(".transcript li.msg.assistant")).to_have_count(7 if tool else 6)  # the tool call's own
     if toggle.is_visible():
         page.locator(".transcript").click(position={"x": 5, "y": 5})  # a tap outside puts the sidebar away
 
@@ -364,3 +377,84 @@ def configure_with_saved_key(page: Page, vendor: VendorReplay, *, passphrase: st
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.locator("#passphrase").fill(passphrase)
     dialog.get_by_role("button", name="Save", exact=True).click()
+
+
+# ---------------------------------------------------------------------------------------------- the first hour
+# Issue 29 item 12: small things a user meets in the first hour say what they did.
+
+
+def test_copy_says_it_copied(browser: Browser, site_url: str, tmp_path: Path):
+    context = browser.new_context()
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=site_url.split("#")[0].rstrip("/"))
+    page = open_app(browser, site_url, context=context)
+    open_long_conversation(page, tmp_path)
+    copy = last_reply(page).get_by_role("button", name="Copy", exact=True)
+    copy.click()
+    expect(last_reply(page).locator(".actions button.copy")).to_have_text("Copied")
+    assert page.evaluate("() => navigator.clipboard.readText()") == expected(LONG)["text"]
+    expect(last_reply(page).locator(".actions button.copy")).to_have_text("Copy", timeout=10_000)  # for a moment
+    page.context.close()
+
+
+def test_a_new_assistant_is_named_in_the_page_not_in_a_browser_prompt(browser: Browser, site_url: str):
+    page = open_app(browser, site_url)
+    wait_ui(page)
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.get_by_role("button", name="Chat settings", exact=True).click()
+    page.get_by_role("button", name="Save as new assistant", exact=True).click()
+    name = page.get_by_role("textbox", name="Name of the new assistant", exact=True)
+    expect(name).to_be_focused()
+    expect(name).to_have_value("General 2")
+    name.fill("Reviewer")
+    name.press("Enter")
+    expect(page.get_by_label("Assistant", exact=True)).to_have_value(re.compile(".+"))
+    expect(page.locator("#assistant-picker option:checked")).to_have_text("Reviewer")
+    expect(name).to_have_count(0)
+    # Esc leaves it without making one.
+    page.get_by_role("button", name="Save as new assistant", exact=True).click()
+    page.get_by_role("textbox", name="Name of the new assistant", exact=True).press("Escape")
+    expect(page.get_by_role("textbox", name="Name of the new assistant", exact=True)).to_have_count(0)
+    expect(page.locator("#assistant-picker option", has_text="Reviewer 2")).to_have_count(0)
+    assert asked == []
+    page.context.close()
+
+
+def test_import_says_how_many_were_skipped_and_why_once(browser: Browser, site_url: str, tmp_path: Path):
+    page = open_app(browser, site_url)
+    wait_ui(page)
+    history = long_history(tmp_path / "history.json", 2)
+    choose_file(page, "Import", history)
+    expect(page.get_by_text("Imported 1 conversation(s).")).to_be_visible()
+    choose_file(page, "Import", history)
+    said = page.locator(".toast-text", has_text="mport")
+    expect(said).to_have_text(["Nothing imported. 1 conversation(s) skipped, already in this browser."])
+    page.context.close()
+
+
+def test_markdown_export_labels_tool_results_as_tool_output(browser: Browser, site_url: str, tmp_path: Path):
+    page = open_app(browser, site_url)
+    wait_ui(page)
+    open_long_conversation(page, tmp_path, tool=True)
+    page.get_by_role("button", name="Export", exact=True).click()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="This conversation (Markdown)").click()
+    markdown = Path(download.value.path()).read_text()
+    assert markdown.count("## You") == 6  # the six questions, and not the tool's result
+    assert "## Tool output\n\n**Tool result**" in markdown
+    page.context.close()
+
+
+def test_search_opens_the_conversation_at_the_hit_marked(browser: Browser, site_url: str, tmp_path: Path):
+    page = open_app(browser, site_url, context=browser.new_context(viewport=DESKTOP))
+    wait_ui(page)
+    choose_file(page, "Import", long_history(tmp_path / "history.json", 6))
+    page.get_by_role("complementary").get_by_role("searchbox", name="Search all messages").fill("Question 2")
+    page.locator(".search-results li button.open").first.click()
+    hit = page.locator(".transcript li.msg.user", has_text="Question 2")
+    expect(hit).to_have_class(re.compile(r"\bsearch-hit\b"))
+    expect(hit.locator("mark").first).to_have_text("Question")
+    expect(hit).to_be_in_viewport()
+    page.wait_for_function(AT_HIT)  # and stays there while the answers around it render
+    assert distance_to_bottom(page) > 2
+    page.context.close()

@@ -36,6 +36,7 @@ import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
+import { markHit } from "./search_hit.js";
 
 // The model's stream events (pycore/contract.py): each belongs to the reply's current step and is stored with it.
 const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
@@ -70,16 +71,20 @@ export class Chat {
     this.onChange(null);
   }
 
-  async open(id) {
+  /** Open a conversation at its end, or at a search hit ({at: message id, query}: shown on its branch, marked). */
+  async open(id, { at = null, query = "" } = {}) {
     if (this.running) this.stop();
     const loaded = await this.store.loadConversation(id);
     this.conversation = loaded.conversation;
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
+    if (at && this.tree.get(at)) this.#chooseLeaf(at);
     this.focus?.show(id, loaded.focus);
     this.assistant?.showFor(loaded.conversation);
     this.render();
-    this.follow.toEnd();
+    const hit = at && markHit(this.transcript, at, query);
+    if (hit) this.follow.reveal(hit);
+    else this.follow.toEnd();
     this.onChange(this.conversation);
   }
 

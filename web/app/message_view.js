@@ -25,6 +25,8 @@ import { ToolCard } from "./tool_card.js";
 import { textOf } from "./tree.js";
 import { vendorLabel } from "./vendors.js";
 
+const COPY_FEEDBACK_MS = 1500; // as long as a code block's Copy says "Copied" (web/render/code_blocks.js)
+
 export class MessageView {
   constructor(msg, { images, actions = {}, siblings = null, live = false } = {}) {
     this.msg = msg;
@@ -68,7 +70,7 @@ export class MessageView {
     this.el.append(this.meta, this.reasoning, this.body, this.toolsEl, this.notice, this.usageEl);
     this.renderer = new StreamRenderer(this.body, {
       images: this.images,
-      labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: () => t("chat.loadImage"),
+      labels: { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"), loadImage: () => t("chat.loadImage"),
                 alwaysLoadImages: (host) => t("chat.alwaysLoadImages", { host }),
                 tooLongToFormat: (length, limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
                 couldNotFormat: t("chat.couldNotFormat") },
@@ -121,7 +123,8 @@ export class MessageView {
 
   #addActions() {
     const bar = h("div", { className: "actions" });
-    bar.append(h("button", { type: "button", className: "copy", onclick: () => this.#copy() }, t("chat.copy")));
+    bar.append(h("button", { type: "button", className: "copy", onclick: (ev) => this.#copy(ev.currentTarget) },
+      t("chat.copy")));
     if (this.actions.regenerate) {
       bar.append(h("button", { type: "button", className: "regenerate", onclick: () => this.actions.regenerate(this) },
         t("chat.regenerate")));
@@ -138,12 +141,17 @@ export class MessageView {
                     onclick: () => this.actions.branch?.(this, +1) }, "›"));
   }
 
-  async #copy() {
+  /** Copy the message's text, and say so on the button for a moment (or that the browser refused). */
+  async #copy(button) {
+    let said = t("chat.copied");
     try {
       await navigator.clipboard.writeText(textOf(this.msg) || this.renderer?.text || "");
     } catch {
-      /* clipboard refused (no focus / permission): nothing to undo */
+      said = t("chat.copyFailed"); // clipboard refused (no focus / permission)
     }
+    button.textContent = said;
+    clearTimeout(this.copyTimer);
+    this.copyTimer = setTimeout(() => (button.textContent = t("chat.copy")), COPY_FEEDBACK_MS);
   }
 
   #reasoning(text) {

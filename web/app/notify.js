@@ -14,6 +14,7 @@ export class Notifier {
   }
 
   show(text, { error = false, action = null, timeout, kind = null } = {}) {
+    if (kind) this.clear(kind); // one toast of a kind: the newest says it
     const toast = h("div", { className: `toast${error ? " error" : ""}`, role: error ? "alert" : null,
                              dataset: kind ? { kind } : {} });
     const close = () => toast.remove();
