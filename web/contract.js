@@ -139,5 +139,75 @@ export const VENDORS = Object.freeze([
     "default_base_url": null,
     "temperature": true,
     "reasoning": "effort"
+  },
+  {
+    "id": "openrouter",
+    "adapter": "openai",
+    "label": "OpenRouter",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://openrouter.ai/api/v1",
+    "temperature": true,
+    "reasoning": "effort"
+  },
+  {
+    "id": "groq",
+    "adapter": "openai",
+    "label": "Groq",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.groq.com/openai/v1",
+    "temperature": true,
+    "reasoning": "effort"
+  },
+  {
+    "id": "together",
+    "adapter": "openai",
+    "label": "Together AI",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.together.xyz/v1",
+    "temperature": true,
+    "reasoning": "effort"
+  },
+  {
+    "id": "deepseek",
+    "adapter": "openai",
+    "label": "DeepSeek",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.deepseek.com/v1",
+    "temperature": true,
+    "reasoning": "effort"
+  },
+  {
+    "id": "mistral",
+    "adapter": "openai",
+    "label": "Mistral AI",
+    "needs_key": true,
+    "needs_base_url": false,
+    "default_base_url": "https://api.mistral.ai/v1",
+    "temperature": true,
+    "reasoning": "effort"
+  },
+  {
+    "id": "lm-studio",
+    "adapter": "openai",
+    "label": "LM Studio",
+    "needs_key": false,
+    "needs_base_url": false,
+    "default_base_url": "http://localhost:1234/v1",
+    "temperature": true,
+    "reasoning": "effort"
+  },
+  {
+    "id": "vllm",
+    "adapter": "openai",
+    "label": "vLLM",
+    "needs_key": false,
+    "needs_base_url": false,
+    "default_base_url": "http://localhost:8000/v1",
+    "temperature": true,
+    "reasoning": "effort"
   }
 ]);

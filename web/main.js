@@ -80,6 +80,7 @@ async function main() {
     if (options.settings) {
       options.action = { label: t("top.openSettings"), run: () => settings.open() };
       options.error = true;
+      options.kind = "settings"; // goes once a profile is in use (below)
     }
     notifier.show(message, options);
   };
@@ -95,7 +96,10 @@ async function main() {
     core, keys, notify,
     profiles: store.profiles,
     coreReadyNow,
-    onChange: () => topBar.showProfiles(),
+    onChange: (profile) => {
+      topBar.showProfiles();
+      if (profile) notifier.clear("settings"); // "Choose a provider and model in Settings first" is stale now
+    },
   });
 
   // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code or the
@@ -164,7 +168,7 @@ async function main() {
       sidebar.refresh().catch((err) => notify(err.message));
     },
     onRunning: (running) => composer.setRunning(running),
-    openSettings: () => settings.open(),
+    openSettings: (where) => settings.open(where), // a failed reply's: its profile, the field to fix
     askKey: (profile) => keyPrompt.ask(profile),
   });
   // A host removed in Settings: its images go back behind placeholders (a running turn redraws when it ends).

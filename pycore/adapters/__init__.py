@@ -74,7 +74,8 @@ def catalogue(*, include_fake: bool = False) -> list[VendorInfo]:
                               default_base_url=cls.default_base_url, **knobs))
         aliases += [VendorInfo(id=alias.id, adapter=name, label=alias.label, needs_key=alias.needs_key,
                                needs_base_url=alias.needs_base_url,
-                               default_base_url=None if alias.needs_base_url else cls.default_base_url, **knobs)
+                               default_base_url=alias.base_url or (None if alias.needs_base_url
+                                                                   else cls.default_base_url), **knobs)
                     for alias in cls.aliases]
     return out + aliases
 

@@ -99,6 +99,7 @@ class VendorAlias(BaseModel):
     label: str
     needs_key: bool
     needs_base_url: bool = False  # no default address: the user's own server is required
+    base_url: str | None = None  # a known service's own address (the user may still give another)
 
 
 class Adapter(ABC):

@@ -179,8 +179,18 @@ def _assistant(message: Message) -> list[dict[str, Any]]:
 class OpenAIChatAdapter(Adapter):
     reasoning = "effort"
     label = "OpenAI"
+    # Services that speak Chat Completions, offered by name so nobody has to look up a base URL; each
+    # service's own documentation gives the address. Local servers (LM Studio, vLLM) take no key by default.
     aliases: ClassVar[tuple[VendorAlias, ...]] = (
-        VendorAlias(id="openai-compatible", label="OpenAI-compatible", needs_key=False, needs_base_url=True),)
+        VendorAlias(id="openai-compatible", label="OpenAI-compatible", needs_key=False, needs_base_url=True),
+        VendorAlias(id="openrouter", label="OpenRouter", needs_key=True, base_url="https://openrouter.ai/api/v1"),
+        VendorAlias(id="groq", label="Groq", needs_key=True, base_url="https://api.groq.com/openai/v1"),
+        VendorAlias(id="together", label="Together AI", needs_key=True, base_url="https://api.together.xyz/v1"),
+        VendorAlias(id="deepseek", label="DeepSeek", needs_key=True, base_url="https://api.deepseek.com/v1"),
+        VendorAlias(id="mistral", label="Mistral AI", needs_key=True, base_url="https://api.mistral.ai/v1"),
+        VendorAlias(id="lm-studio", label="LM Studio", needs_key=False, base_url="http://localhost:1234/v1"),
+        VendorAlias(id="vllm", label="vLLM", needs_key=False, base_url="http://localhost:8000/v1"),
+    )
 
     @classmethod
     def json_mode_options(cls, name: str, schema: dict[str, Any], open_schema: dict[str, Any]) -> dict[str, Any]:

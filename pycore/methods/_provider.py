@@ -24,7 +24,7 @@ def make_client(provider: Any, worker: WorkerState) -> ChatClient:
     if not isinstance(provider, dict) or not provider.get("vendor"):
         raise ValueError("provider must be an object with a vendor: " + ", ".join(v.id for v in catalogue()))
     vendor, info = resolve_vendor(provider["vendor"])  # fake (the scripted model of tests) included
-    base_url = provider.get("base_url") or None
+    base_url = provider.get("base_url") or info.default_base_url  # an alias's own address (OpenRouter's, …)
     if info.needs_base_url and not base_url:
         raise ValueError(f"an {info.id} provider needs a base_url (e.g. http://localhost:8000/v1)")
     adapter = get_adapter(vendor, api_key=provider.get("api_key") or None, base_url=base_url)

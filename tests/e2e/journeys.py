@@ -58,6 +58,12 @@ def configure(page: Page, *, vendor: str, base: str, key: str, model: str, name:
     expect(dialog).to_be_hidden()
 
 
+def wait_key_saved(page: Page) -> None:
+    """Settings close at once and save behind; a key saved encrypted (PBKDF2, 600k iterations) says when it is."""
+    expect(page.locator(".toast", has_text="The key is saved in this browser, encrypted")).to_be_visible(
+        timeout=30_000)
+
+
 def wait_ui(page: Page) -> None:
     """The page has read its saved profiles and drawn what a first run shows (the setup card, no dialog)."""
     expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=BOOT_TIMEOUT_MS)

@@ -65,8 +65,10 @@ def test_an_assistants_settings_reach_openai_and_the_chats_changes_stay_with_the
     expect(area.get_by_label("Max output tokens")).to_have_value("900")
 
     # Its settings saved as a new assistant, which then exports and imports in another browser profile.
-    page.once("dialog", lambda d: d.accept("Statistician"))
     area.get_by_role("button", name="Save as new assistant").click()
+    named = area.get_by_role("textbox", name="Name of the new assistant")  # in the page, not a browser prompt
+    named.fill("Statistician")
+    named.press("Enter")
     expect(page.get_by_label("Assistant", exact=True).locator("option:checked")).to_have_text("Statistician")
     with page.expect_download() as download:
         area.get_by_role("button", name="Export assistants").click()

@@ -22,6 +22,7 @@ from journeys import (
     send,
     wait_core,
     wait_idle,
+    wait_key_saved,
 )
 from playwright.sync_api import Browser, expect
 from test_render import ForeignHost
@@ -48,7 +49,8 @@ def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Brow
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.get_by_role("textbox", name="Passphrase").fill(PASSPHRASE)
     dialog.get_by_role("button", name="Save", exact=True).click()
-    expect(dialog).to_be_hidden(timeout=30_000)  # PBKDF2 with 600k iterations takes a moment
+    expect(dialog).to_be_hidden()
+    wait_key_saved(page)  # PBKDF2 with 600k iterations takes a moment
     dump = browser_storage_dump(page)
     assert "orizuru.secret" in dump  # the encrypted record is there...
     assert KEY not in dump and PASSPHRASE not in dump  # ...the key and the passphrase are not
@@ -70,6 +72,58 @@ def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Brow
     expect(last_reply(page).locator(".content")).to_have_text(expected("anthropic/stream-text")["text"],
                                                               timeout=REPLY_TIMEOUT_MS)
     assert vendor.model_requests[0].headers["x-api-key"] == KEY
+    page.context.close()
+
+
+# Holds the passphrase's key derivation until the test releases it, and fails the profile's write while asked to:
+# a slow save and a failed one, as a user may meet them.
+HOLD_SAVES = """
+const derive = crypto.subtle.deriveKey.bind(crypto.subtle);
+crypto.subtle.deriveKey = async (...args) => { await window.__hold; return derive(...args); };
+const put = IDBObjectStore.prototype.put;
+IDBObjectStore.prototype.put = function (...args) {
+  if (this.name === "profiles" && window.__failProfiles) {
+    throw new DOMException("The quota has been exceeded.", "QuotaExceededError");
+  }
+  return put.apply(this, args);
+};
+"""
+
+
+def test_settings_close_at_once_save_behind_and_a_failed_save_reopens_them_with_the_reason(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 29 item 11: what is typed while the key is encrypted and written goes to the page, not the dialog."""
+    context = browser.new_context()
+    context.add_init_script(HOLD_SAVES)
+    page = open_app(browser, site_url, context=context)
+    dialog = open_settings(page)
+    dialog.get_by_label("Provider", exact=True).select_option("anthropic")
+    dialog.get_by_label("API key", exact=True).fill(KEY)
+    dialog.get_by_label("Base URL", exact=True).fill(vendor.url)
+    dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
+    dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
+    dialog.get_by_role("textbox", name="Passphrase").fill(PASSPHRASE)
+    page.evaluate("() => { window.__failProfiles = true; window.__hold = new Promise((r) => (window.__release = r)); }")
+    dialog.get_by_role("button", name="Save", exact=True).click()
+    expect(dialog).to_be_hidden()  # while the key is still being encrypted
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.press_sequentially("typed while saving")
+    expect(box).to_have_value("typed while saving")
+
+    page.evaluate("() => window.__release()")  # encrypted; the write fails: the dialog comes back and says why
+    expect(dialog).to_be_visible(timeout=30_000)
+    expect(dialog.locator("#settings-status")).to_have_text("Not saved: The quota has been exceeded.")
+    expect(dialog.get_by_label("Model", exact=True)).to_have_value("claude-sonnet-4-5")  # nothing typed is lost
+    expect(box).to_have_value("typed while saving")
+
+    page.evaluate("() => { window.__failProfiles = false; }")
+    dialog.get_by_role("button", name="Save", exact=True).click()
+    expect(dialog).to_be_hidden()
+    wait_key_saved(page)
+    stored = page.evaluate("""() => new Promise((ok) => { indexedDB.open("orizuru").onsuccess = (e) => {
+      const r = e.target.result.transaction("profiles").objectStore("profiles").getAll();
+      r.onsuccess = () => ok(r.result.map((p) => [p.model, Boolean(p.key)])); }; })""")
+    assert stored == [["claude-sonnet-4-5", True]]  # one profile, the retry of the same one
     page.context.close()
 
 
@@ -262,6 +316,7 @@ def test_the_provider_list_is_the_cores_catalogue(browser: Browser, site_url: st
     assert options.evaluate_all("(os) => os.map((o) => o.value)") == [v.id for v in catalogue()]
     assert options.evaluate_all("(os) => os.map((o) => o.textContent)") == [v.label for v in catalogue()]
     page.get_by_label("Language").select_option("ja")
-    expect(page.locator("#provider option").last).to_have_text("OpenAI 互換")  # a translation where there is one
+    compatible = page.locator("#provider option[value='openai-compatible']")
+    expect(compatible).to_have_text("OpenAI 互換")  # a translation where there is one
     expect(page.locator("#provider option").first).to_have_text("OpenAI")
     page.context.close()

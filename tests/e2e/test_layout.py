@@ -18,7 +18,17 @@ from __future__ import annotations
 import re
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_core, wait_idle
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    configure,
+    last_reply,
+    open_app,
+    open_settings,
+    send,
+    wait_core,
+    wait_idle,
+    wait_key_saved,
+)
 from journeys_tool_servers import serve_tools
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text
@@ -209,7 +219,8 @@ def test_the_unlock_row_lines_up_with_the_other_fields(browser: Browser, site_ur
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.locator("#passphrase").fill("correct horse")
     dialog.get_by_role("button", name="Save", exact=True).click()
-    expect(dialog).to_be_hidden(timeout=30_000)
+    expect(dialog).to_be_hidden()
+    wait_key_saved(page)
     page.reload()
     wait_core(page)
     page.get_by_role("button", name="Settings", exact=True).click()

@@ -40,6 +40,7 @@ import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
 import { Turn } from "./turn.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
+import { markHit } from "./search_hit.js";
 
 // The model's stream events (pycore/contract.py): each belongs to the reply's current step and is stored with it.
 const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
@@ -87,22 +88,26 @@ export class Chat {
     this.onChange(null);
   }
 
-  open(id) {
-    const opening = this.opening.catch(() => {}).then(() => this.#open(id));
+  /** Open a conversation at its end, or at a search hit ({at: message id, query}: shown on its branch, marked). */
+  open(id, options = {}) {
+    const opening = this.opening.catch(() => {}).then(() => this.#open(id, options));
     this.opening = opening;
     return opening;
   }
 
-  async #open(id) {
+  async #open(id, { at = null, query = "" } = {}) {
     if (this.running) this.stop();
     const loaded = await this.store.loadConversation(id);
     this.conversation = loaded.conversation;
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
+    if (at && this.tree.get(at)) this.#chooseLeaf(at);
     this.focus?.show(id, loaded.focus);
     this.assistant?.showFor(loaded.conversation);
     this.render();
-    this.follow.toEnd();
+    const hit = at && markHit(this.transcript, at, query);
+    if (hit) this.follow.reveal(hit);
+    else this.follow.toEnd();
     this.onChange(this.conversation);
   }
 
@@ -187,7 +192,7 @@ export class Chat {
       actions.regenerate = (view) => this.regenerate(view.msg);
       // A failed reply's way out (web/app/error_notice.js): a retry is another reply to the same prompt.
       actions.retry = (view) => this.regenerate(view.msg);
-      actions.openSettings = () => this.openSettings();
+      actions.openSettings = (where) => this.openSettings(where);
     }
     return actions;
   }

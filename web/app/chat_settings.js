@@ -150,7 +150,7 @@ export class ChatSettings {
       h("p", { className: "hint" }, t("assistant.interpreterHint"))));
     const actions = h("div", { className: "inline actions" },
       h("button", { type: "button", onclick: () => this.#saveToAssistant() }, t("assistant.saveTo")),
-      h("button", { type: "button", onclick: () => this.#saveAsNew() }, t("assistant.saveAsNew")),
+      h("button", { type: "button", onclick: () => this.#askName(actions) }, t("assistant.saveAsNew")),
       h("button", { type: "button", onclick: () => this.#reset() }, t("assistant.reset")),
       h("button", { type: "button", onclick: () => this.#export() }, t("assistant.export")),
       h("button", { type: "button", onclick: () => this.#chooseImport() }, t("assistant.import")),
@@ -185,9 +185,30 @@ export class ChatSettings {
     await this.#save({ ...this.assistant, ...this.#fields() });
   }
 
-  async #saveAsNew() {
-    const name = window.prompt(t("assistant.newName"), `${assistantName(this.assistant)} 2`);
-    if (!name) return;
+  /** "Save as new assistant": its name is asked in a field in place of the buttons (Enter saves, Esc leaves). */
+  #askName(actions) {
+    const field = h("input", { type: "text", className: "assistant-name", required: true,
+                               "aria-label": t("assistant.newName"), value: `${this.assistant?.name ?? ""} 2` });
+    const form = h("form", { className: "inline actions" }, field,
+      h("button", { type: "submit", className: "primary" }, t("assistant.create")),
+      h("button", { type: "button", onclick: () => form.replaceWith(actions) }, t("chat.cancel")));
+    form.addEventListener("submit", (ev) => {
+      ev.preventDefault();
+      form.replaceWith(actions);
+      this.#saveAsNew(field.value.trim());
+    });
+    field.addEventListener("keydown", (ev) => {
+      if (ev.key !== "Escape") return;
+      ev.preventDefault();
+      ev.stopPropagation(); // Esc leaves the field; it does not stop a reply
+      form.replaceWith(actions);
+    });
+    actions.replaceWith(form);
+    field.focus();
+    field.select();
+  }
+
+  async #saveAsNew(name) {
     const { id: _id, builtin: _b, ...rest } = this.assistant ?? {};
     await this.#save({ ...rest, ...this.#fields(), name });
   }

@@ -2,8 +2,9 @@
  * A failed reply, said so the reader knows what happened and what to do: the HTTP status in words,
  * the vendor's own sentence, the likely causes, and one action (open Settings, or retry).
  *
- *   explainError(error) -> {headline, said?, causes: [text], technical?, action: "settings" | "retry" | null}
- *   errorNotice(error, {openSettings?, retry?}) -> DocumentFragment   (an action shows when its callback is given)
+ *   explainError(error) -> {headline, said?, causes: [text], technical?, action: "settings" | "retry" | null,
+ *                           field?: the Settings field to fix ("api-key", "model")}
+ *   errorNotice(error, {openSettings?({field}), retry?}) -> DocumentFragment   (an action shows when its callback is given)
  *
  * `error` is pycore's ErrorInfo as the run's result or a stored reply carries it: {status?, type?, message,
  * vendor?, host?} (pycore/messages.py). What it means is read from those fields, never from the message
@@ -14,8 +15,9 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { vendorLabel } from "./vendors.js";
 
-/** HTTP statuses whose fix is in Settings (the key, the model name, the Base URL). */
+/** HTTP statuses whose fix is in Settings (the key, the model name, the Base URL), and the field it is typed in. */
 const SETTINGS_STATUSES = { 401: "error.auth", 403: "error.forbidden", 404: "error.notFound" };
+const SETTINGS_FIELDS = { 401: "api-key", 403: "api-key", 404: "model" };
 
 export function explainError(error) {
   const vendor = error.vendor ? vendorLabel(error.vendor) : t("error.theVendor");
@@ -31,7 +33,8 @@ export function explainError(error) {
     return { headline: t("error.connectionLost", { vendor }), causes: [], technical: error.message, action: "retry" };
   }
   if (SETTINGS_STATUSES[status]) {
-    return { headline: t(SETTINGS_STATUSES[status], { vendor, status }), said, causes: [], action: "settings" };
+    return { headline: t(SETTINGS_STATUSES[status], { vendor, status }), said, causes: [], action: "settings",
+             field: SETTINGS_FIELDS[status] };
   }
   if (status === 429) return { headline: t("error.rateLimit", { vendor, status }), said, causes: [], action: "retry" };
   if (status >= 500) return { headline: t("error.server", { vendor, status }), said, causes: [], action: "retry" };
@@ -41,7 +44,7 @@ export function explainError(error) {
 }
 
 export function errorNotice(error, { openSettings = null, retry = null } = {}) {
-  const { headline, said, causes, technical, action } = explainError(error);
+  const { headline, said, causes, technical, action, field } = explainError(error);
   const out = document.createDocumentFragment();
   out.append(h("p", { className: "error-headline" }, headline));
   if (said) out.append(h("p", { className: "error-said" }, said));
@@ -51,7 +54,7 @@ export function errorNotice(error, { openSettings = null, retry = null } = {}) {
   }
   if (technical) out.append(h("details", { className: "error-technical" }, h("summary", {}, t("error.details")),
     h("code", {}, technical)));
-  const run = action === "settings" ? openSettings : action === "retry" ? retry : null;
+  const run = action === "settings" ? openSettings && (() => openSettings({ field })) : action === "retry" ? retry : null;
   if (run) {
     const label = action === "settings" ? t("top.openSettings") : t("error.retry");
     out.append(h("div", { className: "error-actions" }, h("button", { type: "button", onclick: run }, label)));

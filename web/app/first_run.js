@@ -1,6 +1,7 @@
 /**
  * The first run: a short card in the chat (provider, key, model, "Test connection") instead of the full
- * Settings dialog. It shows while there is no profile; "Start chatting" makes one and puts the cursor in the
+ * Settings dialog. The providers are the adapters' catalogue, known OpenAI-compatible services by name among
+ * them (their address is the Base URL's placeholder); a server that may need no key marks the key optional. It shows while there is no profile; "Start chatting" makes one and puts the cursor in the
  * message box; "More settings" opens the dialog (profile names, a saved encrypted key, focus memory).
  *
  *   const card = new SetupCard({element, settings, ready, onDone})
@@ -37,8 +38,11 @@ export class SetupCard {
   render() {
     const v = this.values;
     const info = vendorInfo(v.vendor) ?? {};
-    const field = (id, label, input, hint) => h("div", { className: "setup-field" },
-      h("label", { for: id }, label), input, hint ? h("small", { className: "hint" }, hint) : null);
+    const field = (id, label, input, hint) => {
+      if (hint) input.setAttribute("aria-describedby", `${id}-hint`);
+      return h("div", { className: "setup-field" }, h("label", { for: id }, label), input,
+        hint ? h("small", { id: `${id}-hint`, className: "hint" }, hint) : null);
+    };
     const provider = h("select", { id: "setup-provider" },
       ...VENDORS.map((vendor) => h("option", { value: vendor.id }, vendorLabel(vendor.id))));
     provider.value = v.vendor;
@@ -63,7 +67,8 @@ export class SetupCard {
     const test = h("button", { type: "button", onclick: () => this.#test(test) }, t("setup.test"));
     const form = h("form", { className: "setup-form", noValidate: true }, // what is missing is said below
       field("setup-provider", t("settings.provider"), provider),
-      info.needs_key === false ? null : field("setup-key", t("settings.apiKey"), key, t("setup.keyHint")),
+      // Every vendor takes a key; one whose server may need none (a local one) says it is optional.
+      field("setup-key", t("settings.apiKey"), key, t(info.needs_key === false ? "setup.keyOptional" : "setup.keyHint")),
       field("setup-base", t("settings.baseUrl"), base,
         info.default_base_url ? t("setup.baseHint", { url: info.default_base_url }) : null),
       field("setup-model", t("settings.model"), model, this.models.length ? null : t("setup.modelHint")), models,

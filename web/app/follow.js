@@ -4,6 +4,7 @@
  *
  *   const follow = new ScrollFollower(transcript, jumpButton)
  *   follow.toEnd()              show the end and follow again (a message sent, a conversation opened)
+ *   follow.reveal(el)           show `el` instead, near the top, and stay there (a conversation opened at a search hit)
  *   const at = follow.anchor()  before the transcript is drawn again: what the reader is looking at
  *   follow.restore(at)          after it: the end again when following, else that same text in place
  *   follow.following            the reader is at the end: what grows there stays in view
@@ -57,6 +58,13 @@ export class ScrollFollower {
     this.following = true;
     this.#held = null;
     this.#pin();
+  }
+
+  /** Show `el` near the top (a search hit) and keep it there while the blocks around it render. */
+  reveal(el, offset = 16) {
+    this.following = false;
+    this.#held = { el, offset };
+    this.#hold();
   }
 
   anchor() {

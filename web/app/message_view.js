@@ -28,6 +28,8 @@ import { StepView } from "./step_view.js";
 import { textOf } from "./tree.js";
 import { vendorLabel } from "./vendors.js";
 
+const COPY_FEEDBACK_MS = 1500; // as long as a code block's Copy says "Copied" (web/render/code_blocks.js)
+
 export class MessageView {
   constructor(msg, { images, actions = {}, siblings = null, live = false } = {}) {
     this.msg = msg;
@@ -98,7 +100,9 @@ export class MessageView {
 
   /** A stored step: the first of the turn, or a later one drawn into the same reply. */
   addStep(msg) {
-    this.beginStep(msg).fill(msg);
+    const step = this.beginStep(msg);
+    step.el.dataset.id = msg.id ?? ""; // a search hit in a later step is found here
+    step.fill(msg);
     this.el.dataset.state = stateOf(msg); // the reply is as its last step left it
     this.setUsage(msg.usage);
     if (msg.status === "interrupted") this.#showNotice(t("chat.interrupted"));
@@ -108,7 +112,8 @@ export class MessageView {
 
   #addActions() {
     const bar = h("div", { className: "actions" });
-    bar.append(h("button", { type: "button", className: "copy", onclick: () => this.#copy() }, t("chat.copy")));
+    bar.append(h("button", { type: "button", className: "copy", onclick: (ev) => this.#copy(ev.currentTarget) },
+      t("chat.copy")));
     if (this.actions.regenerate) {
       bar.append(h("button", { type: "button", className: "regenerate", onclick: () => this.actions.regenerate(this) },
         t("chat.regenerate")));
@@ -125,14 +130,18 @@ export class MessageView {
                     onclick: () => this.actions.branch?.(this, +1) }, "›"));
   }
 
-  /** Copy takes the reply's final words: the last step that wrote any. */
-  async #copy() {
+  /** Copy takes the reply's final words (the last step that wrote any), and says so on the button for a moment. */
+  async #copy(button) {
     const text = [...this.steps].reverse().map((step) => step.text).find((words) => words.trim()) ?? textOf(this.msg);
+    let said = t("chat.copied");
     try {
       await navigator.clipboard.writeText(text);
     } catch {
-      /* clipboard refused (no focus / permission): nothing to undo */
+      said = t("chat.copyFailed"); // clipboard refused (no focus / permission)
     }
+    button.textContent = said;
+    clearTimeout(this.copyTimer);
+    this.copyTimer = setTimeout(() => (button.textContent = t("chat.copy")), COPY_FEEDBACK_MS);
   }
 
   #showNotice(text, isError = false) {
@@ -161,8 +170,9 @@ export class MessageView {
     if (this.msg.vendor) info.vendor = this.msg.vendor; // the profile's ("OpenAI-compatible"), not the adapter's
     this.notice.hidden = false;
     this.notice.classList.add("error");
+    const { openSettings } = this.actions; // on the profile that failed (its vendor and model)
     this.notice.replaceChildren(errorNotice(info, {
-      openSettings: this.actions.openSettings,
+      openSettings: openSettings && ((where) => openSettings({ ...where, vendor: this.msg.vendor, model: this.msg.model })),
       retry: this.actions.retry ? () => this.actions.retry(this) : null,
     }));
   }

@@ -1,7 +1,8 @@
 /**
  * Short messages at the bottom of the chat (errors, "deleted — Undo", import results).
  *
- *   notifier.show(text, {error?, action?: {label, run}, timeout? (ms; 0 = until dismissed)})
+ *   notifier.show(text, {error?, action?: {label, run}, timeout? (ms; 0 = until dismissed), kind?})
+ *   notifier.clear(kind)     the toasts of that kind go: their cause was fixed (e.g. "settings", once a profile is made)
  */
 
 import { h } from "./dom.js";
@@ -12,8 +13,10 @@ export class Notifier {
     this.container = container;
   }
 
-  show(text, { error = false, action = null, timeout } = {}) {
-    const toast = h("div", { className: `toast${error ? " error" : ""}`, role: error ? "alert" : null });
+  show(text, { error = false, action = null, timeout, kind = null } = {}) {
+    if (kind) this.clear(kind); // one toast of a kind: the newest says it
+    const toast = h("div", { className: `toast${error ? " error" : ""}`, role: error ? "alert" : null,
+                             dataset: kind ? { kind } : {} });
     const close = () => toast.remove();
     toast.append(h("span", { className: "toast-text" }, text));
     if (action) {
@@ -27,5 +30,9 @@ export class Notifier {
     const ms = timeout ?? (error ? 0 : 6000);
     if (ms) setTimeout(close, ms);
     return toast;
+  }
+
+  clear(kind) {
+    for (const toast of this.container.querySelectorAll(".toast")) if (toast.dataset.kind === kind) toast.remove();
   }
 }

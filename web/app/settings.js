@@ -3,7 +3,8 @@
  *
  *   const settings = new Settings({core, coreReadyNow, profiles, keys, onChange, notify})
  *   await settings.load()            saved profiles; the last one used becomes active
- *   settings.open()                  the dialog (a first run starts from the setup card: first_run.js)
+ *   settings.open({field?, vendor?, model?})   the dialog (a first run starts from the setup card: first_run.js);
+ *                                    after a failed reply, on the profile that failed with `field` focused
  *   await settings.addProfile({vendor, api_key?, base_url?, model, name?})   a new profile, made active
  *   await settings.listModels(provider) -> [{id, name?}]   the vendor's models for that key (models.list)
  *   settings.target()                {provider: {vendor, api_key?, base_url?}, vendor, model} for the next
@@ -99,11 +100,20 @@ export class Settings {
     return this.profiles.find((p) => p.id === id) ?? null;
   }
 
-  open() {
+  /**
+   * The dialog. From a failed reply: `vendor` and `model` are the reply's, so the profile that failed is shown
+   * (the active one when it matches), and `field` ("api-key", "model") gets the focus, the fix being typed there.
+   */
+  open({ field = null, vendor = null, model = null } = {}) {
     this.f["settings-status"].textContent = "";
-    this.#edit(this.active);
+    this.#edit(this.#profileOf(vendor, model) ?? this.active);
     if (!this.dialog.open) this.dialog.showModal();
-    this.f["profile-choice"].focus();
+    (this.f[field] ?? this.f["profile-choice"]).focus();
+  }
+
+  #profileOf(vendor, model) {
+    const candidates = [this.active, ...this.profiles].filter((p) => p?.vendor === vendor);
+    return candidates.find((p) => p.model === model) ?? candidates[0] ?? null;
   }
 
   /** A new profile from the setup card's few fields; the key is this tab's (save it encrypted in Settings). */
@@ -153,6 +163,7 @@ export class Settings {
     f["profile-name"].value = profile?.name ?? "";
     f.provider.value = profile?.vendor ?? VENDORS[0]; // a new profile starts on the catalogue's first vendor
     f["base-url"].value = profile?.base_url ?? "";
+    this.#showDefaultBase();
     f.model.value = profile?.model ?? "";
     f["api-key"].value = (profile && this.keys.get(profile.id)) ?? "";
     f["remember-key"].checked = false;
@@ -167,7 +178,13 @@ export class Settings {
     document.getElementById("delete-profile").disabled = !profile;
   }
 
+  /** The Base URL left empty means the vendor's own address (a known service's, from the catalogue): shown. */
+  #showDefaultBase() {
+    this.f["base-url"].placeholder = vendorInfo(this.f.provider.value)?.default_base_url ?? "https://…";
+  }
+
   #providerChanged() {
+    this.#showDefaultBase();
     this.f["model-list"].replaceChildren();
     this.f["models-status"].textContent = "";
   }
@@ -199,7 +216,7 @@ export class Settings {
     }
   }
 
-  async #save() {
+  #save() {
     const f = this.f;
     const status = f["settings-status"];
     const provider = this.#formProvider();
@@ -210,6 +227,7 @@ export class Settings {
     }
     const remember = f["remember-key"].checked && Boolean(provider.api_key);
     if (remember && !f.passphrase.value) return void (status.textContent = t("settings.needPassphrase"));
+    const seal = remember ? { passphrase: f.passphrase.value, key: provider.api_key } : null;
     const id = this.editing?.id ?? crypto.randomUUID();
     const profile = {
       ...(this.editing ?? {}),
@@ -220,18 +238,34 @@ export class Settings {
       model,
       uses_key: Boolean(provider.api_key) || Boolean(this.editing?.key),
     };
-    if (remember) profile.key = await this.keysApi.encryptSecret(f.passphrase.value, provider.api_key);
     if (provider.api_key) this.keys.set(id, provider.api_key);
     else this.keys.delete(id);
-    await this.#persist(profile);
+    // The profile is in use at once and the dialog closes at once: what is typed next goes to the page, not
+    // to a dialog waiting for the key's encryption (PBKDF2) and the write. A failed write brings it back.
+    this.#remember(profile);
+    this.editing = profile;
     this.activate(profile);
-    status.textContent = t("settings.saved");
+    status.textContent = "";
     this.dialog.close();
+    this.#write(profile, seal).catch((err) => {
+      status.textContent = t("settings.saveFailed", { message: err.message });
+      if (!this.dialog.open) this.dialog.showModal();
+    });
+  }
+
+  async #write(profile, seal) {
+    if (seal) profile.key = await this.keysApi.encryptSecret(seal.passphrase, seal.key);
+    await this.#persist(profile);
+    if (seal) this.notify(t("settings.keySaved"));
   }
 
   async #persist(profile) {
     const { python_tools: _python, ...record } = profile; // the store keeps its own fields; see pythonTools()
     Object.assign(profile, await this.profilesApi.save(record));
+    this.#remember(profile);
+  }
+
+  #remember(profile) {
     const i = this.profiles.findIndex((p) => p.id === profile.id);
     if (i >= 0) this.profiles[i] = profile;
     else this.profiles.push(profile);

@@ -182,9 +182,9 @@ export class Sidebar {
     });
   }
 
-  async #open(id) {
+  async #open(id, at = null) {
     try {
-      await this.chat.open(id);
+      await this.chat.open(id, at ?? {});
       this.markActive(id);
       document.body.classList.remove("sidebar-open");
     } catch (err) {
@@ -239,7 +239,8 @@ export class Sidebar {
     }
     const entries = [...byConversation.values()];
     const items = entries.slice(0, MAX_HITS).map(({ hit, more }) => h("li", {},
-      h("button", { type: "button", className: "open", onclick: () => this.#open(hit.conversation_id) },
+      h("button", { type: "button", className: "open",
+                    onclick: () => this.#open(hit.conversation_id, { at: hit.message_id, query }) },
         h("span", { className: "hit-title" }, marked(titles.get(hit.conversation_id) || t("nav.untitled"), query)),
         h("span", { className: "snippet" }, marked(hit.snippet ?? "", query)),
         more ? h("span", { className: "snippet more" }, t("nav.moreHits", { count: more })) : null)));
@@ -280,9 +281,9 @@ export class Sidebar {
     input.value = "";
     if (!file) return;
     try {
-      const { imported } = await this.store.importJSON(await this.#checkFocus(await file.text()));
+      const result = await this.store.importJSON(await this.#checkFocus(await file.text()));
       await this.refresh();
-      this.notify(t("nav.imported", { count: imported }));
+      this.notify(importSummary(result), { kind: "import" });
     } catch (err) {
       this.notify(t("nav.importFailed", { message: err.message }), { error: true });
     }
@@ -340,6 +341,14 @@ export function groupConversations(conversations, now) {
     }
   }
   return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, group]) => group);
+}
+
+/** What an import did, in one message: how many came in, as copies, or were skipped, and why (store/exchange.js). */
+function importSummary({ imported, copied, skipped }) {
+  const said = [imported + copied ? t("nav.imported", { count: imported + copied }) : t("nav.importedNone")];
+  if (copied) said.push(t("nav.importCopies", { count: copied }));
+  if (skipped) said.push(t("nav.importSkipped", { count: skipped }));
+  return said.join(" ");
 }
 
 /** `text` as text nodes with each occurrence of the query's words in <mark> (never parsed as HTML). */

@@ -46,7 +46,8 @@ export class StepView {
       this.toolsEl.before(this.body);
       this.renderer = new StreamRenderer(this.body, {
         images: this.images,
-        labels: { copy: t("chat.copy"), copied: t("chat.copied"), loadImage: () => t("chat.loadImage"),
+        labels: { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"),
+                  loadImage: () => t("chat.loadImage"),
                   alwaysLoadImages: (host) => t("chat.alwaysLoadImages", { host }),
                   tooLongToFormat: (length, limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
                   couldNotFormat: t("chat.couldNotFormat") },

@@ -27,7 +27,7 @@
  */
 
 import { redactSecrets, containsSecret } from "./keys.js";
-import { branchPath } from "./tree.js";
+import { branchPath, isToolResults } from "./tree.js";
 import { ROLES, STATUSES } from "./schema.js";
 import { PART_TYPES } from "../contract.js";
 
@@ -89,7 +89,9 @@ function toMarkdown({ conversation, messages }) {
   const leaf = conversation.current_leaf ?? messages.at(-1)?.id;
   const lines = [`# ${conversation.title}`, ""];
   for (const m of branchPath(messages, leaf)) {
-    const who = m.role === "user" ? "You" : `Assistant${m.model ? ` · ${m.vendor ? `${m.vendor}/` : ""}${m.model}` : ""}`;
+    // A tool's results travel as a "user" message (as the vendors have it), but the reader did not write them.
+    const who = isToolResults(m) ? "Tool output" : m.role === "user" ? "You"
+      : `Assistant${m.model ? ` · ${m.vendor ? `${m.vendor}/` : ""}${m.model}` : ""}`;
     lines.push(`## ${who}`, "");
     if (m.status === "interrupted" || m.status === "streaming") lines.push("_(reply cut off)_", "");
     if (m.status === "error" && m.error?.message) lines.push(`_(error: ${m.error.message})_`, "");

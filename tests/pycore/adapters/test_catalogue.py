@@ -24,11 +24,12 @@ def test_every_adapter_declares_what_the_page_and_the_core_need() -> None:
 
 def test_the_catalogue_lists_each_choice_once_aliases_last_and_without_the_test_model() -> None:
     ids = [v.id for v in catalogue()]
-    assert ids == ["openai", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible"]
+    assert ids == ["openai", "openai-responses", "anthropic", "gemini", "ollama", "openai-compatible", "openrouter",
+                   "groq", "together", "deepseek", "mistral", "lm-studio", "vllm"]
     assert "fake" in [v.id for v in catalogue(include_fake=True)]
     compatible = resolve_vendor("openai-compatible")
     assert compatible[0] == "openai" and compatible[1].needs_base_url and not compatible[1].needs_key
-    assert [v.id for v in catalogue() if not v.needs_key] == ["ollama", "openai-compatible"]
+    assert [v.id for v in catalogue() if not v.needs_key] == ["ollama", "openai-compatible", "lm-studio", "vllm"]
     with pytest.raises(ValueError, match="unknown vendor 'nope'; expected one of openai, "):
         resolve_vendor("nope")
 
@@ -38,6 +39,17 @@ def test_an_alias_speaks_its_adapters_api_and_needs_its_own_address() -> None:
     assert client.adapter.vendor == "openai" and client.adapter.base_url == "http://127.0.0.1:8000/v1"
     with pytest.raises(ValueError, match="an openai-compatible provider needs a base_url"):
         make_client({"vendor": "openai-compatible"}, WorkerState())
+
+
+def test_a_known_service_is_picked_by_name_and_its_own_address_is_the_default() -> None:
+    """Issue 29 item 1: "OpenRouter" instead of typing its base URL; a Base URL typed (a proxy) still wins."""
+    info = {v.id: v for v in catalogue()}
+    assert info["openrouter"].default_base_url == "https://openrouter.ai/api/v1" and info["openrouter"].needs_key
+    assert info["lm-studio"].default_base_url == "http://localhost:1234/v1" and not info["lm-studio"].needs_key
+    client = make_client({"vendor": "openrouter", "api_key": "k"}, WorkerState())
+    assert client.adapter.vendor == "openai" and client.adapter.base_url == "https://openrouter.ai/api/v1"
+    proxied = make_client({"vendor": "groq", "base_url": "http://127.0.0.1:9/v1"}, WorkerState())
+    assert proxied.adapter.base_url == "http://127.0.0.1:9/v1"
 
 
 def test_focus_memory_asks_each_vendor_in_the_way_its_adapter_declares() -> None:
@@ -50,7 +62,7 @@ def test_focus_memory_asks_each_vendor_in_the_way_its_adapter_declares() -> None
 
 def test_an_alias_is_a_typed_declaration_of_its_adapter_and_no_alias_shadows_a_vendor() -> None:
     declared = [(vendor, alias) for vendor in VENDORS for alias in adapter_class(vendor).aliases]
-    assert [(vendor, alias.id) for vendor, alias in declared] == [("openai", "openai-compatible")]
+    assert {vendor for vendor, _ in declared} == {"openai"}  # compatible servers speak Chat Completions
     assert not {alias.id for _, alias in declared} & set(VENDORS)
     info = {v.id: v for v in catalogue()}
     assert info["openai-compatible"].default_base_url is None  # the user's own server: no address assumed
