@@ -14,7 +14,9 @@
  * {{variables}} are asked for and filled in) and the connected MCP servers' prompts (`prompts()` ->
  * [{name, description?, arguments?, serverId} | {name, text, saved: true, ...}]); choosing an MCP one asks
  * for its arguments, then `getPrompt(serverId, name, args)` (mcp.get_prompt) and its messages' text
- * replaces the box, to read and send.
+ * replaces the box, to read and send. The first match is highlighted: ArrowUp/Down move the highlight, Enter
+ * takes it (it never sends "/tr"), Esc closes. The list is an ARIA listbox whose highlighted option the box names
+ * (aria-activedescendant), so the cursor stays in the box and a screen reader reads the highlight.
  */
 
 import { readAttachment } from "../files/read.js";
@@ -47,11 +49,7 @@ export class Composer {
         this.#closeMenu();
         return;
       }
-      if (ev.key === "ArrowDown" && !this.menu.hidden) {
-        ev.preventDefault();
-        this.menu.querySelector("button")?.focus();
-        return;
-      }
+      if (this.#options.length && this.#menuKey(ev)) return;
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
         ev.preventDefault();
         this.submit();
@@ -117,23 +115,55 @@ export class Composer {
 
   // ------------------------------------------------------------------ slash commands (MCP prompts)
 
+  #options = []; // the prompts the open "/" list shows, in order
+  #active = 0; // the highlighted one: Enter takes it
+
   #slashMenu() {
     const match = /^\/(\S*)$/.exec(this.box.value);
     const prompts = match ? this.prompts().filter((p) => p.name.toLowerCase().startsWith(match[1].toLowerCase())) : [];
     if (!prompts.length) return this.#closeMenu();
-    this.menu.replaceChildren(h("ul", { role: "list" }, prompts.map((p) => h("li", {},
-      h("button", { type: "button", className: "slash-item", onclick: () => this.#choose(p),
-                    "aria-label": `/${p.name}${p.description ? ` — ${p.description}` : ""}` },
-        h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? ""))))));
+    this.#options = prompts;
+    this.menu.replaceChildren(h("ul", { role: "listbox", id: "slash-list", "aria-label": t("chat.prompts") },
+      prompts.map((p, i) => h("li", { role: "option", id: `slash-option-${i}`, className: "slash-item",
+                                      "aria-label": `/${p.name}${p.description ? ` — ${p.description}` : ""}`,
+                                      onmousedown: (ev) => ev.preventDefault(), // the cursor stays in the box
+                                      onclick: () => this.#choose(p) },
+        h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? "")))));
     this.menu.hidden = false;
+    this.#highlight(0);
+  }
+
+  /** ArrowUp/Down move the highlight (round the ends), Enter takes it; true when the key was the menu's. */
+  #menuKey(ev) {
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") this.#highlight(this.#active + (ev.key === "ArrowDown" ? 1 : -1));
+    else if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) this.#choose(this.#options[this.#active]);
+    else return false;
+    ev.preventDefault();
+    return true;
+  }
+
+  /** Highlight one option; the box names it (aria-activedescendant), so a screen reader reads it out. */
+  #highlight(index) {
+    const items = [...this.menu.querySelectorAll("[role=option]")];
+    this.#active = (index + items.length) % items.length;
+    items.forEach((item, i) => item.setAttribute("aria-selected", String(i === this.#active)));
+    this.box.setAttribute("aria-activedescendant", items[this.#active].id);
+    items[this.#active].scrollIntoView({ block: "nearest" });
   }
 
   #closeMenu() {
+    this.#forgetOptions();
     this.menu.hidden = true;
     this.menu.replaceChildren();
   }
 
+  #forgetOptions() {
+    this.#options = [];
+    this.box.removeAttribute("aria-activedescendant");
+  }
+
   #choose(prompt) {
+    this.#forgetOptions(); // the menu now holds the prompt's arguments, or closes
     const args = prompt.arguments ?? [];
     if (!args.length) return void this.#runPrompt(prompt, {});
     const fields = args.map((a) => {
