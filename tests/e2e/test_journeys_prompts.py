@@ -19,13 +19,6 @@ KEY = "sk-test-h9-prompts-6d2f9a"
 TEXT_TURN = "openai/chat-stream-text-usage"
 
 
-def wait_replied(page: Page) -> None:
-    """The scripted reply is on screen. (Stop and Send look idle before a send starts too: on a loaded
-    machine the message may still be being stored then, and the vendor not yet asked.)"""
-    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
-    wait_idle(page)
-
-
 def connect_demo(page: Page):
     page.get_by_role("button", name="Tools", exact=True).click()
     dialog = page.get_by_role("dialog", name="Tools")
@@ -100,7 +93,7 @@ def test_slash_lists_the_servers_prompts_and_inserts_the_chosen_one(browser: Bro
 
     vendor.script(TEXT_TURN)
     box.press("Enter")
-    wait_replied(page)
+    wait_idle(page)
     sent = json.dumps(vendor.model_requests[-1].json["messages"][-1])
     assert "What is the current time in Tokyo and in Paris" in sent
     page.context.close()
@@ -133,7 +126,7 @@ def test_a_saved_prompt_with_variables_is_filled_in_from_the_slash_menu_and_trav
     form.get_by_role("button", name="Use prompt").click()
     expect(box).to_have_value("Review this Rust code for lifetimes.")
     box.press("Enter")
-    wait_replied(page)
+    wait_idle(page)
     assert vendor.model_requests[-1].json["messages"][-1]["content"] == "Review this Rust code for lifetimes."
 
     page.get_by_role("button", name="Prompts", exact=True).click()
