@@ -186,6 +186,11 @@ def test_files_pasted_into_the_box_or_dropped_on_the_chat_are_attached(browser: 
     expect(zone).to_be_hidden()
     transcript.dispatch_event("drop", {"dataTransfer": text})
     expect(page.locator("#attachments .attachment")).to_have_count(2)
+    # Files dropped beside the chat (the sidebar) are refused, not opened by the browser in place of the app.
+    refused = page.locator(".sidebar").evaluate("""(el, dt) => !el.dispatchEvent(new DragEvent("drop",
+        {dataTransfer: dt, bubbles: true, cancelable: true}))""", files)
+    assert refused
+    expect(page.locator("#attachments .attachment")).to_have_count(2)
 
     # A pasted file goes through the same limits and refusals as "Attach": refused with the reason, the rest kept.
     box.evaluate(PASTE, data_transfer(page, {"name": "archive.zip", "type": "application/zip", "base64": "UEsDBA=="}))
