@@ -94,7 +94,10 @@ def last_reply(page: Page):
 
 
 def wait_idle(page: Page, timeout: float = REPLY_TIMEOUT_MS) -> None:
-    """The turn is over: Stop is gone and Send is usable again."""
+    """The turn is over: the composer has let go of the send (it is busy while the message is being stored, and
+    Stop is not shown yet then, so Stop and Send alone look idle before the vendor is asked), Stop is gone
+    and Send is usable again."""
+    expect(page.locator("#composer")).not_to_have_attribute("aria-busy", "true", timeout=timeout)
     expect(page.get_by_role("button", name="Stop", exact=True)).to_be_hidden(timeout=timeout)
     expect(page.get_by_role("button", name="Send", exact=True)).to_be_enabled()
 

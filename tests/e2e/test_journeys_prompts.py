@@ -81,7 +81,7 @@ def test_slash_lists_the_servers_prompts_and_inserts_the_chosen_one(browser: Bro
     box.fill("")
     box.press_sequentially("/ti")
     expect(menu).to_be_visible()
-    menu.get_by_role("button",
+    menu.get_by_role("option",
                      name="/time_difference — Ask for the current time difference between two cities.").click()
     form = page.get_by_role("form", name="Arguments for /time_difference")
     form.get_by_role("textbox", name="city_a").fill("Tokyo")
@@ -101,7 +101,7 @@ def test_slash_lists_the_servers_prompts_and_inserts_the_chosen_one(browser: Bro
 
 def test_a_saved_prompt_with_variables_is_filled_in_from_the_slash_menu_and_travels_as_json(
         browser: Browser, site_url: str, vendor: VendorReplay, tmp_path: Path):
-    vendor.script("openai/chat-stream-text-usage")
+    vendor.script(TEXT_TURN)
     page = open_app(browser, site_url)
     configure(page, vendor="openai", base=vendor.url, key="sk-test-library-1a2b3c", model="gpt-4o-mini")
     box = page.get_by_role("textbox", name="Message", exact=True)
@@ -109,12 +109,9 @@ def test_a_saved_prompt_with_variables_is_filled_in_from_the_slash_menu_and_trav
     page.get_by_role("button", name="Prompts", exact=True).click()
     library = page.get_by_role("dialog", name="Saved prompts")
     expect(library.get_by_label("Prompt", exact=True)).to_have_value("Review this {{language}} code for {{focus}}.")
-    library.get_by_label("Name (typed after /)").fill("two words")
-    library.get_by_role("button", name="Save prompt").click()
+    save_in_library(page, "two words")
     expect(page.locator(".toast.error")).to_contain_text("name: one word, as it is typed after /")
-    library.get_by_label("Name (typed after /)").fill("review")
-    library.get_by_role("button", name="Save prompt").click()
-    expect(library.get_by_role("list", name="Saved prompts")).to_contain_text("/review")
+    save_in_library(page, "review")
     library.get_by_role("button", name="Close").click()
     for toast in page.locator(".toast").all():  # the error stays until dismissed; the other goes by itself
         if toast.is_visible() and "error" in (toast.get_attribute("class") or ""):
@@ -122,7 +119,7 @@ def test_a_saved_prompt_with_variables_is_filled_in_from_the_slash_menu_and_trav
     expect(page.locator(".toast")).to_have_count(0, timeout=15_000)
 
     box.fill("/rev")
-    page.get_by_role("button", name="/review — Review this {{language}} code for {{focus}}.").click()
+    page.get_by_role("option", name="/review — Review this {{language}} code for {{focus}}.").click()
     form = page.get_by_role("form", name="Arguments for /review")
     form.get_by_label("language").fill("Rust")
     form.get_by_label("focus").fill("lifetimes")
@@ -148,3 +145,92 @@ def test_a_saved_prompt_with_variables_is_filled_in_from_the_slash_menu_and_trav
     chooser.value.set_files(str(exported))
     expect(other.get_by_role("dialog", name="Saved prompts").get_by_role("list", name="Saved prompts")).to_contain_text(
         "/review")
+
+
+def save_in_library(page: Page, name: str, text: str | None = None) -> None:
+    """In the open "Saved prompts" dialog, save the prompt in its form as ``name`` (with ``text``, if given)."""
+    library = page.get_by_role("dialog", name="Saved prompts")
+    if text is not None:
+        library.get_by_label("Prompt", exact=True).fill(text)
+    library.get_by_label("Name (typed after /)").fill(name)
+    library.get_by_role("button", name="Save prompt").click()
+    if " " not in name:
+        expect(library.get_by_role("list", name="Saved prompts")).to_contain_text(f"/{name}")
+
+
+def save_prompts(page: Page, prompts: dict[str, str]) -> None:
+    page.get_by_role("button", name="Prompts", exact=True).click()
+    for name, text in prompts.items():
+        save_in_library(page, name, text)
+    page.get_by_role("dialog", name="Saved prompts").get_by_role("button", name="Close").click()
+
+
+SLASH_PROMPTS = {"translate": "Translate the text below into English.", "trim": "Shorten the text below.",
+                 "review": "Review this code."}
+
+
+def test_enter_in_the_slash_menu_picks_the_highlighted_prompt_instead_of_sending(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    save_prompts(page, SLASH_PROMPTS)
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.press_sequentially("/tr")
+    listbox = page.get_by_role("listbox", name="Prompts")
+    options = listbox.get_by_role("option")
+    expect(options).to_have_text(["/translate Translate the text below into English.",
+                                  "/trim Shorten the text below."])
+    box.press("Enter")  # the first match is highlighted: Enter takes it, and nothing goes to the model
+    expect(box).to_have_value("Translate the text below into English.")
+    expect(listbox).to_be_hidden()
+    assert not vendor.model_requests
+
+    box.fill("")
+    box.press_sequentially("/tr")
+    # A screen reader follows the highlight: the box names the highlighted option, which says it is selected.
+    first, second = options.nth(0), options.nth(1)
+    expect(first).to_have_attribute("aria-selected", "true")
+    expect(box).to_have_attribute("aria-activedescendant", first.get_attribute("id") or "missing")
+    box.press("ArrowDown")
+    expect(second).to_have_attribute("aria-selected", "true")
+    expect(first).to_have_attribute("aria-selected", "false")
+    expect(box).to_have_attribute("aria-activedescendant", second.get_attribute("id") or "missing")
+    expect(box).to_be_focused()  # the highlight moves, the cursor stays in the box
+    box.press("ArrowDown")  # past the last: back to the first
+    expect(first).to_have_attribute("aria-selected", "true")
+    box.press("ArrowUp")
+    expect(second).to_have_attribute("aria-selected", "true")
+    box.press("Enter")
+    expect(box).to_have_value("Shorten the text below.")
+
+    box.fill("")
+    box.press_sequentially("/r")
+    expect(options).to_have_count(1)
+    box.press("Escape")  # closes the menu and keeps what was typed
+    expect(listbox).to_be_hidden()
+    expect(box).to_have_value("/r")
+    assert box.get_attribute("aria-activedescendant") is None  # no highlight left to announce
+    assert not vendor.model_requests
+    page.context.close()
+
+
+def test_a_toast_never_covers_the_slash_menu(browser: Browser, site_url: str):
+    page = open_app(browser, site_url, wait_ready=False)
+    wait_ui(page)
+    save_prompts(page, SLASH_PROMPTS)
+    page.get_by_role("button", name="Prompts", exact=True).click()
+    save_in_library(page, "two words", "A prompt whose name is refused")  # an error toast: it stays
+    page.get_by_role("dialog", name="Saved prompts").get_by_role("button", name="Close").click()
+    toast = page.locator(".toast.error")
+    expect(toast).to_be_visible()
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.press_sequentially("/")
+    listbox = page.get_by_role("listbox", name="Prompts")
+    expect(listbox.get_by_role("option")).to_have_count(3)
+    expect(toast).to_be_visible()
+    menu, note = page.locator("#slash-menu").bounding_box(), toast.bounding_box()
+    assert menu and note
+    apart = (note["y"] + note["height"] <= menu["y"] or menu["y"] + menu["height"] <= note["y"]
+             or note["x"] + note["width"] <= menu["x"] or menu["x"] + menu["width"] <= note["x"])
+    assert apart, f"the toast {note} covers the menu {menu}"
+    page.context.close()

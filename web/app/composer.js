@@ -1,7 +1,9 @@
 /**
  * The message box and its keys: Enter sends, Shift+Enter is a new line, Esc stops the reply,
  * Ctrl/Cmd+K starts a new chat; Send / Stop buttons; "Attach" takes images (image parts) and files: text,
- * code, CSV, JSON, Markdown and PDF become document parts labelled with their name (files/read.js).
+ * code, CSV, JSON, Markdown and PDF become document parts labelled with their name (files/read.js). Files
+ * pasted into the box or dropped on the chat (a drop zone shows while they are dragged over it) are attached
+ * the same way; images show as thumbnails, documents as chips with their name and size, before sending.
  *
  *   const composer = new Composer({chat, notify, onNewChat, prompts, getPrompt})
  *   composer.setRunning(bool)     Stop shown while a reply runs
@@ -14,10 +16,13 @@
  * {{variables}} are asked for and filled in) and the connected MCP servers' prompts (`prompts()` ->
  * [{name, description?, arguments?, serverId} | {name, text, saved: true, ...}]); choosing an MCP one asks
  * for its arguments, then `getPrompt(serverId, name, args)` (mcp.get_prompt) and its messages' text
- * replaces the box, to read and send.
+ * replaces the box, to read and send. The first match is highlighted: ArrowUp/Down move the highlight, Enter
+ * takes it (it never sends "/tr"), Esc closes. The list is an ARIA listbox whose highlighted option the box names
+ * (aria-activedescendant), so the cursor stays in the box and a screen reader reads the highlight.
  */
 
 import { readAttachment } from "../files/read.js";
+import { formatBytes } from "../render/media_bytes.js";
 import { fillPrompt } from "../store/prompts.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -47,11 +52,7 @@ export class Composer {
         this.#closeMenu();
         return;
       }
-      if (ev.key === "ArrowDown" && !this.menu.hidden) {
-        ev.preventDefault();
-        this.menu.querySelector("button")?.focus();
-        return;
-      }
+      if (this.#options.length && this.#menuKey(ev)) return;
       if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
         ev.preventDefault();
         this.submit();
@@ -59,7 +60,13 @@ export class Composer {
     });
     this.stopButton.addEventListener("click", () => this.chat.stop());
     document.getElementById("attach").addEventListener("click", () => this.fileInput.click());
-    this.fileInput.addEventListener("change", () => this.#addFiles(this.fileInput));
+    this.fileInput.addEventListener("change", () => {
+      const files = [...this.fileInput.files];
+      this.fileInput.value = "";
+      this.#addFiles(files);
+    });
+    this.box.addEventListener("paste", (ev) => this.#paste(ev));
+    this.#dropZone(this.form.closest(".chat"));
     document.addEventListener("keydown", (ev) => {
       if (ev.key === "Escape" && this.chat.running && !document.querySelector("dialog[open]")) {
         ev.preventDefault();
@@ -106,6 +113,7 @@ export class Composer {
   }
 
   #sending = false;
+  #sizes = new WeakMap(); // document part -> its file's size in bytes, shown on its chip
 
   #empty() {
     return !this.box.value.trim() && !this.images.length && !this.documents.length && !this.resources.length;
@@ -119,23 +127,55 @@ export class Composer {
 
   // ------------------------------------------------------------------ slash commands (MCP prompts)
 
+  #options = []; // the prompts the open "/" list shows, in order
+  #active = 0; // the highlighted one: Enter takes it
+
   #slashMenu() {
     const match = /^\/(\S*)$/.exec(this.box.value);
     const prompts = match ? this.prompts().filter((p) => p.name.toLowerCase().startsWith(match[1].toLowerCase())) : [];
     if (!prompts.length) return this.#closeMenu();
-    this.menu.replaceChildren(h("ul", { role: "list" }, prompts.map((p) => h("li", {},
-      h("button", { type: "button", className: "slash-item", onclick: () => this.#choose(p),
-                    "aria-label": `/${p.name}${p.description ? ` — ${p.description}` : ""}` },
-        h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? ""))))));
+    this.#options = prompts;
+    this.menu.replaceChildren(h("ul", { role: "listbox", id: "slash-list", "aria-label": t("chat.prompts") },
+      prompts.map((p, i) => h("li", { role: "option", id: `slash-option-${i}`, className: "slash-item",
+                                      "aria-label": `/${p.name}${p.description ? ` — ${p.description}` : ""}`,
+                                      onmousedown: (ev) => ev.preventDefault(), // the cursor stays in the box
+                                      onclick: () => this.#choose(p) },
+        h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? "")))));
     this.menu.hidden = false;
+    this.#highlight(0);
+  }
+
+  /** ArrowUp/Down move the highlight (round the ends), Enter takes it; true when the key was the menu's. */
+  #menuKey(ev) {
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") this.#highlight(this.#active + (ev.key === "ArrowDown" ? 1 : -1));
+    else if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) this.#choose(this.#options[this.#active]);
+    else return false;
+    ev.preventDefault();
+    return true;
+  }
+
+  /** Highlight one option; the box names it (aria-activedescendant), so a screen reader reads it out. */
+  #highlight(index) {
+    const items = [...this.menu.querySelectorAll("[role=option]")];
+    this.#active = (index + items.length) % items.length;
+    items.forEach((item, i) => item.setAttribute("aria-selected", String(i === this.#active)));
+    this.box.setAttribute("aria-activedescendant", items[this.#active].id);
+    items[this.#active].scrollIntoView({ block: "nearest" });
   }
 
   #closeMenu() {
+    this.#forgetOptions();
     this.menu.hidden = true;
     this.menu.replaceChildren();
   }
 
+  #forgetOptions() {
+    this.#options = [];
+    this.box.removeAttribute("aria-activedescendant");
+  }
+
   #choose(prompt) {
+    this.#forgetOptions(); // the menu now holds the prompt's arguments, or closes
     const args = prompt.arguments ?? [];
     if (!args.length) return void this.#runPrompt(prompt, {});
     const fields = args.map((a) => {
@@ -190,14 +230,68 @@ export class Composer {
     this.send.disabled = running;
   }
 
-  async #addFiles(input) {
-    const files = [...(input.files ?? [])];
-    input.value = "";
+  // ------------------------------------------------------------------ attaching: +, paste, drop
+
+  /** Files pasted into the box are attached; text pasted with them (a file's name, a cell's value) still pastes. */
+  #paste(ev) {
+    const files = [...(ev.clipboardData?.files ?? [])];
+    if (!files.length) return;
+    if (!ev.clipboardData.types.includes("text/plain")) ev.preventDefault();
+    this.#addFiles(files);
+  }
+
+  /**
+   * Files dragged over the chat show a drop zone over it until they are dropped (and attached) or leave; a
+   * drag of anything else (text) is left to the browser. Files dropped elsewhere in the page are refused,
+   * so a missed drop never opens the file in place of the app.
+   */
+  #dropZone(chat) {
+    const zone = document.getElementById("drop-zone");
+    const hasFiles = (ev) => ev.dataTransfer?.types.includes("Files");
+    let depth = 0; // dragenter/dragleave pairs: the drag goes over the chat's children too
+    const hide = () => {
+      depth = 0;
+      zone.hidden = true;
+    };
+    chat.addEventListener("dragenter", (ev) => {
+      if (!hasFiles(ev)) return;
+      depth += 1;
+      zone.hidden = false;
+    });
+    chat.addEventListener("dragleave", (ev) => {
+      if (hasFiles(ev) && --depth <= 0) hide();
+    });
+    chat.addEventListener("dragover", (ev) => {
+      if (!hasFiles(ev)) return;
+      ev.preventDefault();
+      ev.dataTransfer.dropEffect = "copy";
+    });
+    chat.addEventListener("drop", (ev) => {
+      if (!hasFiles(ev)) return;
+      ev.preventDefault();
+      hide();
+      this.#addFiles([...ev.dataTransfer.files]);
+    });
+    for (const type of ["dragover", "drop"]) {
+      document.addEventListener(type, (ev) => {
+        if (hasFiles(ev) && !chat.contains(ev.target)) {
+          ev.preventDefault();
+          ev.dataTransfer.dropEffect = "none";
+        }
+      });
+    }
+  }
+
+  /** Each file read through files/read.js (its limits and refusals); a refused one says why, the others stay. */
+  async #addFiles(files) {
     for (const file of files) {
       try {
         const part = await readAttachment(file);
         if (part.type === "image") this.images.push({ name: file.name, mime_type: part.mime_type, data: part.data });
-        else this.documents.push(part);
+        else {
+          this.documents.push(part);
+          this.#sizes.set(part, file.size);
+        }
       } catch (err) {
         this.notify(err.message, { error: true, timeout: 0 }); // the others are still attached
       }
@@ -216,6 +310,7 @@ export class Composer {
     const documents = this.documents.map((doc, i) => h("span", { className: "attachment document",
                                                                title: doc.text === undefined ? t("chat.pdfTextOnly") : doc.mime_type },
       h("span", {}, `📄 ${doc.name}`),
+      this.#sizes.has(doc) ? [" ", h("span", { className: "hint" }, formatBytes(this.#sizes.get(doc)))] : null,
       h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: doc.name }),
                     onclick: () => {
                       this.documents.splice(i, 1);
