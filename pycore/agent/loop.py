@@ -382,6 +382,8 @@ def _result_part(call: ToolCallPart, result: ToolResult) -> ToolResultPart:
 
 def _describe_error(error: BaseException) -> str:
     message = getattr(error, "message", None) or str(error)
+    if isinstance(error, OrizuruError) and message:
+        return str(message)  # ours are sentences (what happened, what to do): no class name in front
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 

@@ -197,6 +197,45 @@ def test_server_everything_long_running_operation_keeps_the_answer(browser: Brow
         page.context.close()
 
 
+@pytest.mark.skipif(not NODE.exists() or not EVERYTHING.exists(), reason="npm devDependencies missing")
+def test_a_restarted_server_keeps_working_and_a_gone_one_is_unreachable_in_tools(browser: Browser, site_url: str,
+                                                                                  vendor: VendorReplay):
+    """Issue 29 item 9: server-everything restarted while connected answers the old session with 400 (not the
+    specification's 404); the call still goes through on a new session. With the server gone, the card and
+    Tools say so in a sentence (never "MCPConnectionError … TypeError: Failed to fetch"), and Reconnect works."""
+    port = free_port()
+    page = start(browser, site_url, vendor)
+    cards = page.get_by_role("group", name="Tool echo")
+    with serve_everything(port) as url:
+        item = add_server(page, url)
+        item.get_by_role("combobox", name="Approval for echo").select_option("allow")
+        close_tools(page)
+    with serve_everything(port):  # the same address, a new process: it knows no session
+        script_call(vendor, "echo", {"message": "after the restart"}, "call_echo_restarted")
+        send(page, "Echo after the restart")
+        wait_idle(page)
+        expect(cards.last).to_have_attribute("data-status", "done")
+        expect(cards.last.locator(".tool-result")).to_contain_text("Echo: after the restart")
+
+    script_call(vendor, "echo", {"message": "nobody there"}, "call_echo_gone")
+    send(page, "Echo with the server gone")
+    wait_idle(page)
+    sentence = (f"Couldn't reach the MCP server at 127.0.0.1:{port}: it may be down or blocking this page (CORS). "
+                "Check it's running, then Reconnect in Tools.")
+    expect(cards.last).to_have_attribute("data-status", "error")
+    expect(cards.last.locator(".tool-result")).to_have_text(f"echo failed: {sentence}")
+    assert sentence in vendor.model_requests[-1].body.decode()  # the model reads the same sentence
+
+    item = tools_dialog(page).locator("#mcp-servers li.server").filter(has_text=url)
+    expect(item).to_have_attribute("data-status", "unreachable")
+    expect(item.get_by_role("alert")).to_have_text(sentence)
+    with serve_everything(port):
+        item.get_by_role("button", name=re.compile("^Reconnect")).click()
+        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        expect(item.get_by_role("alert")).to_have_count(0)
+    page.context.close()
+
+
 def test_a_conversation_stored_with_an_empty_progress_step_comes_back_whole(browser: Browser, site_url: str):
     """Older builds opened an empty reply for each progress notification: the stored tree became
     tool call → [empty (interrupted) → answer, tool result], the current leaf on the tool result. Built
