@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, Literal, assert_never
 
-from pycore._json import loads_arguments
+from pycore._json import ArgumentsError, loads_arguments
 from pycore.exceptions import status_error_class
 from pycore.messages import (
     Completion,
@@ -174,7 +174,11 @@ class PartsManager:
             return []
         part = self.parts[index]
         assert isinstance(part, ToolCallPart)
-        part.arguments = loads_arguments("".join(self._args.pop(index)))
+        text = "".join(self._args.pop(index))
+        try:
+            part.arguments = loads_arguments(text)
+        except ArgumentsError:
+            part.arguments, part.raw_arguments = {}, text  # kept as written; the loop does not run the call
         return self._event(ToolCallEnd(index=index, id=part.id, name=part.name, arguments=part.arguments))
 
     def tool_call(

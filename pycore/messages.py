@@ -108,6 +108,9 @@ class ToolCallPart(_Model):
     id: str
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    # The arguments text as the model wrote it, when it was not a JSON object (cut off, broken): ``arguments`` is
+    # then ``{}`` and the call is not run (pycore.agent.loop); the page shows this text on the call's card.
+    raw_arguments: str | None = None
     id_synthesized: bool = False  # the vendor sent no id (Gemini, older Ollama): we made a stable one
     vendor: str | None = None
     provider_details: dict[str, Any] | None = None
@@ -340,6 +343,7 @@ class Completion(_Model):
             "reasoning": self.reasoning(),
             "tool_calls": [
                 {"id": None if c.id_synthesized else c.id, "name": c.name, "arguments": c.arguments}
+                | ({} if c.raw_arguments is None else {"raw_arguments": c.raw_arguments})
                 for c in self.tool_calls()
             ],
             "finish_reason": self.raw_finish_reason,

@@ -16,7 +16,9 @@ Invariants:
 - every emitted assistant message with tool calls is followed by a ``user`` message with one result
   per call, even when the calls were not run (stopped, limit reached, cut off): the transcript stays
   valid for the next request on any vendor;
-- a tool that raises, times out, is unknown or denied gives an ``is_error`` result; the loop goes on;
+- a tool that raises, times out, is unknown or denied gives an ``is_error`` result; the loop goes on; so does a
+  call whose arguments are not a JSON object as written (``raw_arguments``: never completed by a guess) or lack
+  a property the tool's inputSchema requires: it is not run (nor asked about) and the model is told why;
 - a call that Stop cancelled or kept from running ends with a ``tool_end`` marked ``stopped: true`` (its
   result is an ``is_error`` one for the model, but the page shows it as stopped, not failed);
 - approval (:mod:`pycore.agent.approval`): a call runs without asking only if the user allowed the tool
@@ -46,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from pycore._json import ArgumentsError, loads_arguments
 from pycore._parts import unique_call_id
 from pycore.agent.approval import ApprovalPolicy, fingerprint
 from pycore.agent.pending import Pending, UnknownCallError
@@ -274,6 +277,11 @@ class AgentLoop:
             result = ToolResult.text(f"unknown tool {call.name!r}; the tools are: {known}", is_error=True)
             self._emit_end(step, call, result, 0.0)
             return _result_part(call, result)
+        problem = _arguments_problem(call, tool)
+        if problem is not None:  # told to the model, which may call again; nothing to approve or run
+            result = ToolResult.text(f"{call.name} was not run: {problem}", is_error=True)
+            self._emit_end(step, call, result, 0.0)
+            return _result_part(call, result)
         policy = self.policy.for_tool(tool)
         reason = _crossing(tool, read_before)
         if policy == "allow" and reason is not None:
@@ -375,6 +383,23 @@ def _crossing(tool: AgentTool, read_from: frozenset[str]) -> dict[str, Any] | No
     return {"kind": "cross_server", "from": others} if others else None
 
 
+def _arguments_problem(call: ToolCallPart, tool: AgentTool) -> str | None:
+    """Why the call's arguments cannot be run: not a JSON object as written (cut off, broken), or a property the
+    tool's inputSchema requires missing. Types and the rest are the tool's to check: it answers with its own error."""
+    if call.raw_arguments is not None:
+        try:
+            loads_arguments(call.raw_arguments)
+        except ArgumentsError as e:
+            return str(e)
+    required = tool.input_schema.get("required") if isinstance(tool.input_schema, dict) else None
+    missing = [name for name in (required if isinstance(required, list) else [])
+               if isinstance(name, str) and name not in call.arguments]
+    if not missing:
+        return None
+    names = ", ".join(f"`{name}`" for name in missing)
+    return f"missing required argument{'s' if len(missing) > 1 else ''} {names}"
+
+
 def _uncancel() -> None:
     task = asyncio.current_task()
     if task is not None and hasattr(task, "uncancel"):
@@ -387,6 +412,8 @@ def _result_part(call: ToolCallPart, result: ToolResult) -> ToolResultPart:
 
 def _describe_error(error: BaseException) -> str:
     message = getattr(error, "message", None) or str(error)
+    if isinstance(error, OrizuruError) and message:
+        return str(message)  # ours are sentences (what happened, what to do): no class name in front
     return f"{type(error).__name__}: {message}" if message else type(error).__name__
 
 

@@ -100,7 +100,8 @@ class ServerDescription(Result):
 
     id: str
     url: str
-    status: str  # "connected" or "closed"
+    status: str  # "connected", "unreachable" (a request found no server since) or "closed"
+    problem: str | None = None  # why it is "unreachable": a sentence naming the host and what to do
     transport: str  # "streamable-http" or "sse"
     server: ServerInfo | None = None
     protocol_version: str | None = None

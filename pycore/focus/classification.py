@@ -108,6 +108,8 @@ def parse(completion: Completion) -> Classification:
         raise InvalidClassification(f"the classifier answered with an error ({completion.error.type or 'error'})")
     calls = [c for c in completion.tool_calls() if c.name == TOOL_NAME]
     if calls:
+        if calls[0].raw_arguments is not None:  # cut off or broken: never completed by a guess (pycore._json)
+            raise InvalidClassification("the classifier's answer is not JSON")
         return validate(calls[0].arguments)
     text = completion.text().strip()
     if not text:

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from pycore.exceptions import OrizuruError
 
@@ -41,9 +42,27 @@ class MCPError(OrizuruError):
 class MCPConnectionError(MCPError):
     error_code: ClassVar[str] = "mcp_unreachable"
 
+    @classmethod
+    def unreachable(cls, url: str) -> MCPConnectionError:
+        """No answer at all. In a browser the cause is only ``TypeError: Failed to fetch`` (down, offline, or a
+        CORS refusal look the same), so the sentence names the host and what to do, not the runtime's words."""
+        return cls(f"Couldn't reach the MCP server at {host(url)}: it may be down or blocking this page (CORS). "
+                   f"{AGAIN}", url=url)
+
 
 class MCPConnectionLostError(MCPConnectionError):
     error_code: ClassVar[str] = "mcp_connection_lost"
+
+    @classmethod
+    def dropped(cls, url: str) -> MCPConnectionLostError:
+        return cls(f"The MCP server at {host(url)} dropped the connection before answering. {AGAIN}", url=url)
+
+
+AGAIN = "Check it's running, then Reconnect in Tools."
+
+
+def host(url: str) -> str:
+    return urlsplit(url).netloc or url
 
 
 class MCPTimeoutError(MCPError):
@@ -122,7 +141,8 @@ class MCPRPCError(MCPError):
 
 
 class MCPSessionExpiredError(MCPHTTPError):
-    """404 on a request that carried ``Mcp-Session-Id``: the session must be initialized again."""
+    """404 on a request that carried ``Mcp-Session-Id`` (or 400 naming the session, as the TypeScript SDK's servers
+    answer): the server no longer knows the session (restarted, or it timed out); it must be initialized again."""
     error_code: ClassVar[str] = "mcp_session_expired"
 
 

@@ -17,6 +17,10 @@ function of the request's params returning a ``CreateMessageResult``, or raising
 :class:`~pycore.mcp.sampling.SamplingDenied`), the session advertises ``sampling`` and passes each
 ``sampling/createMessage`` to it. Requests for what the session was given no function for get "method not
 found". Server ``ping`` is answered with ``{}``.
+A server restarted while connected no longer knows the session: the request gets 404 (the specification) or
+400 naming the session (the TypeScript SDK's servers); the session is initialized again and the request sent
+once more. A request that finds no server at all sets :attr:`ClientSession.unreachable` (cleared by the next
+answer), which the Tools panel shows.
 Every JSON-RPC message in and out is kept, secrets out of it, in :attr:`ClientSession.traffic`
 (:mod:`pycore.mcp.traffic`: the traffic inspector, and its replay). The server's log messages
 (``notifications/message``) are kept, the last :data:`LOG_KEEP`, in
@@ -62,6 +66,7 @@ from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.apps import CLIENT_EXTENSION
 from pycore.mcp.content import ToolOutput, map_result
 from pycore.mcp.errors import (
+    MCPConnectionError,
     MCPConnectionLostError,
     MCPError,
     MCPHTTPError,
@@ -110,6 +115,8 @@ class ClientSession:
         self.traffic = Traffic(secrets=self.headers.values())  # every message in and out (pycore.mcp.traffic)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
+        # Why the last request found no server (down, gone mid-answer); None once one is answered again.
+        self.unreachable: MCPConnectionError | None = None
         self._owns_http = http is None
         self._http = http or _default_http(url)
         self._transport: MCPTransport = self._streamable()
@@ -209,6 +216,18 @@ class ClientSession:
 
     async def _request(self, method: str, params: dict[str, Any] | None, *, timeout: float,
                        retry_expired: bool = True) -> dict[str, Any]:
+        try:
+            result = await self._attempt_again_if_expired(method, params, timeout, retry_expired)
+        except MCPConnectionError as e:
+            self.unreachable = e
+            raise
+        self.unreachable = None
+        return result
+
+    async def _attempt_again_if_expired(self, method: str, params: dict[str, Any] | None, timeout: float,
+                                        retry_expired: bool) -> dict[str, Any]:
+        """A session the server forgot (restarted: 404, or 400 naming the session) is started again and the
+        request sent once more: the server refused it before running anything."""
         try:
             return await self._attempt(method, params, timeout)
         except MCPSessionExpiredError:

@@ -42,7 +42,7 @@ class LegacySSETransport(MCPTransport):
         try:
             response = await self._http.send(request)
         except APIConnectionError as e:
-            raise MCPConnectionError(f"could not reach the MCP server at {self.url}: {e}", url=self.url) from e
+            raise MCPConnectionError.unreachable(self.url) from e
         if is_redirect(response):  # never followed: it would take every header along
             await response.aclose()
             raise redirect_error(self.url, response)
@@ -86,7 +86,7 @@ class LegacySSETransport(MCPTransport):
         except MCPError as e:
             self._on_failure(None, e)
             return
-        self._on_failure(None, MCPConnectionLostError(f"{self.url} closed its SSE stream", url=self.url))
+        self._on_failure(None, MCPConnectionLostError.dropped(self.url))
 
     async def send(self, message: JSONRPCMessage) -> None:
         assert self.endpoint is not None, "start() first"
@@ -96,7 +96,7 @@ class LegacySSETransport(MCPTransport):
             response = await self._http.send(request)
             await response.aclose()
         except APIConnectionError as e:
-            raise MCPConnectionError(f"could not reach the MCP server at {self.endpoint}: {e}", url=self.url) from e
+            raise MCPConnectionError.unreachable(self.endpoint) from e
         if is_redirect(response):
             raise redirect_error(self.endpoint, response)
         if response.status >= 300:

@@ -60,7 +60,7 @@ class StreamableHTTPTransport(MCPTransport):
         try:
             body = await read_message(response, self.url, self._max_message)
         except APIConnectionError as e:
-            raise MCPConnectionLostError(f"the connection to {self.url} dropped before the answer: {e}") from e
+            raise MCPConnectionLostError.dropped(self.url) from e
         for message in jsonrpc.parse(body):
             await self._on_message(message)
 
@@ -89,7 +89,7 @@ class StreamableHTTPTransport(MCPTransport):
             if response.status != 200:
                 await response.aclose()
                 break
-        self._on_failure(request_id, MCPConnectionLostError(f"{self.url} closed the stream before answering"))
+        self._on_failure(request_id, MCPConnectionLostError.dropped(self.url))
 
     async def _pump(
         self, response: Response, request_id: int | str | None, last_id: str | None, retry_ms: int | None
@@ -160,7 +160,7 @@ class StreamableHTTPTransport(MCPTransport):
         try:
             response = await self._http.send(Request(method, self.url, headers, body, timeout=timeout))
         except APIConnectionError as e:
-            raise MCPConnectionError(f"could not reach the MCP server at {self.url}: {e}", url=self.url) from e
+            raise MCPConnectionError.unreachable(self.url) from e
         if is_redirect(response):  # never followed (the seam's default): it would take every header along
             await response.aclose()
             raise redirect_error(self.url, response)
@@ -181,8 +181,11 @@ class StreamableHTTPTransport(MCPTransport):
         if status == 403 and "insufficient_scope" in headers.get("www-authenticate", ""):
             raise MCPInsufficientScopeError(f"{where} needs more permissions than the token grants (403 "
                                             "insufficient_scope)", status=403, url=where, headers=headers, body=text)
-        if status == 404 and sent_session:
-            raise MCPSessionExpiredError(f"{where}: session expired (404)", status=404, url=where, body=text)
+        if sent_session and (status == 404 or (status == 400 and "session" in text.lower())):
+            # The server forgot the session (restarted, or timed out). The specification says 404; the TypeScript
+            # SDK's servers (server-everything) answer 400 "No valid session ID provided".
+            raise MCPSessionExpiredError(f"{where}: the server no longer knows this session (HTTP {status})",
+                                         status=status, url=where, body=text)
         if status == 400 and not initialize and not sent_session and "session" in text.lower():
             raise MCPCORSError(
                 f"{where} requires the Mcp-Session-Id header, but its initialize response did not expose it. "

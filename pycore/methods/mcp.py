@@ -8,11 +8,13 @@ their tools by that id. Each tool is described by the name the model sees (``nam
 the ``fingerprint`` of its definition (an "allow" holds only for that definition). A server's
 ``notifications/tools/list_changed`` updates its tools for the next run and for ``mcp.list``; a tool
 added or changed since the connection is listed with ``new: true`` and asks before its first run even
-on a trusted server, until the user allows it. Errors are the MCP client's (:mod:`pycore.mcp.errors`):
-they name the problem (cannot reach, 401, not an MCP server, ...). Each server's description carries its
-last :data:`LOG_SHOWN` log messages (``notifications/message``; :attr:`pycore.mcp.ClientSession.log`), which
-the Tools panel shows per server, and its traffic (``mcp.traffic``: :mod:`pycore.mcp.traffic`). What a server
-asks of the user (elicitation, sampling, roots) is :mod:`pycore.methods.mcp_asks`.
+on a trusted server, until the user allows it. Errors are the MCP client's (:mod:`pycore.mcp.errors`): they
+name the problem (cannot reach, 401, not an MCP server, ...). A connected server that a request then found
+gone is described with ``status: "unreachable"`` and that sentence as ``problem``, until it answers again.
+Each server's description carries its last :data:`LOG_SHOWN` log messages (``notifications/message``;
+:attr:`pycore.mcp.ClientSession.log`), which the Tools panel shows per server, and its traffic
+(``mcp.traffic``: :mod:`pycore.mcp.traffic`). What a server asks of the user (elicitation, sampling, roots)
+is :mod:`pycore.methods.mcp_asks`.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ class Connection:
         self.id = server_id
         self.url = url
         self.session = session
-        self.status = "connected"
+        self.closed = False
         self.resources = resources
         self.prompts = prompts
         from pycore.agent.approval import fingerprint
@@ -58,11 +60,16 @@ class Connection:
         self.known: set[tuple[str, str]] | None = None  # (name, fingerprint) of the tools listed at connect
         self.known = {(tool.name, fingerprint(tool)) for tool in self.agent_tools()}
 
+    @property
+    def status(self) -> str:
+        """``connected``; ``unreachable`` since a request found no server (until one is answered); ``closed``."""
+        return "closed" if self.closed else "unreachable" if self.session.unreachable else "connected"
+
     def agent_tools(self) -> list[AgentTool]:
         from pycore.agent.approval import fingerprint
         from pycore.agent.mcp_tools import session_tools
 
-        if self.status != "connected":
+        if self.closed:  # an unreachable server's tools are still offered: a call tries it again
             raise ConnectionError(f"MCP server {self.id!r} ({self.url}) is {self.status}; connect it again")
         tools = session_tools(self.id, self.session)
         if self.known is not None:
@@ -131,7 +138,7 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
     from pycore.mcp.apps import for_model, ui_resource
 
     server = conn.session.server
-    mine = [tool for c in worker.connections.values() if c.status == "connected" for tool in c.agent_tools()]
+    mine = [tool for c in worker.connections.values() if not c.closed for tool in c.agent_tools()]
     if conn.id not in worker.connections:
         mine += conn.agent_tools()
     registry = ToolRegistry(mine)
@@ -146,7 +153,7 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
                               ui=views.get(tool.name)))
     # Tools a server keeps for its views are listed too, so the user sees and sets how a view's calls of them
     # are approved (the model is never offered them: pycore.agent.mcp_tools).
-    for definition in conn.session.tools if conn.status == "connected" else []:
+    for definition in conn.session.tools if not conn.closed else []:
         if for_model(definition):
             continue
         tool = mcp_tool(conn.id, conn.session, definition)
@@ -158,6 +165,7 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
         id=conn.id,
         url=conn.url,
         status=conn.status,
+        problem=str(conn.session.unreachable) if conn.session.unreachable and not conn.closed else None,
         transport=conn.session.transport_kind,
         server=ServerInfo(name=server.server_info.name, version=server.server_info.version) if server else None,
         protocol_version=conn.session.protocol_version,
@@ -174,7 +182,7 @@ def _dump(model: Any, include: set[str]) -> dict[str, Any]:
 
 
 async def _close(conn: Connection) -> None:
-    conn.status = "closed"
+    conn.closed = True
     await conn.session.aclose()
 
 

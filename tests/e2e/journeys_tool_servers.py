@@ -132,9 +132,10 @@ def serve_tools(origin: str, label: str, *, gated: bool = False, port: int | Non
 
 
 @contextlib.contextmanager
-def serve_everything() -> Iterator[str]:
-    """server-everything on a free loopback port; yields its MCP URL."""
-    with _serve_node([str(EVERYTHING), "streamableHttp"], "server-everything") as url:
+def serve_everything(port: int | None = None) -> Iterator[str]:
+    """server-everything on ``port`` (a free loopback port by default); yields its MCP URL. Served again on the
+    same port it is the same server restarted: it knows none of the sessions it had."""
+    with _serve_node([str(EVERYTHING), "streamableHttp"], "server-everything", port) as url:
         yield url
 
 
@@ -146,8 +147,8 @@ def serve_basic_app() -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def _serve_node(args: list[str], name: str) -> Iterator[str]:
-    port = free_port()
+def _serve_node(args: list[str], name: str, port: int | None = None) -> Iterator[str]:
+    port = port or free_port()
     proc = subprocess.Popen([str(NODE), *args], env={**os.environ, "PORT": str(port)},
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

@@ -66,7 +66,7 @@ def close_tools(page: Page) -> None:
     page.get_by_role("dialog", name="Tools").get_by_role("button", name="Close").click()
 
 
-def script_call(vendor: VendorReplay, tool: str, arguments: dict[str, Any], call_id: str) -> None:
+def script_call(vendor: VendorReplay, tool: str, arguments: dict[str, Any] | str, call_id: str) -> None:
     """The next model turn calls ``tool`` with ``arguments``; the turn after it answers in text."""
     vendor.script_body(f"call {tool}", with_tool_call(TOOL_TURN, tool, arguments, call_id), content_type=SSE)
     vendor.script(TEXT_TURN)
@@ -139,14 +139,14 @@ def expect_whole_turn(page: Page) -> None:
     assert len(data["messages"]) == len(WHOLE_TURN), [kinds(m) for m in data["messages"]]
 
 
-def reopen(page: Page) -> None:
+def reopen(page: Page, title: str = QUESTION) -> None:
     """Reload and open the conversation from the sidebar, as a user coming back does."""
     page.reload()
     settings = page.get_by_role("dialog", name="Settings")
     expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=REPLY_TIMEOUT_MS)
     if settings.is_visible():
         settings.get_by_role("button", name="Close").click()
-    page.get_by_role("button", name=QUESTION, exact=True).click()
+    page.get_by_role("button", name=title, exact=True).click()
 
 
 def ask_allowed(browser: Browser, site_url: str, vendor: VendorReplay, url: str) -> Page:
@@ -211,6 +211,78 @@ def test_server_everything_long_running_operation_keeps_the_answer(browser: Brow
         expect(page.locator("html")).to_have_attribute("data-ui", "ready", timeout=REPLY_TIMEOUT_MS)
         page.get_by_role("button", name="Run the long operation", exact=True).click()
         expect_whole_turn(page)
+        page.context.close()
+
+
+@pytest.mark.skipif(not NODE.exists() or not EVERYTHING.exists(), reason="npm devDependencies missing")
+def test_a_restarted_server_keeps_working_and_a_gone_one_is_unreachable_in_tools(browser: Browser, site_url: str,
+                                                                                  vendor: VendorReplay):
+    """Issue 29 item 9: server-everything restarted while connected answers the old session with 400 (not the
+    specification's 404); the call still goes through on a new session. With the server gone, the card and
+    Tools say so in a sentence (never "MCPConnectionError … TypeError: Failed to fetch"), and Reconnect works."""
+    port = free_port()
+    page = start(browser, site_url, vendor)
+    cards = page.get_by_role("group", name="Tool echo")
+    with serve_everything(port) as url:
+        item = add_server(page, url)
+        item.get_by_role("combobox", name="Approval for echo").select_option("allow")
+        close_tools(page)
+    with serve_everything(port):  # the same address, a new process: it knows no session
+        script_call(vendor, "echo", {"message": "after the restart"}, "call_echo_restarted")
+        send(page, "Echo after the restart")
+        wait_idle(page)
+        expect(cards.last).to_have_attribute("data-status", "done")
+        expect(cards.last.locator(".tool-result")).to_contain_text("Echo: after the restart")
+
+    script_call(vendor, "echo", {"message": "nobody there"}, "call_echo_gone")
+    send(page, "Echo with the server gone")
+    wait_idle(page)
+    sentence = (f"Couldn't reach the MCP server at 127.0.0.1:{port}: it may be down or blocking this page (CORS). "
+                "Check it's running, then Reconnect in Tools.")
+    expect(cards.last).to_have_attribute("data-status", "error")
+    expect(cards.last.locator(".tool-result")).to_have_text(f"echo failed: {sentence}")
+    assert sentence in vendor.model_requests[-1].body.decode()  # the model reads the same sentence
+
+    item = tools_dialog(page).locator("#mcp-servers li.server").filter(has_text=url)
+    expect(item).to_have_attribute("data-status", "unreachable")
+    expect(item.get_by_role("alert")).to_have_text(sentence)
+    with serve_everything(port):
+        item.get_by_role("button", name=re.compile("^Reconnect")).click()
+        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        expect(item.get_by_role("alert")).to_have_count(0)
+    page.context.close()
+
+
+def test_a_call_with_broken_or_missing_arguments_is_not_run_and_its_card_shows_what_the_model_wrote(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 29 item 10: arguments cut off mid-string are not completed by a guess, and a call missing a required
+    argument is not sent: neither reaches the server; the model is told why; the card shows the text as written,
+    also when the conversation is opened again."""
+    broken = '{"title": "Groceries", "text": "eggs, mil'
+    with serve_tools(origin(site_url), "A") as server:
+        script_call(vendor, "write_note", broken, "call_broken")
+        page = start(browser, site_url, vendor)
+        add_server(page, server.url).get_by_role("combobox", name="Approval for write_note").select_option("allow")
+        close_tools(page)
+        send(page, "Save my groceries")
+        wait_idle(page)
+        card = page.get_by_role("group", name="Tool write_note")
+        expect(card).to_have_attribute("data-status", "error")
+        expect(card.locator(".tool-args")).to_have_text(broken)
+        not_json = "write_note was not run: arguments were not valid JSON: Unterminated string"
+        expect(card.locator(".tool-result")).to_contain_text(not_json)
+        assert not_json in vendor.model_requests[1].body.decode()
+
+        script_call(vendor, "write_note", {"title": "Groceries"}, "call_missing")
+        send(page, "Save it again")
+        wait_idle(page)
+        cards = page.get_by_role("group", name="Tool write_note")
+        expect(cards.last.locator(".tool-result")).to_have_text(
+            "write_note was not run: missing required argument `text`")
+        assert server.calls == []
+
+        reopen(page, "Save my groceries")
+        expect(page.get_by_role("group", name="Tool write_note").first.locator(".tool-args")).to_have_text(broken)
         page.context.close()
 
 

@@ -43,10 +43,11 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "vendors"
 MANIFEST = {f"{e['vendor']}/{e['name']}": e for e in json.loads((FIXTURES / "manifest.json").read_text())}
 
 
-def with_tool_call(name: str, tool: str, arguments: dict[str, Any], call_id: str | None = None) -> bytes:
+def with_tool_call(name: str, tool: str, arguments: dict[str, Any] | str, call_id: str | None = None) -> bytes:
     """The OpenAI Chat stream recording ``name`` (one tool call) calling ``tool`` with ``arguments`` instead:
     the vendor's own events, framing, ids and usage, with the call's name, its arguments (in the first
-    arguments delta; the later ones empty) and, when given, its id replaced."""
+    arguments delta; the later ones empty; a str is sent as it is, broken JSON too) and, when given, its id
+    replaced."""
     out = []
     arguments_sent = False
     for piece in Reply(name).pieces():
@@ -64,7 +65,8 @@ def with_tool_call(name: str, tool: str, arguments: dict[str, Any], call_id: str
                 if "name" in function:
                     function["name"] = tool
                 elif "arguments" in function:
-                    function["arguments"] = "" if arguments_sent else json.dumps(arguments)
+                    written = arguments if isinstance(arguments, str) else json.dumps(arguments)
+                    function["arguments"] = "" if arguments_sent else written
                     arguments_sent = True
         out.append(("data: " + json.dumps(payload, separators=(",", ":")) + text[len(body):]).encode())
     return b"".join(out)

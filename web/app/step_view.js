@@ -112,7 +112,8 @@ export class StepView {
       case "tool_call": {
         const card = this.cardsByIndex.get(index) ?? this.newCard(part.name, part.id, index);
         if (done) {
-          card.setArguments(part.arguments);
+          // text that was not a JSON object: the core's raw_arguments, or what a reply cut by a reload had (reduce.js)
+          card.setArguments(part.arguments, part.raw_arguments ?? part.provider_details?.partial_arguments ?? undefined);
           card.callId = part.id;
           this.cards.set(part.id, card);
         } else if (delta) card.argsDelta(delta);

@@ -5,7 +5,9 @@
  * this tool / Deny.
  *
  *   const card = new ToolCard({name, callId, images, onDecision: (decision, ask) => ...})
- *   card.argsDelta(text); card.setArguments(obj)
+ *   card.argsDelta(text); card.setArguments(obj, rawText?)   rawText: the call's raw_arguments (text that was
+ *                                 not a JSON object: the call was not run), shown as written; by default the
+ *                                 streamed deltas when they were not one
  *   card.setStatus("preparing"|"waiting"|"running"|"done"|"error"|"denied"|"stopped")
  *   card.askApproval({source, original_name, arguments, reason?})   the approval event (docs/PROTOCOL.md);
  *                                 reason {kind: "cross_server", from} says why an allowed tool asks
@@ -86,7 +88,13 @@ export class ToolCard {
     this.argsEl.textContent = this.rawArgs;
   }
 
-  setArguments(args) {
+  setArguments(args, raw = unparsed(args, this.rawArgs)) {
+    if (typeof raw === "string") {
+      // Not a JSON object as the model wrote it (cut off, broken): the call was not run (pycore.agent.loop), and the
+      // card shows the text itself, not the {} kept in its place (pycore.messages.ToolCallPart.raw_arguments).
+      this.argsEl.textContent = raw;
+      return;
+    }
     const source = args?.code;
     if (this.name === PYTHON_TOOL.name && typeof source === "string") {
       // The code interpreter's call: its code, highlighted (escaped by highlight.js, then sanitized).
@@ -196,6 +204,17 @@ function askedItem(entry) {
     h("p", { className: "asked-outcome" }, outcome),
     entry.content ? h("pre", { className: "json-args" }, JSON.stringify(entry.content, null, 2)) : null,
     entry.answer ? h("p", { className: "sampling-answer" }, entry.answer) : null);
+}
+
+/** The streamed argument text when the call ended with none parsed from it (not a JSON object), else null. */
+function unparsed(args, streamed) {
+  if (!streamed.trim() || (args && Object.keys(args).length)) return null;
+  try {
+    const value = JSON.parse(streamed);
+    return value && typeof value === "object" && !Array.isArray(value) ? null : streamed;
+  } catch {
+    return streamed;
+  }
 }
 
 /** A text item that is the value as JSON. */

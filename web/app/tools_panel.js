@@ -35,7 +35,8 @@
  * trusted server's tools run without asking unless they say they are destructive or were added or
  * changed since the connection (pycore.agent.approval). Opening the dialog and starting a run re-read
  * the servers (mcp.list), so a tool a server added by notifications/tools/list_changed shows up, marked
- * new; it asks before its first run. "Roots" lists the folders (file:// URIs) servers may know about: none unless
+ * new; it asks before its first run. A server a call found gone is shown "unreachable" with the core's sentence
+ * and a Reconnect button; its tools are left out of runs until it is connected again. "Roots" lists the folders (file:// URIs) servers may know about: none unless
  * the user adds some (kept in orizuru.mcpRoots; the core answers roots/list with them). A server's log messages (notifications/message, the last 100) are listed
  * under it, newest first, as text.
  */
@@ -159,21 +160,27 @@ export class ToolsPanel {
   }
 
   async #follow() {
-    const lists = () => JSON.stringify([...this.servers.values()].map((s) => [s.info?.tools ?? null,
+    const lists = () => JSON.stringify([...this.servers.values()].map((s) => [s.status, s.error ?? null,
+                                                                              s.info?.tools ?? null,
                                                                               s.info?.log?.at(-1)?.time ?? null]));
     const before = lists();
     await this.#refresh();
     if (this.dialog.open && lists() !== before) this.render();
   }
 
-  /** The connected servers' tools as the worker has them now (a list_changed may have added some). */
+  /** The connected servers' tools as the worker has them now (a list_changed may have added some), and whether
+   *  a call found the server gone since ("unreachable", with the core's sentence: it then takes a Reconnect). */
   async #refresh() {
-    if (!this.coreReadyNow?.() || ![...this.servers.values()].some((s) => s.status === "connected")) return;
+    const live = (s) => s?.status === "connected" || s?.status === "unreachable";
+    if (!this.coreReadyNow?.() || ![...this.servers.values()].some(live)) return;
     try {
       const { servers } = await this.core.call("mcp.list", {});
       for (const info of servers) {
         const conn = this.servers.get(info.id);
-        if (conn?.status === "connected") conn.info = info;
+        if (!live(conn)) continue;
+        conn.info = info;
+        conn.status = info.status === "unreachable" ? "unreachable" : "connected";
+        conn.error = info.problem ?? null;
       }
     } catch {
       // the list as it was still holds; the run itself names what is wrong
@@ -222,8 +229,9 @@ export class ToolsPanel {
       head.append(h("button", { type: "button", "aria-label": `${t("tools.disconnect")} ${name}`,
                                 onclick: () => this.disconnect(conn.id) }, t("tools.disconnect")));
     } else if (conn.status !== "connecting") {
-      head.append(h("button", { type: "button", "aria-label": `${t("tools.connect")} ${name}`,
-                                onclick: () => this.connect(conn) }, t("tools.connect")));
+      const again = t(conn.status === "unreachable" ? "tools.reconnect" : "tools.connect");
+      head.append(h("button", { type: "button", "aria-label": `${again} ${name}`,
+                                onclick: () => this.connect(conn) }, again));
       if (!conn.relay) {
         head.append(h("button", { type: "button", className: "icon", "aria-label": `${t("nav.delete")} ${name}`,
                                   onclick: () => this.#forget(conn.id) }, "×"));

@@ -141,7 +141,7 @@ async def test_c11_content_types_mapped_nothing_fetched() -> None:
 
 
 async def test_unreachable_url() -> None:
-    with pytest.raises(MCPConnectionError, match="could not reach"):
+    with pytest.raises(MCPConnectionError, match="Couldn.t reach the MCP server at 127.0.0.1:9: "):
         async with ClientSession("http://127.0.0.1:9/mcp"):
             pass
 
