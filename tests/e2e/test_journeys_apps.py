@@ -255,3 +255,36 @@ def test_t_w6_a_flooding_view_is_stopped_and_the_page_stays_responsive(browser: 
     page.get_by_role("button", name="Tools", exact=True).click()
     expect(page.get_by_role("dialog", name="Tools")).to_be_visible()
     page.context.close()
+
+
+FRAMES_ADDED = """() => {
+  window.framesAdded = 0;
+  new MutationObserver((records) => {
+    for (const record of records) for (const node of record.addedNodes) {
+      if (node.nodeType === 1) window.framesAdded += [node, ...node.querySelectorAll("*")]
+        .filter((el) => el.matches("iframe.mcp-app-frame")).length;
+    }
+  }).observe(document, { childList: true, subtree: true });
+}"""
+
+
+def test_a_view_started_during_a_turn_keeps_running_when_the_turn_ends_and_after_the_next(
+        browser: Browser, apps_relay: str, vendor: VendorReplay):
+    """Issue 30 item 2: the reply drawn live is the stored one; the turn's end draws nothing again, so the view's
+    frame (and whatever the user did in it) is the same one, not closed and started afresh."""
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "get_capital")
+    page.evaluate(FRAMES_ADDED)
+    card = call_with_view(page, vendor, "get_capital", {"country": "UK"}, "kept")
+    view = view_of(card)
+    expect(view.locator("#result")).to_contain_text("London", timeout=REPLY_TIMEOUT_MS)
+    # A mark the view's own document carries: a restarted view would come back without it.
+    view.locator("body").evaluate("body => body.dataset.touched = 'yes'")
+    vendor.script_body("next answer", with_text(TEXT_TURN, "Nothing else."), content_type=SSE)
+    send(page, "Thanks.")
+    expect(last_reply(page).locator(".content")).to_have_text("Nothing else.", timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    expect(last_reply(page)).not_to_have_attribute("data-id", "")
+    expect(view.locator("body")).to_have_attribute("data-touched", "yes")
+    assert page.evaluate("window.framesAdded") == 1
+    page.context.close()

@@ -117,3 +117,32 @@ def test_enter_while_a_reply_streams_keeps_the_words_and_says_why(browser: Brows
     expect(box(page)).to_have_value("")
     expect(page.locator(".transcript li.msg.user .content")).to_have_text(["A long answer, please", "And a follow-up"])
     page.context.close()
+
+
+def test_what_was_drawn_before_a_turn_is_the_same_after_it(browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 30 item 2: at a turn's end nothing is drawn again. The bubbles and replies already on screen are the
+    same DOM nodes afterwards (no markdown parsed twice), and the reply drawn live becomes the stored one in place:
+    its id, its Regenerate, its ‹ 1/2 › after a regeneration."""
+    page = open_app(browser, site_url)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+    chat_once(page, vendor, "First question")
+    page.evaluate("""() => {
+      window.before = [...document.querySelectorAll('.transcript > li, .transcript .content > *')];
+      window.before.forEach((el) => el.dataset.before = 'yes');
+    }""")
+    chat_once(page, vendor, "Second question")
+    live = page.evaluate("() => window.before.every((el) => el.isConnected && el.dataset.before === 'yes')")
+    assert live, "a message drawn before the turn was drawn again"
+    reply = last_reply(page)
+    expect(reply).not_to_have_attribute("data-id", "")
+    page.evaluate("() => { window.reply = [...document.querySelectorAll('.transcript > li')].pop(); }")
+    vendor.script(RECORDING)
+    reply.get_by_role("button", name="Regenerate").click()
+    wait_idle(page)
+    expect(last_reply(page).locator("nav.branches")).to_contain_text("2/2")
+    assert page.evaluate("() => !window.reply.isConnected"), "the regenerated reply replaces the old one on screen"
+    assert page.evaluate("() => window.before.every((el) => el.isConnected)")
+    assert not [text for text in errors if "could not be shown" in text], errors  # every message drawn as itself
+    page.context.close()

@@ -23,6 +23,11 @@
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  *
+ * One agent turn is one reply on screen (MessageView with a StepView per step). What is drawn stays drawn: a
+ * message sent is added under the others, and at a turn's end the reply drawn live becomes the stored one in place
+ * (MessageView.adopt), so nothing is parsed twice and an MCP App view started during the turn keeps running. The
+ * path is drawn anew only when it changes (opening a conversation, switching a branch, an edit, another tab's write).
+ *
  * `follow` (web/app/follow.js) keeps the reader where they are: at the end while a reply streams
  * (sending or opening a conversation goes there), or on the text they scrolled up to, across redraws.
  *
@@ -38,6 +43,7 @@ import { askUser } from "./server_asks.js";
 import { hasText, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
+import { ReplyRecord } from "./reply_record.js";
 import { Turn } from "./turn.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 import { markHit } from "./search_hit.js";
@@ -117,9 +123,15 @@ export class Chat {
     }
   }
 
-  /** Reload the messages from the store, keeping the branches chosen on screen. */
+  /** Reload the messages from the store, keeping the branches chosen on screen, and draw them again. */
   async refresh() {
     if (!this.conversation) return;
+    await this.#reload();
+    this.render();
+  }
+
+  /** The conversation's messages as stored, into the tree, keeping the branches chosen on screen. */
+  async #reload() {
     const loaded = await this.store.loadConversation(this.conversation.id);
     const chosen = this.tree.chosen;
     const known = new Set(this.tree.byId.keys());
@@ -129,7 +141,22 @@ export class Chat {
       this.tree.add(msg);
     }
     this.conversation = loaded.conversation;
-    this.render();
+  }
+
+  /**
+   * A turn's end: the tree learns what was stored, and the reply drawn live becomes that stored reply in place
+   * (ids, actions, branches). Nothing already on screen is drawn again: no markdown parsed twice, no MCP App view
+   * restarted. Only when the screen and the store disagree (another tab wrote meanwhile) is the path drawn anew.
+   */
+  async #settleTurn(replies) {
+    await this.#reload();
+    for (const { view, id } of replies) {
+      const msg = id && this.tree.get(id);
+      if (!msg || !view.el.isConnected) return this.render();
+      view.adopt(msg, { siblings: this.tree.siblings(msg), actions: this.#actionsFor(msg) });
+    }
+    const expected = onScreen(this.tree.path()).map(({ msg }) => msg.id).join();
+    if (this.views.map((view) => view.msg.id).join() !== expected) this.render();
   }
 
   renderEmpty() {
@@ -144,34 +171,23 @@ export class Chat {
     const path = this.tree.path();
     if (!path.length) return this.renderEmpty();
     const items = [];
-    let lastAssistant = null; // the reply being drawn: its later steps and their results go into it
-    let afterResults = false;
-    for (const msg of path) {
-      if (isToolResults(msg) && lastAssistant) {
-        lastAssistant.attachResults(msg, msg.tool_meta ?? {});
-        afterResults = true;
-        continue;
-      }
-      if (msg.role === "assistant" && lastAssistant && afterResults) {
-        lastAssistant.addStep(msg); // the same turn, after its tools answered: one reply
-        afterResults = false;
-        continue;
-      }
+    for (const { msg, after } of onScreen(path)) {
       let view;
       try {
         view = new MessageView(msg, { images: this.images, siblings: this.tree.siblings(msg),
                                       actions: this.#actionsFor(msg) });
+        for (const later of after) {
+          if (isToolResults(later)) view.attachResults(later, later.tool_meta ?? {});
+          else view.addStep(later); // the same turn, after its tools answered: one reply
+        }
       } catch (error) {
         // One message that cannot be drawn must not hide the conversation: its stored text, as text.
         console.error("chat: a message could not be shown:", error);
         items.push(unrenderable(msg));
-        lastAssistant = null;
         continue;
       }
       this.views.push(view);
       items.push(view.el);
-      lastAssistant = msg.role === "assistant" ? view : null;
-      afterResults = false;
     }
     this.transcript.replaceChildren(...items);
     this.follow.restore(place);
@@ -328,57 +344,87 @@ export class Chat {
 
   /** The second half of a turn: the message shown, the reply streamed and stored, the transcript put in order. */
   async #reply(run, { conversationId, target, userMsg, added, fresh }) {
-    let waitingView = null;
+    const drawn = []; // the reply this turn drew live: {view, id of its stored first step}
     let status = "done";
     try {
       if (this.conversation?.id !== conversationId) {
         run.cancelled = true; // another conversation was opened meanwhile: the message is kept in its own
         return;
       }
-      if (added) this.tree.add(userMsg);
-      else this.tree.chosen.delete(userMsg.id); // a regeneration: the path up to the prompt, the reply a sibling branch
-      this.render();
-      this.#truncateAfter(userMsg);
-      this.follow.toEnd(); // the message just sent is in view, and the reply is followed
-      const userView = this.views.find((v) => v.msg.id === userMsg.id);
-      if (!this.core.isReady) {
-        waitingView = userView;
-        if (waitingView) Object.assign(waitingView.el.dataset, { state: "waiting", waiting: t("boot.waiting") });
-        await this.coreReady;
-        if (waitingView) waitingView.el.dataset.state = "done";
-      }
-      if (run.cancelled) return;
-      await this.focus?.settled(); // the last turn's focus.update is folded in before this one is built
-      if (run.cancelled) return;
-      const settings = this.assistant?.effective() ?? null;
-      const focused = Boolean(this.focus) && (settings?.focus ?? Boolean(this.focus.enabled));
-      let messages = toWireMessages(this.#pathTo(userMsg));
-      let system = settings?.system || undefined;
-      if (focused) ({ messages, system } = await this.#focusedPrompt(userMsg, system));
-      const reply = await this.#stream(run, conversationId, userMsg, messages, target, system);
-      if (fresh && reply && !run.cancelled && this.autoTitle()) {
-        this.#nameConversation(conversationId, textOf(userMsg), reply, target); // in the background
+      this.#showTurn(userMsg, added);
+      if (!(await this.#coreFor(userMsg, run))) return;
+      const { messages, system, focused } = await this.#prompt(userMsg);
+      const { text, view, id } = await this.#stream(run, conversationId, userMsg, messages, target, system);
+      if (view) drawn.push({ view, id });
+      if (fresh && text && !run.cancelled && this.autoTitle()) {
+        this.#nameConversation(conversationId, textOf(userMsg), text, target); // in the background
       }
       if (focused && this.conversation?.id === conversationId) {
-        this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply, target });
+        this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply: text, target });
       }
     } catch (err) {
       status = "failed";
-      if (waitingView) waitingView.el.dataset.state = "error";
       this.notify(err.message);
     } finally {
-      for (const question of run.questions ?? []) question.close(); // the core cancelled what is still open
-      this.turn.end(run.cancelled ? "stopped" : status);
+      await this.#endTurn(run, status, conversationId, drawn);
+    }
+  }
+
+  /** The message just sent (or the prompt regenerated from) on screen, the reply to come followed. */
+  #showTurn(userMsg, added) {
+    if (added) {
+      this.tree.add(userMsg);
+      this.#showSent(userMsg);
+    } else {
+      this.tree.chosen.delete(userMsg.id); // a regeneration: the path up to the prompt, the reply a sibling branch
+    }
+    this.#truncateAfter(userMsg);
+    this.follow.toEnd(); // the message just sent is in view, and the reply is followed
+  }
+
+  /**
+   * Waits for the core when it is still starting (the message marked "waiting for the core") and for the last
+   * turn's focus.update; false when the turn was stopped meanwhile.
+   */
+  async #coreFor(userMsg, run) {
+    if (!this.core.isReady) {
+      const waiting = this.views.find((v) => v.msg.id === userMsg.id)?.el;
+      if (waiting) Object.assign(waiting.dataset, { state: "waiting", waiting: t("boot.waiting") });
       try {
-        if (this.conversation?.id === conversationId) {
-          await this.refresh();
-          await this.#saveLeaf();
-        }
+        await this.coreReady;
       } catch (err) {
-        this.notify(err.message);
-      } finally {
-        this.turn.settle();
+        if (waiting) waiting.dataset.state = "error";
+        throw err;
       }
+      if (waiting) waiting.dataset.state = "done";
+    }
+    if (run.cancelled) return false;
+    await this.focus?.settled(); // the last turn's focus.update is folded in before this one is built
+    return !run.cancelled;
+  }
+
+  /** What goes to the vendor: the path (or, with focus memory on, its synthesis) and the assistant's system prompt. */
+  async #prompt(userMsg) {
+    const settings = this.assistant?.effective() ?? null;
+    const focused = Boolean(this.focus) && (settings?.focus ?? Boolean(this.focus.enabled));
+    const system = settings?.system || undefined;
+    if (focused) return { ...(await this.#focusedPrompt(userMsg, system)), focused };
+    return { messages: toWireMessages(this.#pathTo(userMsg)), system, focused };
+  }
+
+  /** The turn is over: open questions closed, its end announced, the transcript put in order, the next one let in. */
+  async #endTurn(run, status, conversationId, drawn) {
+    for (const question of run.questions ?? []) question.close(); // the core cancelled what is still open
+    this.turn.end(run.cancelled ? "stopped" : status);
+    try {
+      if (this.conversation?.id === conversationId) {
+        await this.#settleTurn(drawn);
+        await this.#saveLeaf();
+      }
+    } catch (err) {
+      this.notify(err.message);
+    } finally {
+      this.turn.settle();
     }
   }
 
@@ -474,6 +520,19 @@ export class Chat {
     return out;
   }
 
+  /**
+   * The message just sent, on screen: added under what is there when it follows it (what is drawn stays as it is),
+   * else (an edit, which starts a branch higher up) the path drawn again.
+   */
+  #showSent(msg) {
+    const ids = onScreen(this.tree.path()).map((entry) => entry.msg.id);
+    const shown = this.views.map((view) => view.msg.id);
+    if (!shown.length || ids.length !== shown.length + 1 || shown.some((id, i) => ids[i] !== id)) return this.render();
+    const view = new MessageView(msg, { images: this.images, siblings: this.tree.siblings(msg), actions: this.#actionsFor(msg) });
+    this.views.push(view);
+    this.transcript.append(view.el);
+  }
+
   /** Drop the views after `msg` (a new branch starts there). */
   #truncateAfter(msg) {
     const i = this.views.findIndex((v) => v.msg.id === msg.id);
@@ -484,139 +543,39 @@ export class Chat {
     }
   }
 
-  /** Run chat.run for one turn; resolves to the text the assistant wrote (every step's, joined). */
+  /**
+   * Run chat.run for one turn: each event to the turn's one reply on screen and, in order, to the store. Resolves to
+   * {text: every step's words joined, view: the reply drawn (or null), id: its first step's id in the store}.
+   */
   async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
-    const store = this.store;
     const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
     if (interpret) this.interpreter.warm?.(); // the sandbox starts while the model thinks, not at its first call
-    let chain = Promise.resolve(); // store writes, in event order, off the UI path
-    const queue = (fn) => (chain = chain.then(fn).catch((err) => this.notify(t("chat.storageError", { message: err.message }))));
-    let lastId = userMsg.id;
-    let writer = null;
-    let reply = null; // the turn's one reply on screen (MessageView): each step of the turn goes into it
-    let view = null; // the reply while a step of it streams
-    let usage = null;
-    let stepError = null; // an error the vendor sent inside this step's stream: stored with its message
-    const toolMeta = {};
-    const replyTexts = [];
+    const record = new ReplyRecord(this.store, conversationId, {
+      parentId: userMsg.id, vendor: target.vendor, model: target.model,
+      onError: (err) => this.notify(t("chat.storageError", { message: err.message })) });
+    // The turn as it streams: its reply on screen, whether a step of it is open, that step's usage and error.
+    const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
+                stepError: null, toolMeta: {}, texts: [] };
+    const call = this.core.call("chat.run", await this.#runParams(target, messages, system, interpret),
+                                (ev) => this.#onEvent(r, ev));
+    run.callId = call.id;
+    if (run.cancelled) this.core.cancel(call.id);
+    let result = null;
+    let failure = null;
+    try {
+      result = await call;
+    } catch (err) {
+      failure = err;
+    }
+    this.#endStream(r, result, failure);
+    const reason = result?.stop_reason;
+    if (reason && hasText(`chat.stopReason.${reason}`)) this.notify(t(`chat.stopReason.${reason}`));
+    await record.settled();
+    return { text: r.texts.filter(Boolean).join("\n\n"), view: r.reply, id: record.id };
+  }
 
-    const beginStep = () => {
-      if (reply) reply.beginStep({ vendor: target.vendor, model: target.model });
-      else {
-        reply = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: target.vendor, model: target.model },
-          { images: this.images, live: true, actions: { decide: (callId, decision, ask) => this.#decide(callId, decision, ask),
-                                                        openResource: (source) => this.#resourceReader(source),
-                                                        showApp: (card, app) => this.#showApp(card, app) } });
-        this.transcript.append(reply.el);
-        this.views.push(reply);
-      }
-      view = reply;
-      reply.setState("streaming");
-      usage = null;
-      stepError = null;
-      queue(async () => {
-        writer = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
-      });
-    };
-    const finishStep = (message, incomplete, error = null) => {
-      const status = error ? "error" : incomplete ? "interrupted" : "complete";
-      const currentUsage = usage;
-      view?.finishStream();
-      view?.setState(status === "complete" ? "done" : status);
-      queue(async () => {
-        if (!writer) return;
-        const stored = await writer.finish({ parts: message?.parts, status, usage: currentUsage ?? undefined,
-                                             error: error ?? undefined });
-        lastId = stored?.id ?? writer.id ?? lastId;
-        writer = null;
-      });
-      view = null;
-    };
-
-    const onEvent = (ev) => {
-      // A question to the person (approval, a server's form or sampling request) holds the turn until the
-      // stream moves on; progress and logs do not.
-      if (ASKING.has(ev.type) && ev.stage !== "result") this.turn.awaiting();
-      else if (ev.type !== "tool_progress" && ev.type !== "page_tool") this.turn.streaming();
-      switch (ev.type) {
-        case "step":
-          if (view) finishStep(null, true);
-          beginStep();
-          return;
-        case "message":
-          if (ev.message.role === "assistant") {
-            replyTexts.push(textOf(ev.message));
-            if (!view) beginStep();
-            finishStep(ev.message, Boolean(ev.incomplete), stepError);
-          } else {
-            const meta = { ...toolMeta };
-            reply?.attachResults(ev.message, meta);
-            queue(async () => {
-              const stored = await store.addMessage(conversationId, { parent_id: lastId, role: "user", parts: ev.message.parts,
-                                                                      tool_meta: meta });
-              lastId = stored.id;
-            });
-          }
-          return;
-        case "approval":
-          reply?.card(ev.call_id)?.askApproval(ev);
-          return;
-        case "tool_progress": // on the running tool's card; it is no step of the reply
-          reply?.card(ev.call_id)?.setProgress(ev);
-          return;
-        case "tool_start":
-          reply?.card(ev.call_id)?.setStatus("running");
-          (run.running ??= new Map()).set(ev.call_id, ev);
-          return;
-        case "elicitation": // an MCP server asks the user something: in the card of its running tool
-          askUser(ev, { core: this.core, run, view: view ?? reply, toolMeta, transcript: this.transcript });
-          return;
-        case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
-          if (ev.stage === "result") run.samplings?.get(ev.id)?.showResult(ev);
-          else askUser(ev, { core: this.core, run, view: view ?? reply, toolMeta, transcript: this.transcript });
-          return;
-        case "tool_end": {
-          const started = run.running?.get(ev.call_id);
-          const source = started?.source;
-          run.running?.delete(ev.call_id);
-          const card = reply?.card(ev.call_id);
-          // Kept with the result, so that drawn again (end of turn, reload) the card still says the same: the
-          // user's Deny, the structured result and its schema problem, and the server's resource links (which
-          // the stored result, made for the model, names only as text) with the server to read them from.
-          const links = (ev.content ?? []).filter((item) => item.type === "resource_link")
-            .map(({ uri, name, title, description, mimeType }) => ({ type: "resource_link", uri, name, title, description, mimeType }));
-          toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], duration_ms: ev.duration_ms,
-                                   ...(card?.status === "denied" ? { denied: true } : {}),
-                                   ...(ev.stopped ? { stopped: true } : {}),
-                                   ...(ev.structured_content !== undefined ? { structured: ev.structured_content } : {}),
-                                   ...(ev.schema_problem ? { schema_problem: ev.schema_problem } : {}),
-                                   ...(links.length && source ? { links, source } : {}) };
-          if (ev.stopped) card?.setStatus("stopped");
-          card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms,
-                                        structured: ev.structured_content, schemaProblem: ev.schema_problem,
-                                        openResource: this.#resourceReader(source) });
-          const app = this.#appOf(started, ev);
-          if (app) {
-            toolMeta[ev.call_id].app = app;
-            if (card) this.#showApp(card, app);
-          }
-          return;
-        }
-        case "page_tool": // a JavaScript tool of this page (web/client/orizuru.js registerTool) runs here
-          if (ev.source?.startsWith("python:")) this.#runUserTool(ev, run);
-          else if (interpret && ev.name === PYTHON_TOOL.name) this.#runPython(ev, run, conversationId, messages, toolMeta);
-          else this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
-          return;
-        default:
-          if (!STREAM_EVENTS.has(ev.type)) return; // only the model's stream makes (or fills) a reply
-          if (!view) beginStep();
-          if (ev.type === "usage") usage = ev.usage;
-          if (ev.type === "error") stepError = ev.error;
-          view.onEvent(ev);
-          queue(() => writer?.append(ev));
-      }
-    };
-
+  /** chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings. */
+  async #runParams(target, messages, system, interpret) {
     const { tools, policy } = await this.tools();
     // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and the user's
     // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
@@ -627,41 +586,144 @@ export class Chat {
     if (system) params.system = system;
     Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
     if (this.samplingMaxTokens) params.limits = { ...params.limits, sampling_max_tokens: this.samplingMaxTokens() };
-    const call = this.core.call("chat.run", params, onEvent);
-    run.callId = call.id;
-    if (run.cancelled) this.core.cancel(call.id);
-    let result = null;
-    let failure = null;
-    try {
-      result = await call;
-    } catch (err) {
-      failure = err;
+    return params;
+  }
+
+  /** A step of the turn begins: the reply (made at the first step) gets a step, the store a message. */
+  #beginStep(r) {
+    if (r.reply) r.reply.beginStep({ vendor: r.target.vendor, model: r.target.model });
+    else {
+      r.reply = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: r.target.vendor,
+                                  model: r.target.model },
+        { images: this.images, live: true, actions: { ...this.#actionsFor({ role: "assistant" }),
+                                                      decide: (callId, decision, ask) => this.#decide(callId, decision, ask) } });
+      this.transcript.append(r.reply.el);
+      this.views.push(r.reply);
     }
-    if (view) {
-      // The call ended with a step that never got its message (an error before any byte, a crash).
-      const error = failure ? { message: failure.message } : result?.error ?? null;
-      if (error) view.showError(error);
-      finishStep(null, run.cancelled, error);
-    } else if (failure || result?.error) {
-      const error = failure ? { message: failure.message } : result.error;
-      (reply ?? this.#errorView()).showError(error);
-      if (!reply || failure) {
-        queue(async () => {
-          const w = await store.beginReply(conversationId, { parent_id: lastId, vendor: target.vendor, model: target.model });
-          await w.finish({ parts: [], status: "error", error });
-        });
-      }
+    r.reply.setState("streaming");
+    Object.assign(r, { stepOpen: true, usage: null, stepError: null });
+    r.record.beginStep();
+  }
+
+  #finishStep(r, message, incomplete, error = null) {
+    const status = error ? "error" : incomplete ? "interrupted" : "complete";
+    r.reply.finishStream();
+    r.reply.setState(status === "complete" ? "done" : status);
+    r.record.finishStep({ parts: message?.parts, status, usage: r.usage, error });
+    r.stepOpen = false;
+  }
+
+  /** One event of chat.run (docs/PROTOCOL.md): to the reply on screen, its cards, and the store. */
+  #onEvent(r, ev) {
+    // A question to the person (approval, a server's form or sampling request) holds the turn until the
+    // stream moves on; progress and logs do not.
+    if (ASKING.has(ev.type) && ev.stage !== "result") this.turn.awaiting();
+    else if (ev.type !== "tool_progress" && ev.type !== "page_tool") this.turn.streaming();
+    const card = () => r.reply?.card(ev.call_id);
+    switch (ev.type) {
+      case "step":
+        if (r.stepOpen) this.#finishStep(r, null, true);
+        return this.#beginStep(r);
+      case "message":
+        return this.#onMessage(r, ev);
+      case "approval":
+        return card()?.askApproval(ev);
+      case "tool_progress": // on the running tool's card; it is no step of the reply
+        return card()?.setProgress(ev);
+      case "tool_start":
+        card()?.setStatus("running");
+        (r.run.running ??= new Map()).set(ev.call_id, ev);
+        return undefined;
+      case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
+        if (ev.stage === "result") return r.run.samplings?.get(ev.id)?.showResult(ev);
+        return askUser(ev, { core: this.core, run: r.run, view: r.reply, toolMeta: r.toolMeta, transcript: this.transcript });
+      case "elicitation": // an MCP server asks the user something: in the card of its running tool
+        return askUser(ev, { core: this.core, run: r.run, view: r.reply, toolMeta: r.toolMeta, transcript: this.transcript });
+      case "tool_end":
+        return this.#onToolEnd(r, ev);
+      case "page_tool":
+        return this.#onPageTool(r, ev);
+      default:
+        return STREAM_EVENTS.has(ev.type) ? this.#onStreamEvent(r, ev) : undefined;
     }
-    const reason = result?.stop_reason;
-    if (reason && hasText(`chat.stopReason.${reason}`)) {
-      this.notify(t(`chat.stopReason.${reason}`));
+  }
+
+  /** The model's stream (a text or reasoning delta, a tool call growing, usage, an error): its step makes and fills it. */
+  #onStreamEvent(r, ev) {
+    if (!r.stepOpen) this.#beginStep(r);
+    if (ev.type === "usage") r.usage = ev.usage;
+    if (ev.type === "error") r.stepError = ev.error;
+    r.reply.onEvent(ev);
+    r.record.append(ev);
+  }
+
+  /** A tool of this page runs here: the user's Python tools and the code interpreter in the sandbox, else JavaScript. */
+  #onPageTool(r, ev) {
+    if (ev.source?.startsWith("python:")) return this.#runUserTool(ev, r.run);
+    if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r.run, r.conversationId, r.messages, r.toolMeta);
+    return this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
+  }
+
+  /** A step's whole message (the reply's words and calls), or the tool results that follow it. */
+  #onMessage(r, ev) {
+    if (ev.message.role === "assistant") {
+      r.texts.push(textOf(ev.message));
+      if (!r.stepOpen) this.#beginStep(r);
+      this.#finishStep(r, ev.message, Boolean(ev.incomplete), r.stepError);
+      return;
     }
-    await chain;
-    return replyTexts.filter(Boolean).join("\n\n");
+    const meta = { ...r.toolMeta };
+    r.reply?.attachResults(ev.message, meta);
+    r.record.addResults(ev.message, meta);
+  }
+
+  /**
+   * A tool's result on its card, and what the card needs to say the same after a reload (tool_meta): the user's
+   * Deny or Stop, the structured result and its schema problem, the server's resource links (which the stored
+   * result, made for the model, names only as text) with the server to read them from, and its MCP App view.
+   */
+  #onToolEnd(r, ev) {
+    const started = r.run.running?.get(ev.call_id);
+    const source = started?.source;
+    r.run.running?.delete(ev.call_id);
+    const card = r.reply?.card(ev.call_id);
+    const links = (ev.content ?? []).filter((item) => item.type === "resource_link")
+      .map(({ uri, name, title, description, mimeType }) => ({ type: "resource_link", uri, name, title, description, mimeType }));
+    r.toolMeta[ev.call_id] = { ...r.toolMeta[ev.call_id], duration_ms: ev.duration_ms,
+                               ...(card?.status === "denied" ? { denied: true } : {}),
+                               ...(ev.stopped ? { stopped: true } : {}),
+                               ...(ev.structured_content !== undefined ? { structured: ev.structured_content } : {}),
+                               ...(ev.schema_problem ? { schema_problem: ev.schema_problem } : {}),
+                               ...(links.length && source ? { links, source } : {}) };
+    if (ev.stopped) card?.setStatus("stopped");
+    card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms,
+                                  structured: ev.structured_content, schemaProblem: ev.schema_problem,
+                                  openResource: this.#resourceReader(source) });
+    const app = this.#appOf(started, ev);
+    if (app) {
+      r.toolMeta[ev.call_id].app = app;
+      if (card) this.#showApp(card, app);
+    }
+  }
+
+  /** The call is over: a step still open is closed (an error before its message, a crash, Stop); a failure shown. */
+  #endStream(r, result, failure) {
+    const error = failure ? { message: failure.message } : result?.error ?? null;
+    if (r.stepOpen) {
+      if (error) r.reply.showError(error);
+      this.#finishStep(r, null, r.run.cancelled, error);
+      return;
+    }
+    if (!error) return;
+    const alone = !r.reply; // no step of this turn was drawn: the error is a reply of its own
+    if (alone) r.reply = this.#errorView();
+    r.reply.showError(error);
+    if (alone || failure) r.record.failed(error);
   }
 
   #errorView() {
-    const view = new MessageView({ role: "assistant", parts: [], status: "error" }, { images: this.images, live: true });
+    const view = new MessageView({ role: "assistant", parts: [], status: "error" },
+                                 { images: this.images, live: true, actions: this.#actionsFor({ role: "assistant" }) });
     this.transcript.append(view.el);
     this.views.push(view);
     return view;
@@ -721,6 +783,28 @@ function unrenderable(msg) {
   return h("li", { className: `msg ${msg?.role === "user" ? "user" : "assistant"}`, dataset: { id: msg?.id ?? "", state: "error" } },
     h("p", { className: "notice error" }, t("chat.couldNotShow")),
     h("pre", { className: "content md-plain" }, text));
+}
+
+/**
+ * The path as it is drawn: one entry per bubble or reply, a reply taking with it the tool results and the later
+ * steps of its turn (`after`, in order), so that one agent turn is one reply on screen.
+ */
+function onScreen(path) {
+  const out = [];
+  let reply = null; // the reply a tool result or a later step belongs to
+  let afterResults = false;
+  for (const msg of path) {
+    if (reply && (isToolResults(msg) || (msg.role === "assistant" && afterResults))) {
+      reply.after.push(msg);
+      afterResults = isToolResults(msg);
+      continue;
+    }
+    const entry = { msg, after: [] };
+    out.push(entry);
+    reply = msg.role === "assistant" ? entry : null;
+    afterResults = false;
+  }
+  return out;
 }
 
 function userParts(text, images) {

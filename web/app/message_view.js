@@ -73,14 +73,27 @@ export class MessageView {
     this.#addActions();
   }
 
+  /**
+   * A live reply becomes the stored one at the turn's end: its message (id, parent), the actions a stored reply has
+   * and its ‹ 1/2 › branches, without drawing anything again (an MCP App view on its cards keeps running).
+   */
+  adopt(msg, { siblings = null, actions = {} } = {}) {
+    this.msg = { ...msg, parts: this.msg.parts?.length ? this.msg.parts : msg.parts };
+    this.el.dataset.id = msg.id ?? "";
+    Object.assign(this.actions, actions);
+    if (this.steps[0]) this.steps[0].el.dataset.id = msg.id ?? "";
+    if (!this.el.querySelector(":scope > .actions .regenerate") && this.actions.regenerate) {
+      this.el.querySelector(":scope > .actions")?.append(h("button", { type: "button", className: "regenerate",
+                                                                       onclick: () => this.actions.regenerate(this) },
+                                                         t("chat.regenerate")));
+    }
+    this.el.querySelector(":scope > nav.branches")?.remove();
+    if (siblings && siblings.count > 1) this.el.append(this.#branchNav(siblings));
+  }
+
   /** The current step (the last one): the one a live event belongs to. */
   get step() {
     return this.steps[this.steps.length - 1];
-  }
-
-  /** The body of the turn's first step: what an edit or a test reads as "the reply's text". */
-  get body() {
-    return this.steps[0]?.body;
   }
 
   #setMeta(msg) {
