@@ -790,6 +790,73 @@ def test_a_broken_diagram_shows_its_source_and_the_error(session: Session):
     expect(session.page.locator("#broken-diagram pre code")).to_contain_text("this is not mermaid")
 
 
+DRAWN = "id => document.querySelector('#' + id + ' .md-diagram')?.shadowRoot?.querySelector('svg')"
+
+
+def draw_diagram(session: Session, source: str, element_id: str) -> dict[str, float]:
+    """Render one diagram and return its drawn size and colours next to its column's width."""
+    session.call("oneShot", f"```mermaid\n{source}\n```\n", element_id)
+    session.page.wait_for_function(DRAWN, arg=element_id, timeout=30_000)
+    return session.page.evaluate("""id => {
+        const column = document.getElementById(id), frame = column.querySelector('.md-diagram-frame');
+        const svg = frame.querySelector('.md-diagram').shadowRoot.querySelector('svg');
+        const box = svg.getBoundingClientRect(), label = svg.querySelector('.nodeLabel, .label text, text');
+        return {width: box.width, height: box.height, column: column.clientWidth,
+                background: getComputedStyle(frame).backgroundColor, text: getComputedStyle(label).fill,
+                node: getComputedStyle(svg.querySelector('.node rect')).fill};
+    }""", element_id)
+
+
+OTHER_DIAGRAMS = [
+    "sequenceDiagram\n  Alice->>Bob: Hi\n  Note right of Bob: thinks\n  Bob-->>Alice: Hello",
+    "classDiagram\n  class Animal {\n    +name: str\n    +speak()\n  }\n  Animal <|-- Dog",
+    "stateDiagram-v2\n  [*] --> Idle\n  Idle --> Busy: go\n  Busy --> [*]",
+    "pie title Pets\n  \"Dogs\" : 3\n  \"Cats\" : 2",
+    "graph TD\n  A:::hot --> B\n  classDef hot fill:#f96,stroke:#333\n  style B fill:#bbf",
+]
+
+
+def luminance(css_colour: str) -> float:
+    red, green, blue = (int(v) for v in re.findall(r"\d+", css_colour)[:3])
+    return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
+
+
+def test_a_diagram_has_its_natural_size_follows_the_theme_and_breaks_no_csp_rule(session: Session):
+    """Issue 29 item 8: a two-node graph filled the column (811x693 px), stayed white in dark mode, and the
+    page's CSP refused mermaid's inline styles. Now: its own size, at most the column's, drawn in the
+    theme of the page (and drawn again when the theme changes), with no CSP violation."""
+    page = session.page
+    page.evaluate("""() => { window.violations = [];
+        document.addEventListener('securitypolicyviolation',
+            (e) => window.violations.push(`${e.effectiveDirective}: ${e.sample || e.blockedURI}`)); }""")
+    small = draw_diagram(session, "graph LR\n  A[Ask] --> B[Answer]", "small")
+    assert 100 < small["width"] < 400 and 20 < small["height"] < 150, small
+    chain = " --> ".join(f"N{i}[Step number {i}]" for i in range(30))
+    wide = draw_diagram(session, f"graph LR\n  {chain}", "wide")
+    assert wide["column"] - 40 <= wide["width"] <= wide["column"], wide  # shrunk to the column, never wider
+    assert luminance(small["background"]) > 0.9 and luminance(small["text"]) < 0.4, small
+    for index, other in enumerate(OTHER_DIAGRAMS):  # other kinds of diagram write other styles
+        session.call("oneShot", f"```mermaid\n{other}\n```\n", f"other-{index}")
+        page.wait_for_function(DRAWN, arg=f"other-{index}", timeout=30_000)
+    # Their style attributes are gone, but what SVG says as an attribute stays: the actors' names are centred.
+    assert page.evaluate("""() => [...document.querySelector('#other-0 .md-diagram').shadowRoot
+        .querySelectorAll('text.actor')].map((t) => getComputedStyle(t).textAnchor)""") == ["middle"] * 4
+
+    # Dark, as Settings > Theme sets it (theme.js's data-theme; styles.css turns it into color-scheme).
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; "
+                  "document.documentElement.style.colorScheme = 'dark'; }")
+    dark = draw_diagram(session, "graph LR\n  A[Ask] --> B[Answer]", "dark")
+    assert luminance(dark["background"]) < 0.2 and luminance(dark["text"]) > 0.7, dark
+    assert luminance(dark["node"]) < 0.4, dark
+    # The diagram drawn in light is drawn again in dark.
+    page.wait_for_function("""() => {
+        const svg = document.querySelector('#small .md-diagram').shadowRoot.querySelector('svg');
+        const fill = getComputedStyle(svg.querySelector('.nodeLabel, .label text, text')).fill;
+        return fill.match(/\\d+/g).slice(0, 3).every((v) => Number(v) > 170);
+    }""", timeout=30_000)
+    assert page.evaluate("() => window.violations") == []
+
+
 # --- text the parser cannot take (SECURITY.md T-Z2) ------------------------------------------------------
 
 # 300 000 nested block quotes: marked's recursive lexer runs out of stack long before their end.
