@@ -5,8 +5,9 @@ tests drive it with page.evaluate. What is proven:
 - streaming: the streamed DOM equals a one-shot render of the same text at every step, for real-looking
   replies split at every boundary and at many random boundaries, and finished blocks' DOM nodes are
   never replaced or mutated while later text arrives (node identity = no flicker);
-- safety (SECURITY.md T-X1..T-X10) through model output and through tool results: nothing executes,
-  nothing is requested from any host but the page's own, links are safe, images wait for the user;
+- safety (SECURITY.md T-X1..T-X10, and T-X15: raw HTML is text) through model output and through tool
+  results: nothing executes, nothing is requested from any host but the page's own, links are safe,
+  images wait for the user, and no payload hides the rest of the reply;
 - "Load this image" loads that image only; "Always load images from <host>" loads every image of the
   host and is kept (the app persists it) until removed; code is highlighted and its Copy button works.
 """
@@ -251,7 +252,29 @@ PAYLOADS = {
                              "and \\(\\text{<b onclick=alert(1)>x</b>}\\)",
     "T-X8 links": "[ok](https://example.com/) <https://example.com/auto> www.example.com "
                   '<a href="https://example.com/raw" target="_self" rel="opener">raw</a> [m](mailto:a@example.com)',
+    # T-X15 (README, Tests): the model's raw HTML is text. Markup the allow-list used to let through, and
+    # markup that swallows what follows it, so that the rest of the reply would vanish.
+    "T-X15 raw MathML": '<math><mi>x</mi><mo>=</mo><mn>1</mn></math> and <math display="block"><mtext>'
+                        '<a href="javascript:top.pwned=1">y</a></mtext></math>',
+    "T-X15 input src": "<input src={F}/input.png> <input type=image src={F}/i2.png alt=go>",
+    "T-X15 mXSS through MathML": '<math><mtext><table><mglyph><style><img src=x onerror="top.pwned=1">'
+                                 '</style></mglyph></table></mtext></math>',
+    "T-X15 noscript mXSS": '<noscript><p title="</noscript><img src=x onerror=top.pwned=1>"></noscript>',
+    "T-X15 svg foreignObject": "<svg><foreignObject><iframe src={F}/fo></iframe></foreignObject></svg>",
+    "T-X15 clobbering": '<img name=harness><form id=harness><a id=pwned href="https://example.com">x</a>',
+    "T-X15 unclosed comment": "Look at this <!-- and everything after it",
+    "T-X15 unclosed block comment": "<!--\nhidden?",
+    "T-X15 unclosed script": "<script>\nhidden?",
+    "T-X15 unclosed style": "<style>\n* { display: none }",
+    "T-X15 plaintext": "<plaintext>everything after",
+    "T-X15 textarea": "<textarea>everything after",
+    "T-X15 xmp and title": "<xmp>x</xmp><title>everything after",
+    "T-X15 template": "<template>everything after",
+    "T-X15 details": "<details><summary>Open me</summary>Text the user never opened",
 }
+
+# Appended to every payload: whatever a payload does, the rest of the reply is still there to read.
+TAIL = "The reply goes on after the payload."
 
 
 def payload_text(template: str, foreign: ForeignHost) -> str:
@@ -294,7 +317,7 @@ def test_the_checks_would_see_an_execution_and_a_foreign_request(browser: Browse
 
 @pytest.mark.parametrize("case", sorted(PAYLOADS))
 def test_payload_in_model_output_is_inert(guarded: Session, foreign: ForeignHost, case: str):
-    text = payload_text(PAYLOADS[case], foreign)
+    text = payload_text(PAYLOADS[case], foreign) + "\n\n" + TAIL
     guarded.call("oneShot", text, "once")
     # T-X5: streamed one character at a time, sanitized at every step, and at random splits.
     guarded.call("stream", list(text), {"compareEachStep": False, "checkSurvival": False, "id": "chars"})
@@ -303,7 +326,10 @@ def test_payload_in_model_output_is_inert(guarded: Session, foreign: ForeignHost
         cuts = [rng.randrange(1, len(text)) for _ in range(rng.randrange(1, 12))]
         guarded.call("stream", splits(text, cuts),
                      {"compareEachStep": False, "checkSurvival": False, "id": f"split{n}"})
-    assert_nothing_happened(guarded, foreign, "once", "chars", *(f"split{n}" for n in range(5)))
+    ids = ("once", "chars", *(f"split{n}" for n in range(5)))
+    assert_nothing_happened(guarded, foreign, *ids)
+    for element_id in ids:
+        expect(guarded.page.locator(f"#{element_id}")).to_contain_text(TAIL)
 
 
 @pytest.mark.parametrize("case", sorted(PAYLOADS))
@@ -334,8 +360,10 @@ def test_links_are_safe_and_open_in_a_new_tab(session: Session):
                  + PAYLOADS["T-X3 entity tab"] + " " + PAYLOADS["T-X3 data link"], "links")
     links = session.page.locator("#links a")
     hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
+    # The raw <a> is text (T-X15); the bare URL in that text is linked, as any URL in text is.
     assert hrefs == ["https://example.com/", "https://example.com/auto", "http://www.example.com/",
                      "https://example.com/raw", "mailto:a@example.com"]
+    expect(session.page.locator("#links")).to_contain_text('<a href="https://example.com/raw" target="_self"')
     for i in range(links.count()):
         expect(links.nth(i)).to_have_attribute("target", "_blank")
         expect(links.nth(i)).to_have_attribute("rel", "noopener noreferrer")
@@ -352,6 +380,52 @@ def test_csp_header_is_sent_and_blocks_an_injected_inline_script(session: Sessio
                           " document.body.append(s); }")
     session.page.wait_for_timeout(200)
     assert session.page.evaluate("() => window.pwned") is None
+
+
+# --- raw HTML from the model is text (T-X15), and the markdown around it still renders --------------------
+
+RAW_HTML = {  # as the model writes it -> what the reader sees, as text
+    "a traceback": ('Traceback (most recent call last):\n  File "<cell>", line 2, in <module>\nNameError: x',
+                    'Traceback (most recent call last): File "<cell>", line 2, in <module> NameError: x'),
+    "inline tags": ("Press <kbd>Ctrl</kbd>+<kbd>C</kbd>, H<sub>2</sub>O and <b>bold?</b> **bold**",
+                    "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>, H<sub>2</sub>O and <b>bold?</b> bold"),
+    "an HTML block": ("<details>\n<summary>More</summary>\n\nInside, **still markdown**.\n\n</details>\n",
+                      "<details> <summary>More</summary>Inside, still markdown.</details>"),
+    "a generic in prose": ("Use Vec<String> or Option<Box<T>> here; a <b and x < y > z.",
+                           "Use Vec<String> or Option<Box<T>> here; a <b and x < y > z."),
+    "comments and declarations": ("Before <!-- a note --> after\n\n<!DOCTYPE html>\n\n<?php echo 1; ?>",
+                                  "Before <!-- a note --> after<!DOCTYPE html><?php echo 1; ?>"),
+}
+MARKUP = "kbd, sub, b, details, summary, math, script, style, textarea, input, img, iframe, svg, template"
+
+
+@pytest.mark.parametrize("case", sorted(RAW_HTML))
+def test_raw_html_in_a_reply_is_shown_as_text(session: Session, case: str):
+    """Issue 29 item 5: `File "<cell>", line 2, in <module>` lost its `<cell>` and `<module>`. Raw HTML is
+    shown as written, at once and at every step of a stream (half a tag is text too); **bold** still is."""
+    text, shown = RAW_HTML[case]
+    session.call("oneShot", text, "raw")
+    rendered = session.page.locator("#raw")
+    assert "".join(rendered.text_content().split()) == "".join(shown.split())  # line breaks aside
+    expect(rendered.locator(MARKUP)).to_have_count(0)
+    assert rendered.locator("strong").all_text_contents() == re.findall(r"\*\*(.+?)\*\*", text)
+    result = session.call("stream", list(text), {"compareEachStep": True, "checkSurvival": False})
+    assert result["problems"] == []
+
+
+def test_code_math_and_autolinks_around_raw_html_are_unchanged(session: Session):
+    """What looks like a tag inside code, math and autolinks keeps its meaning there."""
+    text = ("Code `<b>x</b>` and <https://example.com/a?b=c> and <ops@example.com>, math $a<b>c$.\n\n"
+            "```html\n<div class=\"x\">hi</div>\n```\n\n&lt;i&gt; is an entity, 1 < 2.\n")
+    session.call("oneShot", text, "kept")
+    rendered = session.page.locator("#kept")
+    expect(rendered.locator("p code")).to_have_text("<b>x</b>")
+    expect(rendered.locator("pre code")).to_have_text('<div class="x">hi</div>\n')
+    expect(rendered.locator("math annotation")).to_have_text("a<b>c")
+    assert [rendered.locator("a").nth(i).get_attribute("href") for i in range(2)] == [
+        "https://example.com/a?b=c", "mailto:ops@example.com"]
+    expect(rendered.locator("p").last).to_have_text("<i> is an entity, 1 < 2.")
+    expect(rendered.locator("b, i, div:not(.md-code):not(.md-code-bar)")).to_have_count(0)
 
 
 # --- images the user allows ---------------------------------------------------------------------------
@@ -714,6 +788,73 @@ def test_a_broken_diagram_shows_its_source_and_the_error(session: Session):
     note = session.page.locator("#broken-diagram .md-diagram-error")
     expect(note).to_contain_text("Diagram not drawn:", timeout=30_000)
     expect(session.page.locator("#broken-diagram pre code")).to_contain_text("this is not mermaid")
+
+
+DRAWN = "id => document.querySelector('#' + id + ' .md-diagram')?.shadowRoot?.querySelector('svg')"
+
+
+def draw_diagram(session: Session, source: str, element_id: str) -> dict[str, float]:
+    """Render one diagram and return its drawn size and colours next to its column's width."""
+    session.call("oneShot", f"```mermaid\n{source}\n```\n", element_id)
+    session.page.wait_for_function(DRAWN, arg=element_id, timeout=30_000)
+    return session.page.evaluate("""id => {
+        const column = document.getElementById(id), frame = column.querySelector('.md-diagram-frame');
+        const svg = frame.querySelector('.md-diagram').shadowRoot.querySelector('svg');
+        const box = svg.getBoundingClientRect(), label = svg.querySelector('.nodeLabel, .label text, text');
+        return {width: box.width, height: box.height, column: column.clientWidth,
+                background: getComputedStyle(frame).backgroundColor, text: getComputedStyle(label).fill,
+                node: getComputedStyle(svg.querySelector('.node rect')).fill};
+    }""", element_id)
+
+
+OTHER_DIAGRAMS = [
+    "sequenceDiagram\n  Alice->>Bob: Hi\n  Note right of Bob: thinks\n  Bob-->>Alice: Hello",
+    "classDiagram\n  class Animal {\n    +name: str\n    +speak()\n  }\n  Animal <|-- Dog",
+    "stateDiagram-v2\n  [*] --> Idle\n  Idle --> Busy: go\n  Busy --> [*]",
+    "pie title Pets\n  \"Dogs\" : 3\n  \"Cats\" : 2",
+    "graph TD\n  A:::hot --> B\n  classDef hot fill:#f96,stroke:#333\n  style B fill:#bbf",
+]
+
+
+def luminance(css_colour: str) -> float:
+    red, green, blue = (int(v) for v in re.findall(r"\d+", css_colour)[:3])
+    return (0.2126 * red + 0.7152 * green + 0.0722 * blue) / 255
+
+
+def test_a_diagram_has_its_natural_size_follows_the_theme_and_breaks_no_csp_rule(session: Session):
+    """Issue 29 item 8: a two-node graph filled the column (811x693 px), stayed white in dark mode, and the
+    page's CSP refused mermaid's inline styles. Now: its own size, at most the column's, drawn in the
+    theme of the page (and drawn again when the theme changes), with no CSP violation."""
+    page = session.page
+    page.evaluate("""() => { window.violations = [];
+        document.addEventListener('securitypolicyviolation',
+            (e) => window.violations.push(`${e.effectiveDirective}: ${e.sample || e.blockedURI}`)); }""")
+    small = draw_diagram(session, "graph LR\n  A[Ask] --> B[Answer]", "small")
+    assert 100 < small["width"] < 400 and 20 < small["height"] < 150, small
+    chain = " --> ".join(f"N{i}[Step number {i}]" for i in range(30))
+    wide = draw_diagram(session, f"graph LR\n  {chain}", "wide")
+    assert wide["column"] - 40 <= wide["width"] <= wide["column"], wide  # shrunk to the column, never wider
+    assert luminance(small["background"]) > 0.9 and luminance(small["text"]) < 0.4, small
+    for index, other in enumerate(OTHER_DIAGRAMS):  # other kinds of diagram write other styles
+        session.call("oneShot", f"```mermaid\n{other}\n```\n", f"other-{index}")
+        page.wait_for_function(DRAWN, arg=f"other-{index}", timeout=30_000)
+    # Their style attributes are gone, but what SVG says as an attribute stays: the actors' names are centred.
+    assert page.evaluate("""() => [...document.querySelector('#other-0 .md-diagram').shadowRoot
+        .querySelectorAll('text.actor')].map((t) => getComputedStyle(t).textAnchor)""") == ["middle"] * 4
+
+    # Dark, as Settings > Theme sets it (theme.js's data-theme; styles.css turns it into color-scheme).
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; "
+                  "document.documentElement.style.colorScheme = 'dark'; }")
+    dark = draw_diagram(session, "graph LR\n  A[Ask] --> B[Answer]", "dark")
+    assert luminance(dark["background"]) < 0.2 and luminance(dark["text"]) > 0.7, dark
+    assert luminance(dark["node"]) < 0.4, dark
+    # The diagram drawn in light is drawn again in dark.
+    page.wait_for_function("""() => {
+        const svg = document.querySelector('#small .md-diagram').shadowRoot.querySelector('svg');
+        const fill = getComputedStyle(svg.querySelector('.nodeLabel, .label text, text')).fill;
+        return fill.match(/\\d+/g).slice(0, 3).every((v) => Number(v) > 170);
+    }""", timeout=30_000)
+    assert page.evaluate("() => window.violations") == []
 
 
 # --- text the parser cannot take (SECURITY.md T-Z2) ------------------------------------------------------

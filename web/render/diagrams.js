@@ -12,7 +12,16 @@
  * allow-list: no scripts, no foreignObject, no links, no external references, no event handlers. The
  * diagram lives in a shadow root, so its ids and the CSS mermaid writes for it (given to the shadow
  * root as a constructed stylesheet, its @import and url() taken out) reach nothing else on the page.
- * A diagram is drawn once: only finished blocks get here, and the renderer never redraws them.
+ *
+ * Size: the drawing's own (its viewBox), shrunk to the column when it is wider; mermaid's
+ * `width="100%"` would blow a two-node graph up to the whole column.
+ * Theme: mermaid's "neutral" on a light page and "dark" on a dark one (html[data-theme], set by
+ * Settings > Theme, else the browser's preference); when the theme changes, the diagrams on the page
+ * are drawn again in the new one. Besides that, a diagram is drawn once: only finished blocks get here.
+ * CSP: mermaid draws into the page (it measures text) and writes style attributes and a <style>
+ * element as it goes, which the page's CSP (style-src 'self') refuses, each refusal a console error.
+ * While it draws, in its own off-screen box, those writes are turned into CSSOM (allowed) and its
+ * <style> is kept aside for the shadow root's stylesheet, so drawing breaks no CSP rule.
  */
 
 import DOMPurify from "dompurify";
@@ -37,12 +46,19 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
   }
 });
 
+// CSS properties that are SVG presentation attributes too, kept from mermaid's style attributes as such.
+const PRESENTATION = new Set(["fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray", "stroke-opacity",
+  "opacity", "text-anchor", "dominant-baseline", "alignment-baseline", "font-size", "font-weight", "font-style"]);
+const drawn = new WeakMap(); // .md-diagram host -> {source, dark}: to draw it again in another theme
+let queue = Promise.resolve(); // mermaid's settings are global: one drawing at a time
+
 export function renderDiagrams(root) {
   for (const code of root.querySelectorAll?.("pre > code.language-mermaid") ?? []) {
     const block = code.closest(".md-code") ?? code.parentElement;
     const source = code.textContent;
     if (source.length > MAX_SOURCE) continue;
-    const drawing = draw(source).then((host) => {
+    const host = document.createElement("div");
+    const drawing = paint(host, source).then(() => {
       block.classList.add("md-diagram-frame"); // the same node stays: the renderer keeps a hold on it
       block.replaceChildren(host);
     }).catch((error) => {
@@ -51,8 +67,8 @@ export function renderDiagrams(root) {
       note.setAttribute("role", "note");
       note.textContent = `Diagram not drawn: ${String(error?.message ?? error).split("\n")[0].slice(0, 300)}`;
       block.append(note); // inside its frame: the blocks around it stay as they are
-    }).finally(() => pending.delete(drawing));
-    pending.add(drawing);
+    });
+    track(drawing);
   }
 }
 
@@ -61,35 +77,139 @@ export async function diagramsSettled() {
   while (pending.size) await Promise.allSettled([...pending]);
 }
 
+function track(drawing) {
+  const settled = drawing.finally(() => pending.delete(settled));
+  pending.add(settled);
+}
+
+const darkTheme = () => {
+  const chosen = document.documentElement.dataset.theme;
+  return chosen === "dark" || (chosen !== "light" && matchMedia("(prefers-color-scheme: dark)").matches);
+};
+
+/** Every diagram on the page drawn in another theme than the page's now, drawn again. */
+function redrawAll() {
+  for (const host of document.querySelectorAll(".md-diagram")) {
+    const last = drawn.get(host);
+    if (last && last.dark !== darkTheme()) track(paint(host, last.source).catch(() => {})); // else it stays
+  }
+}
+
 function mermaidModule() {
   loading ??= import("mermaid").then(({ default: mermaid }) => {
-    mermaid.initialize({
-      startOnLoad: false, securityLevel: "strict", htmlLabels: false, flowchart: { htmlLabels: false },
-      maxTextSize: MAX_SOURCE, maxEdges: 500, theme: "neutral", fontFamily: "system-ui, sans-serif",
-      secure: ["secure", "securityLevel", "startOnLoad", "maxTextSize", "maxEdges", "htmlLabels", "theme",
-               "themeCSS", "themeVariables", "fontFamily", "flowchart"],
-    });
+    new MutationObserver(redrawAll).observe(document.documentElement, { attributeFilter: ["data-theme"] });
+    matchMedia("(prefers-color-scheme: dark)").addEventListener("change", redrawAll);
     return mermaid;
   });
   return loading;
 }
 
-async function draw(source) {
-  const mermaid = await mermaidModule();
-  const { svg } = await mermaid.render(`md-diagram-${++counter}`, source);
-  const css = /<style[^>]*>([\s\S]*?)<\/style>/i.exec(svg)?.[1] ?? "";
-  const fragment = purifier.sanitize(svg);
-  const image = fragment.querySelector("svg");
-  if (!image) throw new Error("mermaid returned no drawing");
-  const host = document.createElement("div");
-  host.className = "md-diagram";
-  host.setAttribute("role", "img");
-  host.setAttribute("aria-label", `Diagram: ${source.split("\n")[0].slice(0, 80)}`);
-  const shadow = host.attachShadow({ mode: "open" });
+function settings(theme) {
+  return {
+    startOnLoad: false, securityLevel: "strict", htmlLabels: false, flowchart: { htmlLabels: false },
+    maxTextSize: MAX_SOURCE, maxEdges: 500, theme, fontFamily: "system-ui, sans-serif",
+    secure: ["secure", "securityLevel", "startOnLoad", "maxTextSize", "maxEdges", "htmlLabels", "theme",
+             "themeCSS", "themeVariables", "fontFamily", "flowchart"],
+  };
+}
+
+/** Draw `source` into `host`'s shadow root, in the page's theme, at the drawing's own size. */
+function paint(host, source) {
+  const drawing = queue.then(async () => {
+    const mermaid = await mermaidModule();
+    const dark = darkTheme();
+    mermaid.initialize(settings(dark ? "dark" : "neutral"));
+    const { svg, css } = await drawOffscreen(mermaid, `md-diagram-${++counter}`, source);
+    const image = purifier.sanitize(svg).querySelector("svg");
+    if (!image) throw new Error("mermaid returned no drawing");
+    const box = image.viewBox?.baseVal;
+    if (box?.width > 0 && box.height > 0) {
+      image.setAttribute("width", String(Math.ceil(box.width)));
+      image.setAttribute("height", String(Math.ceil(box.height)));
+    }
+    host.className = "md-diagram";
+    host.setAttribute("role", "img");
+    host.setAttribute("aria-label", `Diagram: ${source.split("\n")[0].slice(0, 80)}`);
+    const shadow = host.shadowRoot ?? host.attachShadow({ mode: "open" });
+    shadow.adoptedStyleSheets = [sheetOf(`:host{display:block;overflow-x:auto} svg{display:block;max-width:100%;height:auto}\n${css}`)];
+    shadow.replaceChildren(image);
+    drawn.set(host, { source, dark });
+    if (dark !== darkTheme()) track(paint(host, source).catch(() => {})); // the theme changed meanwhile
+  });
+  queue = drawing.catch(() => {});
+  return drawing;
+}
+
+/** A constructed stylesheet (CSSOM: the CSP allows it) of mermaid's CSS, with nothing that loads a file. */
+function sheetOf(css) {
   const sheet = new CSSStyleSheet();
-  sheet.replaceSync(`:host{display:block;overflow-x:auto} svg{max-width:100%;height:auto}\n` +
-    css.replace(/@import[^;]*;?/gi, "").replace(/url\((?!\s*#)[^)]*\)/gi, "none"));
-  shadow.adoptedStyleSheets = [sheet];
-  shadow.append(image);
-  return host;
+  sheet.replaceSync(css.replace(/@import[^;]*;?/gi, "").replace(/url\((?!\s*#)[^)]*\)/gi, "none"));
+  return sheet;
+}
+
+/**
+ * mermaid.render in an off-screen box of its own, without one CSP refusal: returns the SVG (with no
+ * style attributes) and mermaid's CSS for it. Refused would be the style attributes mermaid sets (they
+ * go through CSSOM instead), its <style> element (kept aside; its CSS applies meanwhile as a constructed
+ * sheet, so text is measured as it will be shown) and the style attributes of the SVG text it parses
+ * again (a browser checks those even in an inert document: the text it serializes has none).
+ */
+async function drawOffscreen(mermaid, id, source) {
+  const box = document.createElement("div");
+  Object.assign(box.style, { position: "fixed", left: "-100000px", top: "0", width: "1000px", visibility: "hidden" });
+  document.body.append(box);
+  const css = [];
+  const sheets = []; // ours, added to the page's for the duration
+  const inBox = (node) => box.contains(node);
+  // mermaid builds some parts detached and puts them in the box later: those count as the box's too.
+  const mermaids = (node) => inBox(node) || (!node.isConnected && node.ownerDocument === document);
+  /** Whether `node` is a <style> (kept aside: not inserted); <style>s inside it are taken out. */
+  const keptAside = (node) => {
+    if (!(node instanceof Element)) return false;
+    for (const style of node.localName === "style" ? [node] : node.querySelectorAll("style")) {
+      css.push(style.textContent);
+      style.remove();
+      sheets.push(sheetOf(style.textContent));
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheets.at(-1)];
+    }
+    return node.localName === "style";
+  };
+  const { setAttribute } = Element.prototype;
+  const { appendChild, insertBefore } = Node.prototype;
+  const innerHTML = Object.getOwnPropertyDescriptor(Element.prototype, "innerHTML");
+  Element.prototype.setAttribute = function (name, value) {
+    if (String(name).toLowerCase() === "style" && mermaids(this)) this.style.cssText = String(value);
+    else setAttribute.call(this, name, value);
+  };
+  Node.prototype.appendChild = function (node) {
+    return inBox(this) && keptAside(node) ? node : appendChild.call(this, node);
+  };
+  Node.prototype.insertBefore = function (node, before) {
+    return inBox(this) && keptAside(node) ? node : insertBefore.call(this, node, before);
+  };
+  Object.defineProperty(Element.prototype, "innerHTML", {
+    ...innerHTML,
+    get() {
+      if (!inBox(this)) return innerHTML.get.call(this);
+      const copy = this.cloneNode(true);
+      for (const node of copy.querySelectorAll("[style]")) {
+        // What SVG can say as an attribute stays (text-anchor centres a label); the purifier checks it.
+        for (const name of node instanceof SVGElement ? node.style : []) {
+          if (PRESENTATION.has(name) && !node.hasAttribute(name)) node.setAttribute(name, node.style.getPropertyValue(name));
+        }
+        node.removeAttribute("style");
+      }
+      return innerHTML.get.call(copy);
+    },
+  });
+  try {
+    const { svg } = await mermaid.render(id, source, box);
+    return { svg, css: css.join("\n") };
+  } finally {
+    Object.assign(Element.prototype, { setAttribute });
+    Object.assign(Node.prototype, { appendChild, insertBefore });
+    Object.defineProperty(Element.prototype, "innerHTML", innerHTML);
+    document.adoptedStyleSheets = document.adoptedStyleSheets.filter((sheet) => !sheets.includes(sheet));
+    box.remove();
+  }
 }

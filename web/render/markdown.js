@@ -46,10 +46,9 @@
  * Safety: every piece of HTML goes through DOMPurify (sanitize.js) on every update before it
  * touches the page; links are http/https/mailto only with target="_blank" rel="noopener noreferrer";
  * images load only from hosts the user allowed (images.js); code is highlighted by highlight.js
- * (highlight.js) and gets a Copy button (code_blocks.js). Raw HTML in markdown is allowed through
- * the same allow-list (so <kbd>, <sub>, <details> work) and everything else in it is dropped.
- * Math is not rendered yet (KaTeX comes later, in math.js's renderMath): `$…$`, `\(…\)`, `$$…$$` and
- * `\[…\]` are shown exactly as written, untouched by markdown's escapes and emphasis (math.js).
+ * (highlight.js) and gets a Copy button (code_blocks.js). Raw HTML in markdown is shown as text,
+ * never as markup (parse.js), so nothing a model writes can hide the rest of its reply. Math
+ * (`$…$`, `\(…\)`, `$$…$$`, `\[…\]`) is typeset by KaTeX from exactly what was written (math.js).
  */
 import { addCodeToolbars, DEFAULT_CODE_LABELS } from "./code_blocks.js";
 import { DEFAULT_IMAGE_LABELS, ImagePolicy, placeImages } from "./images.js";

@@ -12,6 +12,13 @@
  *   collectDefinitions(tokens, into) -> into  link reference definitions, nested ones too (first wins)
  *   nextWindowEnd(text, from, limit, budget)  where an update that may take `budget` more characters stops
  *   finishedPrefix(tokens, links) -> i        tokens[0..i) may be frozen (blocks.js + definitions rule)
+ *
+ * Raw HTML is text (SECURITY.md T-X15, as ChatGPT and Claude show it): marked's HTML tokenizers (block
+ * `html`, inline `tag`) are turned off, so `<module>`, `<details>` or an unclosed `<!--` are read as
+ * the paragraph text they stand in, escaped like any text, and the markdown around and inside them
+ * still renders; code spans, fences, autolinks and math, tokenized by their own rules, keep their `<`.
+ * A half-written tag while streaming is text too. The only markup in the HTML is what marked, KaTeX
+ * and highlight.js write (sanitize.js still checks all of it).
  */
 import { Marked, Parser } from "marked";
 
@@ -29,7 +36,10 @@ const markdown = new Marked({
   // Math is kept as written (math.js): tokenized before escapes and emphasis can change it.
   extensions: MATH_EXTENSIONS,
   hooks: { emStrongMask: maskMathForEmphasis },
+  // A tokenizer that returns undefined matches nothing (false would fall back to marked's own).
+  tokenizer: { html: () => undefined, tag: () => undefined },
   renderer: {
+    html: ({ text }) => escapeHtml(text), // none are made (above); were one made, it is text too
     code({ text, lang }) {
       const requested = /^\S*/.exec(lang ?? "")[0];
       if (deferring && isKnownLanguage(requested)) {

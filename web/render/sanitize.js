@@ -4,7 +4,8 @@
  *   sanitizeToFragment(html: string) -> DocumentFragment
  *
  * Uses a private DOMPurify instance (its hooks never leak into other modules) with an explicit
- * allow-list: the tags markdown produces plus a few harmless inline ones. Nothing else survives:
+ * allow-list: the tags marked, math.js (KaTeX) and highlight.js write, and no others: a model's raw HTML
+ * never gets here as markup (parse.js makes it text, T-X15), so this is the second line. Nothing else survives:
  * no script/style/svg/iframe/object/form elements (MathML only as below), no event handlers, no `style`, `id`,
  * `name`, `data-*` or `aria-*` attributes (so untrusted text cannot clobber globals, restyle itself
  * or impersonate our own controls).
@@ -21,25 +22,23 @@
  *  - MathML (KaTeX's output, math.js): its presentation elements and attributes only; `href` is taken
  *    off every element but `<a>` (MathML links would otherwise open javascript: URLs in some browsers).
  *  - `<input>`: always a disabled checkbox (markdown task lists); never a form field.
+ *  - `src` stays on `<img>` only (parked, as above): nothing else may name a URL to load.
  */
 import DOMPurify from "dompurify";
 
 export const IMAGE_SOURCE_ATTR = "data-orizuru-src";
 
 const ALLOWED_TAGS = [
-  "a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del", "details", "div",
-  "dl", "dt", "em", "figcaption", "figure", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img",
-  "input", "ins", "kbd", "li", "mark", "ol", "p", "pre", "q", "s", "samp", "small", "span",
-  "strong", "sub", "summary", "sup", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul",
-  "var",
+  // marked's renderer (parse.js), math.js's wrappers and highlight.js's spans
+  "a", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "img",
+  "input", "li", "ol", "p", "pre", "span", "strong", "table", "tbody", "td", "th", "thead", "tr", "ul",
   // MathML presentation elements (KaTeX's output); no maction, no semantics-escaping annotation-xml
   "math", "semantics", "annotation", "mrow", "mi", "mo", "mn", "ms", "mtext", "mspace", "msub", "msup", "msubsup",
   "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded",
   "mphantom", "menclose", "mmultiscripts", "mprescripts", "none",
 ];
 const ALLOWED_ATTR = [
-  "href", "src", "alt", "title", "class", "align", "start", "reversed", "type", "checked", "disabled",
-  "colspan", "rowspan", "open", "lang",
+  "href", "src", "alt", "title", "class", "align", "start", "type", "checked", "disabled",
   // MathML's presentation attributes (KaTeX's output)
   "xmlns", "display", "encoding", "mathvariant", "mathcolor", "mathbackground", "stretchy", "fence", "separator",
   "lspace", "rspace", "accent", "accentunder", "columnalign", "columnlines", "columnspacing", "rowspacing",
@@ -60,6 +59,7 @@ purifier.addHook("uponSanitizeAttribute", (_node, data) => {
 
 purifier.addHook("afterSanitizeAttributes", (node) => {
   if (node.nodeName !== "A" && node.hasAttribute?.("href")) node.removeAttribute("href");
+  if (node.nodeName !== "IMG" && node.hasAttribute?.("src")) node.removeAttribute("src");
   switch (node.nodeName) {
     case "A": {
       const href = safeLinkHref(node.getAttribute("href"));

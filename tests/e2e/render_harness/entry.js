@@ -157,12 +157,18 @@ window.harness = {
     const banned = "script, style, iframe, frame, object, embed, svg, maction, annotation-xml, mglyph, form, button:not(.md-code-copy):not(.md-image-load):not(.md-image-always), "
       + "textarea, select, link, meta, base, video, source, template, input:not([type=checkbox][disabled])";
     for (const node of root.querySelectorAll(banned)) problems.push(`<${node.localName}> element`);
+    // The only MathML is KaTeX's, in math.js's wrapper: a model's own <math> is text (T-X15).
+    const strayMath = root.querySelectorAll("math:not(.math > .katex > math)").length;
+    if (strayMath) problems.push(`${strayMath} <math> outside KaTeX's output`);
     for (const node of root.querySelectorAll("*")) {
       for (const attr of node.attributes) {
         if ((attr.name === "href" && node.localName !== "a") || /^on/i.test(attr.name) || ["style", "id", "name", "srcset", "srcdoc", "action", "formaction", "background"].includes(attr.name)) {
           problems.push(`${attr.name}= on <${node.localName}>`);
         }
       }
+    }
+    for (const node of root.querySelectorAll("[src]:not(img)")) {
+      if (!/^blob:/.test(node.getAttribute("src"))) problems.push(`src= on <${node.localName}>`); // a tool's audio: our blob
     }
     for (const img of root.querySelectorAll("img")) {
       if (img.hasAttribute("src") && !/^(data|blob):/.test(img.getAttribute("src"))) problems.push(`img src ${img.getAttribute("src")}`);
