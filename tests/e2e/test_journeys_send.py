@@ -77,6 +77,7 @@ def test_a_message_sent_while_a_conversation_opens_goes_to_that_conversation(bro
 
 def test_a_message_to_a_conversation_deleted_in_another_tab_stays_in_the_box(browser: Browser, site_url: str,
                                                                              vendor: VendorReplay):
+    """T-S8 (SECURITY.md): the store refuses a message for a deleted conversation; the box keeps it."""
     page = open_app(browser, site_url)
     configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
     chat_once(page, vendor, "Soon deleted")
