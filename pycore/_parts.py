@@ -66,11 +66,6 @@ class PartsManager:
         # kind, refusal); given out by flush().
         self._held: tuple[int, list[str], int, DeltaKind, bool] | None = None
 
-    @property
-    def stopped(self) -> bool:
-        """An error arrived: like the vendors' SDKs, nothing after it counts."""
-        return self.error is not None
-
     def flush(self) -> list[Event]:
         """The delta held back (``merge_deltas=True``), as one event: the fragments of its part since it started."""
         held = self._held
@@ -195,11 +190,6 @@ class PartsManager:
         events = self.tool_call_start(key, id, name, synthesized=synthesized, details=details)
         events += self.tool_call_args(key, arguments)
         return events + self.tool_call_end(key)
-
-    def set_tool_call_details(self, key: Hashable, details: dict[str, Any]) -> None:
-        part = self.parts[self._index[("tool", key)]]
-        assert isinstance(part, ToolCallPart)
-        part.provider_details = {**(part.provider_details or {}), **details}
 
     # ---------------------------------------------------------------- end of response
     def set_usage(

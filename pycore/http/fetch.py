@@ -34,7 +34,6 @@ class FetchResponse(Response):
         self._read_timeout = read_timeout
         self._done = False
         self.status = int(response.status)
-        self.redirected = str(response.type) == "opaqueredirect"
         self.headers = {str(pair[0]).lower(): str(pair[1]) for pair in response.headers.entries()}
 
     async def aiter_bytes(self) -> AsyncIterator[bytes]:

@@ -5,7 +5,7 @@ resource, an HTML document (``text/html;profile=mcp-app``) the page renders besi
 sandboxed frame. ``_meta.ui.visibility`` says who may call the tool: ``model`` (offered to the model), ``app``
 (callable by views of the same server); both when it is absent. The client advertises the extension
 (:data:`CLIENT_EXTENSION`) so servers that branch on it (the SDKs' ``client_supports_apps``) send their views.
-The page does the rest: web/app/mcp_app.js.
+The page does the rest: web/mcp_app/view.js.
 """
 
 from __future__ import annotations

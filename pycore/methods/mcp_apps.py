@@ -1,6 +1,6 @@
 """What an MCP App view may do through the core: ``mcp.app_call_tool``.
 
-A view (:mod:`pycore.mcp.apps`; the page draws it, web/app/mcp_app.js) calls tools of its own server only, and
+A view (:mod:`pycore.mcp.apps`; the page draws it, web/mcp_app/view.js) calls tools of its own server only, and
 only those whose visibility includes ``app``. Its calls go through the same approval policy as the model's
 (:mod:`pycore.agent.approval`: the user's choices, the server's trust, its hints): ``allow`` runs the call,
 ``deny`` refuses it, ``ask`` emits an ``approval`` event (step 0) and waits for ``chat.approve``. The result goes

@@ -20,13 +20,13 @@ except ImportError:  # pragma: no cover - in Pyodide
 @pytest.fixture(autouse=True)
 def results_follow_the_contract(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Every result any test gets over the wire is valid against its method's result schema
-    (``results`` of :func:`pycore.contract.json_schema`): the page can rely on the shape, not only on what
+    (``results`` of :func:`pycore.commands.contract.json_schema`): the page can rely on the shape, not only on what
     the method's own tests happened to look at."""
     if jsonschema is None:
         yield
         return
     from pycore import wire
-    from pycore.contract import json_schema
+    from pycore.commands.contract import json_schema
 
     schema = json_schema()
     defs = schema["$defs"]

@@ -22,6 +22,7 @@ from test_wire import KEY, call, provider, serving
 from vendor_fixtures import STREAMED, Fixture
 
 from pycore import contract, wire
+from pycore.commands import contract as generate
 from pycore.exceptions import OrizuruError
 from pycore.http.replay import Recording
 
@@ -32,7 +33,7 @@ HI = [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]
 
 @pytest.fixture(scope="module")
 def validator() -> jsonschema.Draft202012Validator:
-    schema = contract.json_schema()
+    schema = generate.json_schema()
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
 
@@ -113,7 +114,7 @@ def test_every_method_declares_its_params_and_its_result() -> None:
     from pycore.methods import METHODS
     from pycore.methods._registry import PARAMS, RESULTS
 
-    schema = contract.json_schema()
+    schema = generate.json_schema()
     assert set(PARAMS) == set(RESULTS) == set(METHODS) == set(schema["params"]) == set(schema["results"])
     undocumented = [name for name, model in RESULTS.items() if not model.__dict__.get("__doc__")]
     assert not undocumented
@@ -167,8 +168,8 @@ def test_every_error_class_says_its_code() -> None:
 
 def test_the_generated_files_are_current() -> None:
     """Regenerate with: python -m pycore contract --markdown docs/PROTOCOL.md --js web/contract.js"""
-    assert (ROOT / "docs/PROTOCOL.md").read_text(encoding="utf-8") == contract.protocol_markdown()
-    assert (WEB / "contract.js").read_text(encoding="utf-8") == contract.page_module()
+    assert (ROOT / "docs/PROTOCOL.md").read_text(encoding="utf-8") == generate.protocol_markdown()
+    assert (WEB / "contract.js").read_text(encoding="utf-8") == generate.page_module()
 
 
 def cases(path: str, between: tuple[str, str] | None = None) -> set[str]:
@@ -181,7 +182,7 @@ def cases(path: str, between: tuple[str, str] | None = None) -> set[str]:
 def test_the_page_handles_exactly_the_contracts_event_and_part_types() -> None:
     """One side only (a type the core sends that the page drops, or one the page waits for in vain) fails."""
     assert cases("store/reduce.js") == set(contract.stream_event_types())
-    assert cases("app/chat.js", ("const onEvent = (ev) =>", "const { tools, policy }")) == \
+    assert cases("app/chat.js", ("  #onEvent(r, ev) {", "  #onStreamEvent(r, ev) {")) == \
         set(contract.loop_event_types())
     assert cases("store/exchange.js") == set(contract.part_types())
 
@@ -210,7 +211,7 @@ def test_the_command_writes_the_schema_and_the_generated_files(tmp_path: Path, c
     assert schema["error_codes"] == list(contract.ERROR_CODES) and "chat.run" in schema["methods"]
     approve = jsonschema.Draft202012Validator({"$defs": schema["$defs"], **schema["params"]["chat.approve"]})
     assert approve.is_valid({"call_id": "c1", "decision": "allow"}) and not approve.is_valid({"decision": "allow"})
-    assert files["markdown"].read_text(encoding="utf-8") == contract.protocol_markdown()
-    assert files["js"].read_text(encoding="utf-8") == contract.page_module()
+    assert files["markdown"].read_text(encoding="utf-8") == generate.protocol_markdown()
+    assert files["js"].read_text(encoding="utf-8") == generate.page_module()
     assert main(["contract"]) == 0  # no file named: the schema on stdout
     assert json.loads(capsys.readouterr().out) == schema
