@@ -13,6 +13,7 @@
 //   web/app/router.js        each conversation's address (#/c/<id>), Back/Forward
 //   web/mcp_app/             MCP App views: their frame, policy and bridge
 
+import { Bus } from "./app/bus.js";
 import { Chat } from "./app/chat.js";
 import { ChatSettings } from "./app/chat_settings.js";
 import { PromptLibrary } from "./app/prompt_library.js";
@@ -23,7 +24,7 @@ import { KeyPrompt } from "./app/key_prompt.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
 import { ImageHostsList } from "./app/image_hosts.js";
-import { applyTranslations, language, LANGUAGES, onLanguageChange, setLanguage, t } from "./app/i18n.js";
+import { applyTranslations, language, LANGUAGES, setLanguage, t } from "./app/i18n.js";
 import { Notifier } from "./app/notify.js";
 import { readRelayToken } from "./app/relay.js";
 import { Settings } from "./app/settings.js";
@@ -50,65 +51,71 @@ if (!handleOAuthRedirect()) await main();
 
 async function main() {
   const boot = JSON.parse(document.getElementById("boot").textContent);
-  const status = new CoreStatus({ text: document.getElementById("core-status-text"),
-                                  progress: document.getElementById("core-progress"), root: document.documentElement });
-
   const relayToken = readRelayToken(); // read first: it leaves the address bar at once
   applyTheme(prefs.get(PREFS.theme));
   applyTranslations();
+  const bus = new Bus();
+  const { core, ready, readyOrFail, coreReadyNow } = startCore(boot);
+  const notifier = new Notifier(document.getElementById("toasts"));
+  const notify = (message, options = {}) => {
+    if (options.settings) Object.assign(options, { action: { label: t("top.openSettings"), run: () => settings.open() },
+                                                    error: true, kind: "settings" }); // goes once a profile is in use
+    notifier.show(message, options);
+  };
+  const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
+  const settings = new Settings({ core, keys, notify, profiles: store.profiles, coreReadyNow,
+                                  onChange: (profile) => bus.emit("profiles", profile) });
+  const { interpreter } = codeInterpreter(boot);
+  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify, interpreter,
+                                 inspector: new TrafficInspector({ core, notify }),
+                                 onAttach: (resource, _contents, parts) => bus.emit("attach", { resource, parts }) });
+  const parts = { boot, bus, core, store, settings, tools, interpreter, notify, readyOrFail };
+  const { chat, assistant } = makeChat(parts);
+  const sidebar = new Sidebar({ store, chat, notify, validateFocus: focusValidator(core, readyOrFail) });
+  const router = new Router({ store, chat, notify });
+  const library = new PromptLibrary({ store, notify, draft: () => document.getElementById("message").value });
+  assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
+  const composer = new Composer({
+    chat, notify, onNewChat: () => sidebar.newChat(),
+    prompts: () => [...library.slashPrompts(), ...tools.prompts()],
+    getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
+  });
+  const setup = new SetupCard({ element: document.getElementById("setup-card"), settings, ready: readyOrFail,
+                                onDone: () => document.getElementById("message").focus() });
+  const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
+                              onProfile: (active) => bus.emit("profile", active) });
+  listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store });
+  settingsControls();
+  await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });
+}
 
-  // ------------------------------------------------------------------ the core (Python in a worker)
-
-  // The app's client of the core is the same library any page can embed (web/client/orizuru.js).
+/** The core (Python in a worker) through the same library any page can embed (web/client/orizuru.js). */
+function startCore(boot) {
+  const status = new CoreStatus({ text: document.getElementById("core-status-text"),
+                                  progress: document.getElementById("core-progress"), root: document.documentElement });
   const core = createAgent({
     boot, site: document.baseURI,
     onStage: (stage, detail) => status.stage(stage, detail),
     onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
   });
-  const coreReadyNow = () => core.isReady;
   const ready = core.ready.then((info) => (status.ready(info), info));
   const readyOrFail = ready.catch((err) => {
     status.failed(err);
     throw new Error(t("boot.failed", { stage: t(`boot.${err.stage}`) ?? err.stage, message: err.message }));
   });
   readyOrFail.catch(() => {}); // shown in the status line; each waiting turn reports it too
+  return { core, ready, readyOrFail, coreReadyNow: () => core.isReady };
+}
 
-  // ------------------------------------------------------------------ the app
-
-  const notifier = new Notifier(document.getElementById("toasts"));
-  const notify = (message, options = {}) => {
-    if (options.settings) {
-      options.action = { label: t("top.openSettings"), run: () => settings.open() };
-      options.error = true;
-      options.kind = "settings"; // goes once a profile is in use (below)
-    }
-    notifier.show(message, options);
-  };
-
-  // Remote images (web/render/images.js): the hosts the user chose "Always load images from <host>" for
-  // are kept here; a single image the user loads is not kept (it asks again after a reload).
-  const images = new ImagePolicy(prefs.getJSON(PREFS.imageHosts, []),
-    (hosts) => prefs.setJSON(PREFS.imageHosts, hosts));
-
-  const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
-
-  const settings = new Settings({
-    core, keys, notify,
-    profiles: store.profiles,
-    coreReadyNow,
-    onChange: (profile) => {
-      topBar.showProfiles();
-      if (profile) notifier.clear("settings"); // "Choose a provider and model in Settings first" is stale now
-    },
-  });
-
-  // The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code or the
-  // user's Python tools are first defined or called. Its package hosts (none by default) are chosen in Settings;
-  // its policy names them.
+/**
+ * The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code or the user's
+ * Python tools are first defined or called. Its package hosts (none by default) are chosen in Settings.
+ */
+function codeInterpreter(boot) {
   let sandbox = null;
   const packages = new PackageHosts({ element: document.getElementById("package-hosts"),
                                       onChange: (value) => sandbox?.then((s) => s.configure(value)) });
-  const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
+  const load = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
     const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
                                    workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels,
                                    toolWheels: boot.sandbox.tools });
@@ -118,37 +125,30 @@ async function main() {
   const timeoutMs = () => (Number(prefs.get(PREFS.interpreterTimeout)) || 60) * 1000;
   const interpreter = {
     tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
-    run: async (session, code, options) => (await loadSandbox()).run(session, code, { ...options, timeoutMs: timeoutMs() }),
+    run: async (session, code, options) => (await load()).run(session, code, { ...options, timeoutMs: timeoutMs() }),
     // The user's Python tools (Tools → Python tools) run in the same sandbox, never in the core's worker.
-    defineTools: async (set, source) => (await loadSandbox()).defineTools(set, source, { timeoutMs: timeoutMs() }),
-    useTools: (set, source) => loadSandbox().then((s) => s.useTools(set, source)),
-    callTool: async (set, name, args, options) =>
-      (await loadSandbox()).callTool(set, name, args, { ...options, timeoutMs: timeoutMs() }),
-    warm: () => loadSandbox().then((s) => s.warm(), () => {}),
+    defineTools: async (set, source) => (await load()).defineTools(set, source, { timeoutMs: timeoutMs() }),
+    useTools: (set, source) => load().then((s) => s.useTools(set, source)),
+    callTool: async (set, name, args, options) => (await load()).callTool(set, name, args, { ...options, timeoutMs: timeoutMs() }),
+    warm: () => load().then((s) => s.warm(), () => {}),
     reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
   };
+  return { interpreter };
+}
 
-  const inspector = new TrafficInspector({ core, notify });
-  const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify, interpreter, inspector,
-                                 onAttach: (resource, _contents, parts) => composer.attachResource(resource, parts) });
-
-  // Focus memory (per conversation): the panel beside the chat; its calls wait for the core like a turn.
-  const focus = new FocusMemory({
-    core, store, notify,
-    element: document.getElementById("focus-aside"),
-    t,
-    locale: () => language(),
-    classifier: (target) => settings.classifierFor(target),
-    ready: readyOrFail,
-  });
-
-  // The assistant a chat runs as, and the chat's own changes to it (above the message box).
-  const assistant = new ChatSettings({
-    store, notify, element: document.getElementById("chat-settings-area"),
-    vendor: () => settings.active?.vendor ?? null,
-    resetNotebook: (conversationId) => interpreter.reset(conversationId),
-  });
-
+/** The conversation on screen, with what it draws with: focus memory, the chat's assistant, images, MCP App views. */
+function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify, readyOrFail }) {
+  // Remote images (web/render/images.js): the hosts the user chose "Always load images from <host>" for are kept
+  // here; a single image the user loads is not kept (it asks again after a reload).
+  const images = new ImagePolicy(prefs.getJSON(PREFS.imageHosts, []), (hosts) => prefs.setJSON(PREFS.imageHosts, hosts));
+  new ImageHostsList({ images, list: document.getElementById("image-hosts"), empty: document.getElementById("image-hosts-none") });
+  const focus = new FocusMemory({ core, store, notify, element: document.getElementById("focus-aside"), t,
+                                  locale: () => language(), classifier: (target) => settings.classifierFor(target),
+                                  ready: readyOrFail });
+  const assistant = new ChatSettings({ store, notify, element: document.getElementById("chat-settings-area"),
+                                       vendor: () => settings.active?.vendor ?? null,
+                                       resetNotebook: (conversationId) => interpreter.reset(conversationId) });
+  const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
   const chat = new Chat({
     core, store, images, notify, focus, assistant, interpreter,
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
@@ -161,13 +161,9 @@ async function main() {
     onAlwaysAllow: (ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
     apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href, viewOf: (id, tool) => tools.viewOf(id, tool),
-            choicesFor: (id) => tools.choicesFor(id), suggest: (text) => composer.insert(text) },
-    onChange: (conversation) => {
-      router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
-      sidebar.markActive(conversation?.id ?? null);
-      sidebar.refresh().catch((err) => notify(err.message));
-    },
-    onRunning: (running) => composer.setRunning(running),
+            choicesFor: (id) => tools.choicesFor(id), suggest: (text) => bus.emit("suggest", text) },
+    onChange: (conversation) => bus.emit("conversation", conversation),
+    onRunning: (running) => bus.emit("running", running),
     openSettings: (where) => settings.open(where), // a failed reply's: its profile, the field to fix
     askKey: (profile) => keyPrompt.ask(profile),
   });
@@ -175,80 +171,69 @@ async function main() {
   images.subscribe(({ removed }) => {
     if (removed && !chat.running) chat.render();
   });
-  const imageHosts = new ImageHostsList({ images, list: document.getElementById("image-hosts"),
-                                          empty: document.getElementById("image-hosts-none") });
-  const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
+  return { chat, assistant };
+}
 
-  const sidebar = new Sidebar({ store, chat, notify, validateFocus: async (state) => {
+/** focus.validate for an imported focus state, as the sidebar's import needs it. */
+function focusValidator(core, readyOrFail) {
+  return async (state) => {
     await readyOrFail;
     try {
       return (await core.call("focus.validate", { state })).state;
     } catch (err) {
       throw new Error(err.message, { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
     }
-  } });
-  const router = new Router({ store, chat, notify });
-  const library = new PromptLibrary({ store, notify, draft: () => document.getElementById("message").value });
-  assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
-  const composer = new Composer({
-    chat, notify, onNewChat: () => sidebar.newChat(),
-    prompts: () => [...library.slashPrompts(), ...tools.prompts()],
-    getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
-  });
+  };
+}
 
+/** Who reacts to what: every part exists by now, so none holds a callback into a part made after it. */
+function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store }) {
+  bus.on("conversation", (conversation) => {
+    router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
+    sidebar.markActive(conversation?.id ?? null);
+    sidebar.refresh().catch((err) => composer.notify(err.message, { error: true }));
+  });
+  bus.on("running", (running) => composer.setRunning(running));
+  bus.on("attach", ({ resource, parts }) => composer.attachResource(resource, parts));
+  bus.on("suggest", (text) => composer.insert(text));
+  bus.on("profiles", (saved) => {
+    topBar.showProfiles(); // which tells "profile" in turn
+    if (saved) notifier.clear("settings"); // "Choose a provider and model in Settings first" is stale now
+  });
+  bus.on("profile", (active) => {
+    tools.profileChanged(active);
+    assistant.render(); // the reasoning and temperature fields follow the vendor
+    if (active) setup.hide();
+    else if (document.documentElement.dataset.ui === "ready") setup.show(); // the last profile was deleted: the card again
+  });
   store.subscribe?.((change) => {
     sidebar.refresh().catch(() => {});
     if (change?.conversation_id && change.conversation_id === chat.conversation?.id && !chat.running) {
       chat.refresh().catch(() => {});
     }
   });
+}
 
-  // ------------------------------------------------------------------ top bar, first run
-
-  const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
-    onProfile: (active) => {
-      tools.profileChanged(active);
-      assistant.render(); // the reasoning and temperature fields follow the vendor
-      if (active) setup.hide();
-      else if (uiReady) setup.show(); // the last profile was deleted: the card again
-    } });
-  // The first run: a short card in the chat, not the Settings dialog (web/app/first_run.js).
-  let uiReady = false;
-  const setup = new SetupCard({ element: document.getElementById("setup-card"), settings, ready: readyOrFail,
-    onDone: () => document.getElementById("message").focus() });
-
+/** Settings' own controls that belong to no part: the language, the theme, naming new conversations. */
+function settingsControls() {
   const languageSelect = document.getElementById("language");
   languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code }, name)));
   languageSelect.value = language();
   languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
-  const redrawThemes = themeSelect(document.getElementById("theme"));
+  themeSelect(document.getElementById("theme"));
   const autoTitle = document.getElementById("auto-title");
   autoTitle.checked = prefs.get(PREFS.autoTitle) !== "off";
   autoTitle.addEventListener("change", () => prefs.set(PREFS.autoTitle, autoTitle.checked ? "on" : "off"));
-  onLanguageChange(() => {
-    status.render();
-    settings.relabel();
-    imageHosts.render();
-    chat.render();
-    focus.setT(t); // drawn again in the new language
-    assistant.render();
-    library.render();
-    redrawThemes();
-    sidebar.refresh().catch(() => {});
-    tools.render();
-    if (!setup.element.hidden) setup.render();
-    packages.render();
-  });
+}
 
-  // ------------------------------------------------------------------ start
-
+/** What the page reads before it is usable, in order, then the first-run decision. */
+async function start({ settings, assistant, library, sidebar, router, setup, readyOrFail }) {
   await settings.load();
   await assistant.load();
   await library.load();
   await sidebar.refresh();
   await router.start(); // the conversation the address names (a reload, a bookmark, Back/Forward)
   if (!settings.active) setup.show();
-  uiReady = true;
   performance.mark("ui-usable"); // read by bench/boot: handlers are attached, the message box works
   document.documentElement.dataset.ui = "ready"; // the first-run decision is made (tests wait for it)
   // Installable, boots offline. Registered once the core is up (or failed): the worker's install downloads the

@@ -40,10 +40,11 @@ import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js
 import { h } from "./dom.js";
 import { AppView } from "../mcp_app/view.js";
 import { askUser } from "./server_asks.js";
-import { hasText, t } from "./i18n.js";
+import { hasText, onLanguageChange, t } from "./i18n.js";
 import { STREAM_EVENT_TYPES } from "../contract.js";
 import { MessageView } from "./message_view.js";
 import { ReplyRecord } from "./reply_record.js";
+import { ConversationGoneError } from "../store/transcripts.js";
 import { Turn } from "./turn.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 import { markHit } from "./search_hit.js";
@@ -58,6 +59,7 @@ export class Chat {
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingMaxTokens = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {}, apps = null }) {
+    onLanguageChange(() => this.render());
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
                           interpreter, samplingMaxTokens, apps,
                           onChange,
@@ -331,7 +333,7 @@ export class Chat {
                                       fresh: Boolean(parts) && !userMsg.parent_id });
       return { ok: true, done };
     } catch (err) {
-      if (err.code !== "conversation_gone") return this.#refuse(t("chat.notStored", { message: err.message }));
+      if (!(err instanceof ConversationGoneError)) return this.#refuse(t("chat.notStored", { message: err.message }));
       this.newChat(); // it is gone: the words go to a new chat when sent again
       return this.#refuse(t("chat.conversationGone"));
     }

@@ -17,7 +17,7 @@
 import { BUILTIN_ASSISTANTS, EFFORTS, effectiveSettings } from "../store/assistants.js";
 import { PREFS, prefs } from "../store/prefs.js";
 import { download, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { vendorInfo } from "./vendors.js";
 
 const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter"];
@@ -36,6 +36,7 @@ export function assistantName(assistant) {
 
 export class ChatSettings {
   constructor({ store, element, notify, vendor = () => null, resetNotebook = null }) {
+    onLanguageChange(() => this.render());
     Object.assign(this, { store, element, notify, vendor, resetNotebook });
     this.assistants = [];
     this.assistantId = prefs.get(PREFS.assistant) ?? "builtin:general";

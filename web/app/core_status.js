@@ -9,11 +9,12 @@
  *   status.render()               again, in the language now chosen
  */
 
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { STAGES } from "../protocol.js";
 
 export class CoreStatus {
   constructor({ text, progress, root }) {
+    onLanguageChange(() => this.render()); // each part of the page redraws itself in a new language
     Object.assign(this, { text, progress, root });
     this.current = "runtime";
     this.info = null;

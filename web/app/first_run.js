@@ -13,11 +13,12 @@
 
 import { VENDORS } from "../contract.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { vendorInfo, vendorLabel } from "./vendors.js";
 
 export class SetupCard {
   constructor({ element, settings, ready, onDone = () => {} }) {
+    onLanguageChange(() => this.element.hidden || this.render());
     Object.assign(this, { element, settings, ready, onDone });
     this.values = { vendor: VENDORS[0].id, api_key: "", base_url: "", model: "" };
     this.models = [];

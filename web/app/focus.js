@@ -22,12 +22,13 @@
  */
 
 import { mountFocusPanel } from "../focus/panel.js";
-import { t as appT } from "./i18n.js";
+import { t as appT, onLanguageChange } from "./i18n.js";
 import { TemplatesEditor } from "../focus/templates.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
 export class FocusMemory {
   constructor({ core, store, element, classifier, notify = () => {}, t = null, locale = () => "en", ready = null }) {
+    onLanguageChange(() => this.setT(appT)); // drawn again in the new language
     Object.assign(this, { core, store, classifier, notify, locale });
     this.conversationId = null;
     this.state = null;

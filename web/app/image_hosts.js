@@ -10,10 +10,11 @@
  */
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 
 export class ImageHostsList {
   constructor({ list, empty, images }) {
+    onLanguageChange(() => this.render());
     Object.assign(this, { list, empty, images });
     images.subscribe(() => this.render());
     this.render();

@@ -10,13 +10,14 @@
  */
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { PREFS, prefs } from "../store/prefs.js";
 import { hostsOf, PYPI } from "../sandbox/hosts.js";
 
 
 export class PackageHosts {
   constructor({ element, onChange = () => {} }) {
+    onLanguageChange(() => this.render());
     Object.assign(this, { element, onChange });
     const saved = prefs.getJSON(PREFS.interpreterPackages, {});
     this.value = { indexes: (saved?.indexes ?? []).filter(isHttpUrl), pyodide: isHttpUrl(saved?.pyodide) ? saved.pyodide : null };

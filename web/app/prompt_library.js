@@ -12,12 +12,13 @@
 
 import { fillPrompt, variablesOf } from "../store/prompts.js";
 import { download, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 
 export { fillPrompt };
 
 export class PromptLibrary {
   constructor({ store, notify, draft = () => "" }) {
+    onLanguageChange(() => this.render());
     Object.assign(this, { store, notify, draft });
     this.prompts = [];
     this.editing = null; // the saved prompt being edited, or null for a new one

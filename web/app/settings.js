@@ -25,7 +25,7 @@
 
 import { VENDORS as CATALOGUE } from "../contract.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { vendorInfo, vendorLabel } from "./vendors.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
@@ -47,6 +47,7 @@ export class MissingKeyError extends Error {
 
 export class Settings {
   constructor({ core, coreReadyNow, profiles, keys, onChange = () => {}, notify = () => {} }) {
+    onLanguageChange(() => this.relabel());
     Object.assign(this, { core, coreReadyNow, profilesApi: profiles, keysApi: keys, onChange, notify });
     this.profiles = [];
     this.keys = keys.sessionKeys; // profile id -> plain API key, this tab only (redacted from anything written)

@@ -17,7 +17,7 @@
  */
 
 import { download, h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { keyboardRows, tabStop } from "./rows.js";
 
 const UNDO_MS = 10_000;
@@ -28,6 +28,7 @@ export class Sidebar {
   #searchPrepared = false;
 
   constructor({ store, chat, notify, validateFocus = null }) {
+    onLanguageChange(() => this.refresh().catch(() => {}));
     Object.assign(this, { store, chat, notify, validateFocus });
     this.list = document.getElementById("conversations");
     this.results = document.getElementById("search-results");

@@ -8,7 +8,7 @@
  */
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
 export const THEMES = Object.freeze(["system", "light", "dark"]);
@@ -25,9 +25,9 @@ export function themeSelect(select) {
     select.value = THEMES.includes(prefs.get(PREFS.theme)) ? prefs.get(PREFS.theme) : "system";
   };
   draw();
+  onLanguageChange(draw); // again after the language changed
   select.addEventListener("change", () => {
     prefs.set(PREFS.theme, select.value);
     applyTheme(select.value);
   });
-  return draw; // again after the language changed
 }

@@ -42,7 +42,7 @@
  */
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { onLanguageChange, t } from "./i18n.js";
 import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
 import { PREFS, prefs } from "../store/prefs.js";
@@ -55,6 +55,7 @@ const POLICIES = ["ask", "allow", "deny"];
 export class ToolsPanel {
   constructor({ core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector = null,
                 onAttach = () => {} }) {
+    onLanguageChange(() => this.render());
     Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector });
     this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
     this.relayServers = [];

@@ -36,23 +36,67 @@ function withoutItem(state, id) {
   return { ...state, evolving };
 }
 
-export function mountFocusPanel(element, { state = null, onChange = () => {}, t = null } = {}) {
-  let current = structuredClone(state ?? EMPTY);
-  let tr = t ?? appT;
-  let status = null;
-  let prompt = null;
-  let editing = null; // "core" or an item id
-  const root = h("section", { className: "focus-panel" });
-  element.append(root);
+export function mountFocusPanel(element, options = {}) {
+  const panel = new FocusPanel(element, options);
+  return {
+    update(next) { panel.update(next); },
+    setStatus(result) { panel.setStatus(result); },
+    setPrompt(synthesis) { panel.setPrompt(synthesis); },
+    setT(next) { panel.setT(next); },
+    state() { return structuredClone(panel.current); },
+    destroy() { panel.root.remove(); },
+  };
+}
 
-  function commit(next) {
-    current = next;
-    editing = null;
-    render();
-    onChange(structuredClone(next));
+/** The panel's state (what the user sees and edits) and its drawing: each section a method. */
+class FocusPanel {
+  constructor(element, { state = null, onChange = () => {}, t = null } = {}) {
+    this.current = structuredClone(state ?? EMPTY);
+    this.tr = t ?? appT;
+    this.onChange = onChange;
+    this.status = null;
+    this.prompt = null;
+    this.editing = null; // "core" or an item id
+    this.root = h("section", { className: "focus-panel" });
+    element.append(this.root);
+    this.render();
   }
 
-  function editor(initial, save) {
+  update(next) {
+    this.current = structuredClone(next ?? EMPTY);
+    this.editing = null;
+    this.render();
+  }
+
+  setStatus(result) {
+    this.status = result;
+    this.render();
+  }
+
+  setPrompt(synthesis) {
+    this.prompt = synthesis;
+    this.render();
+  }
+
+  setT(next) {
+    this.tr = next;
+    this.render();
+  }
+
+  commit(next) {
+    this.current = next;
+    this.editing = null;
+    this.render();
+    this.onChange(structuredClone(next));
+  }
+
+  edit(what) {
+    this.editing = what;
+    this.render();
+  }
+
+  editor(initial, save) {
+    const tr = this.tr;
     const input = h("textarea", { className: "focus-edit", rows: 2, "aria-label": tr("focus.edit_label") });
     input.value = initial;
     const done = () => {
@@ -61,81 +105,77 @@ export function mountFocusPanel(element, { state = null, onChange = () => {}, t 
     };
     input.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey) { event.preventDefault(); done(); }
-      if (event.key === "Escape") { editing = null; render(); }
+      if (event.key === "Escape") this.edit(null);
     });
     queueMicrotask(() => input.focus());
     return h("div", { className: "focus-editor" }, input,
       h("button", { type: "button", className: "focus-save", onclick: done }, tr("focus.save")),
-      h("button", { type: "button", className: "focus-cancel",
-        onclick: () => { editing = null; render(); } }, tr("focus.cancel")));
+      h("button", { type: "button", className: "focus-cancel", onclick: () => this.edit(null) }, tr("focus.cancel")));
   }
 
-  function goalSection() {
+  goalSection() {
+    const { current, tr } = this;
     const section = h("div", { className: "focus-goal" }, h("h3", {}, tr("focus.goal")));
     const core = current.core;
-    if (editing === "core") {
-      section.append(editor(core?.text ?? "", (text) =>
-        commit({ ...current, core: { text, source_id: core?.source_id ?? null, edited: true } })));
+    if (this.editing === "core") {
+      section.append(this.editor(core?.text ?? "", (text) =>
+        this.commit({ ...current, core: { text, source_id: core?.source_id ?? null, edited: true } })));
     } else if (core) {
       section.append(h("p", { className: "focus-goal-text" }, core.text),
         h("div", { className: "focus-actions" },
-          h("button", { type: "button", className: "focus-edit-button",
-            onclick: () => { editing = "core"; render(); } }, tr("focus.edit")),
+          h("button", { type: "button", className: "focus-edit-button", onclick: () => this.edit("core") }, tr("focus.edit")),
           h("button", { type: "button", className: "focus-delete",
-            onclick: () => commit({ ...current, core: null }) }, tr("focus.delete"))));
+            onclick: () => this.commit({ ...current, core: null }) }, tr("focus.delete"))));
     } else {
       section.append(h("p", { className: "focus-empty" }, tr("focus.no_goal")),
-        h("button", { type: "button", className: "focus-set-goal",
-          onclick: () => { editing = "core"; render(); } }, tr("focus.set_goal")));
+        h("button", { type: "button", className: "focus-set-goal", onclick: () => this.edit("core") }, tr("focus.set_goal")));
     }
     return section;
   }
 
-  function itemRow(item) {
-    const byId = new Map(current.evolving.map((other) => [other.id, other]));
+  itemRow(item) {
+    const { current, tr } = this;
     const row = h("li", { className: `focus-item${item.pinned ? " pinned" : ""}${item.conflicts_with.length ? " conflict" : ""}`,
       "data-id": item.id });
-    if (editing === item.id) {
-      row.append(editor(item.text, (text) => commit({ ...current,
-        evolving: current.evolving.map((other) => (other.id === item.id ? { ...other, text, edited: true } : other)) })));
+    const changeItem = (change) => this.commit({ ...current,
+      evolving: current.evolving.map((other) => (other.id === item.id ? { ...other, ...change(other) } : other)) });
+    if (this.editing === item.id) {
+      row.append(this.editor(item.text, (text) => changeItem(() => ({ text, edited: true }))));
       return row;
     }
     row.append(h("span", { className: "focus-item-text" }, item.text));
     if (item.kind === "decision") row.append(h("span", { className: "focus-badge" }, tr("focus.decision")));
     if (item.source_id) row.append(h("span", { className: "focus-source" }, tr("focus.from_message", { id: item.source_id })));
-    for (const otherId of item.conflicts_with) {
-      const other = byId.get(otherId);
-      if (!other) continue;
+    const byId = new Map(current.evolving.map((other) => [other.id, other]));
+    for (const other of item.conflicts_with.map((id) => byId.get(id)).filter(Boolean)) {
       row.append(h("p", { className: "focus-conflict", role: "note" }, `⚠ ${tr("focus.conflict", { text: other.text })}`));
     }
-    const pin = () => commit({ ...current,
-      evolving: current.evolving.map((other) => (other.id === item.id ? { ...other, pinned: !other.pinned } : other)) });
-    const keepBoth = () => commit({ ...current, evolving: current.evolving.map((other) => (
+    const keepBoth = () => this.commit({ ...current, evolving: current.evolving.map((other) => (
       other.id === item.id ? { ...other, conflicts_with: [] }
         : { ...other, conflicts_with: other.conflicts_with.filter((id) => id !== item.id) })) });
     row.append(h("div", { className: "focus-actions" },
       h("button", { type: "button", className: "focus-pin", "aria-pressed": String(item.pinned),
-        onclick: pin }, item.pinned ? tr("focus.unpin") : tr("focus.pin")),
-      h("button", { type: "button", className: "focus-edit-button",
-        onclick: () => { editing = item.id; render(); } }, tr("focus.edit")),
+        onclick: () => changeItem((other) => ({ pinned: !other.pinned })) }, item.pinned ? tr("focus.unpin") : tr("focus.pin")),
+      h("button", { type: "button", className: "focus-edit-button", onclick: () => this.edit(item.id) }, tr("focus.edit")),
       h("button", { type: "button", className: "focus-delete",
-        onclick: () => commit(withoutItem(current, item.id)) }, tr("focus.delete")),
+        onclick: () => this.commit(withoutItem(current, item.id)) }, tr("focus.delete")),
       item.conflicts_with.length
         ? h("button", { type: "button", className: "focus-keep-both", onclick: keepBoth }, tr("focus.keep_both"))
         : null));
     return row;
   }
 
-  function constraintsSection() {
+  constraintsSection() {
+    const { current, tr } = this;
     const items = [...current.evolving.filter((i) => i.pinned), ...current.evolving.filter((i) => !i.pinned)];
     const list = h("ul", { className: "focus-items" });
-    for (const item of items) list.append(itemRow(item));
+    for (const item of items) list.append(this.itemRow(item));
     const input = h("input", { type: "text", className: "focus-add-input", placeholder: tr("focus.add_placeholder"),
       "aria-label": tr("focus.add_placeholder") });
     const add = () => {
       const text = input.value.trim();
       if (!text) return;
-      commit({ ...current, evolving: [...current.evolving, { id: nextId(current.evolving), text, kind: "constraint",
+      this.commit({ ...current, evolving: [...current.evolving, { id: nextId(current.evolving), text, kind: "constraint",
         source_id: null, repeated_in: [], pinned: false, edited: true, conflicts_with: [] }] });
     };
     input.addEventListener("keydown", (event) => { if (event.key === "Enter") { event.preventDefault(); add(); } });
@@ -145,8 +185,9 @@ export function mountFocusPanel(element, { state = null, onChange = () => {}, t 
         onclick: add }, tr("focus.add"))));
   }
 
-  function footer() {
-    const cost = current.cost ?? EMPTY.cost;
+  footer() {
+    const { status, prompt, tr } = this;
+    const cost = this.current.cost ?? EMPTY.cost;
     const box = h("div", { className: "focus-footer" });
     let line = tr("focus.cost", { calls: cost.calls, input: cost.input_tokens.toLocaleString(),
       output: cost.output_tokens.toLocaleString() });
@@ -165,25 +206,15 @@ export function mountFocusPanel(element, { state = null, onChange = () => {}, t 
     return box;
   }
 
-  function render() {
+  render() {
     const id = `focus-switch-${Math.random().toString(36).slice(2, 8)}`;
     const toggle = h("input", { type: "checkbox", role: "switch", id, className: "focus-switch",
-      checked: current.enabled, "aria-checked": String(Boolean(current.enabled)) });
-    toggle.addEventListener("change", () => commit({ ...current, enabled: toggle.checked }));
-    const header = h("div", { className: "focus-header" }, toggle, h("label", { for: id }, tr("focus.switch")));
-    const body = current.enabled
-      ? [goalSection(), constraintsSection(), footer()]
-      : [h("p", { className: "focus-off" }, tr("focus.off_hint"))];
-    root.replaceChildren(header, ...body);
+      checked: this.current.enabled, "aria-checked": String(Boolean(this.current.enabled)) });
+    toggle.addEventListener("change", () => this.commit({ ...this.current, enabled: toggle.checked }));
+    const header = h("div", { className: "focus-header" }, toggle, h("label", { for: id }, this.tr("focus.switch")));
+    const body = this.current.enabled
+      ? [this.goalSection(), this.constraintsSection(), this.footer()]
+      : [h("p", { className: "focus-off" }, this.tr("focus.off_hint"))];
+    this.root.replaceChildren(header, ...body);
   }
-
-  render();
-  return {
-    update(next) { current = structuredClone(next ?? EMPTY); editing = null; render(); },
-    setStatus(result) { status = result; render(); },
-    setPrompt(synthesis) { prompt = synthesis; render(); },
-    setT(next) { tr = next; render(); },
-    state() { return structuredClone(current); },
-    destroy() { root.remove(); },
-  };
 }

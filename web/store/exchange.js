@@ -243,7 +243,19 @@ function show(v) {
 // ------------------------------------------------------------ import
 
 export async function importConversations(store, fileOrText) {
-  const text = typeof fileOrText === "string" ? fileOrText : await fileOrText.text();
+  const data = parseExport(typeof fileOrText === "string" ? fileOrText : await fileOrText.text());
+  const result = { imported: 0, copied: 0, skipped: 0, conversation_ids: [] };
+  const plan = await planImport(store.db, data.conversations, result);
+  for (const c of plan) { // the bytes of attachments go to OPFS before the one transaction (blobs.js)
+    c.messages = await Promise.all(c.messages.map(async (m) => ({ ...m, parts: await store.blobs.offload(m.parts) })));
+  }
+  await writeImport(store.db, plan, result);
+  store.channel.post({ type: "import", conversation_ids: result.conversation_ids });
+  return result;
+}
+
+/** The file's export, or an ImportError naming every place that is wrong. */
+function parseExport(text) {
   let data;
   try {
     data = JSON.parse(text);
@@ -252,11 +264,13 @@ export async function importConversations(store, fileOrText) {
   }
   const problems = validateExport(data);
   if (problems.length) throw new ImportError(problems);
+  return data;
+}
 
-  const db = store.db;
-  const result = { imported: 0, copied: 0, skipped: 0, conversation_ids: [] };
+/** What comes in: a conversation already here is skipped, one whose ids clash comes in as a copy. */
+async function planImport(db, conversations, result) {
   const plan = [];
-  for (const c of data.conversations) {
+  for (const c of conversations) {
     const existing = await db.get("conversations", c.id);
     const clashes = await Promise.all(c.messages.map((m) => db.get("messages", m.id)));
     const taken = existing || clashes.some(Boolean);
@@ -268,16 +282,18 @@ export async function importConversations(store, fileOrText) {
     plan.push(taken ? withFreshIds(c) : c);
     result[taken ? "copied" : "imported"]++;
   }
-  for (const c of plan) { // the bytes of attachments go to OPFS before the one transaction (blobs.js)
-    c.messages = await Promise.all(c.messages.map(async (m) => ({ ...m, parts: await store.blobs.offload(m.parts) })));
-  }
+  return plan;
+}
+
+/** The whole plan in one transaction: all of it comes in, or nothing does. */
+async function writeImport(db, plan, result) {
   const tx = db.transaction(["conversations", "messages", "focus"], "readwrite");
   const done = tx.done;
   done.catch(() => {});
+  const ignore = () => {}; // a failed add fails the transaction, which `done` reports
   try {
     for (const c of plan) {
       const { messages, focus, ...conversation } = c;
-      const ignore = () => {}; // a failed add fails the transaction, which `done` reports
       tx.objectStore("conversations").add({ ...conversation, current_leaf: conversation.current_leaf ?? null }).catch(ignore);
       for (const m of messages) {
         const status = m.status === "streaming" ? "interrupted" : m.status; // no writer comes with a file
@@ -291,8 +307,6 @@ export async function importConversations(store, fileOrText) {
     const reason = tx.error ?? err;
     throw new Error(`Import failed and nothing was changed: ${reason?.name ?? "Error"}: ${reason?.message ?? reason}`, { cause: err });
   }
-  store.channel.post({ type: "import", conversation_ids: result.conversation_ids });
-  return result;
 }
 
 function withFreshIds(c) {

@@ -74,13 +74,12 @@ const ignore = () => {}; // a failed request also fails its transaction, which _
 
 /**
  * A message for a conversation that is not there any more (deleted here or in another tab, or purged): refused,
- * never written where no list shows it and the purge would take it. `code` is what callers branch on.
+ * never written where no list shows it and the purge would take it (callers test `instanceof`).
  */
 export class ConversationGoneError extends Error {
   constructor(id) {
     super(`conversation ${id} was deleted`);
     this.name = "ConversationGoneError";
-    this.code = "conversation_gone";
   }
 }
 
