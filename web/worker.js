@@ -1,6 +1,8 @@
 // The Web Worker that hosts Python (Pyodide) and the pycore package. The UI thread never waits on
 // it: everything arrives as messages (see protocol.js).
 
+import * as oauthVault from "./oauth_vault.js";
+
 let wire = null; // pycore.wire, once the core is up
 let installed = Promise.resolve(); // the wheels installed after ready (`later`): calls wait for them
 const running = new Map(); // call id -> Python task, for cancel
@@ -39,6 +41,8 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
       post({ type: "stage", stage, detail: { count: wheels.length, done: i + 1 } });
     }
     enter("core");
+    // OAuth tokens outlive a reload in the worker's own encrypted vault, never in the page (SECURITY.md T-A11).
+    py.registerJsModule("orizuru_oauth_vault", { ...oauthVault });
     wire = py.pyimport("pycore.wire");
     const info = JSON.parse(wire.info());
     enter("ready", info);

@@ -212,21 +212,6 @@ class OAuthServerParams(Params):
     server_url: NonEmpty
 
 
-class OAuthLoadParams(Params):
-    """The tokens the page kept: what ``mcp.oauth_finish`` or ``mcp.oauth_export`` returned earlier."""
-
-    store: dict[str, Any] = Field(default_factory=dict)
-
-    @field_validator("store", mode="before")
-    @classmethod
-    def _object(cls, value: Any) -> Any:
-        if value is None or value == "":
-            return {}
-        if not isinstance(value, dict):
-            raise ValueError("'store' must be the object mcp.oauth_finish returned")
-        return value
-
-
 class ToolRef(Params):
     """One tool of one source (``mcp:<server id>``, ``python:<set id>``, ``page``)."""
 

@@ -188,25 +188,12 @@ class OAuthStatus(Result):
 
 
 class OAuthFinished(Result):
-    """Signed in: the grant, and the token store for the page to keep."""
+    """Signed in: the grant (never its tokens: they stay in the worker, SECURITY.md T-A11)."""
 
     resource: str
     issuer: str
     scope: str | None = None
     expires_at: float | None = None
-    store: dict[str, Any]
-
-
-class OAuthStore(Result):
-    """The token store for the page to keep (it holds secrets: the page stores it, never shows it)."""
-
-    store: dict[str, Any]
-
-
-class OAuthLoaded(Result):
-    """The store is loaded: the servers it has tokens for."""
-
-    resources: list[str]
 
 
 # -- focus

@@ -136,8 +136,9 @@ class PendingAuthorization(_Model):
 
 
 class OAuthStore(ABC):
-    """Where tokens, client registrations and pending authorizations live. The page persists tokens and
-    registrations (refresh tokens encrypted, SECURITY.md S2/C27); pending ones only need to outlive the popup."""
+    """Where tokens, client registrations and pending authorizations live. The worker keeps tokens and
+    registrations in its vault (:mod:`pycore.mcp.oauth_vault`, SECURITY.md T-A11), never handing them to the
+    page; pending ones only need to outlive the popup."""
 
     @abstractmethod
     async def get_tokens(self, resource: str) -> TokenSet | None: ...
@@ -163,7 +164,8 @@ class OAuthStore(ABC):
 
 
 class MemoryOAuthStore(OAuthStore):
-    """In memory; :meth:`export` / :meth:`load` move tokens and registrations to and from the page's storage."""
+    """In memory, for one process (the CLI, tests). The worker's store is
+    :class:`~pycore.mcp.oauth_vault.VaultOAuthStore`."""
 
     def __init__(self) -> None:
         self.tokens: dict[str, TokenSet] = {}
@@ -195,21 +197,6 @@ class MemoryOAuthStore(OAuthStore):
         if pending is None or time.time() - pending.created_at >= PENDING_LIFETIME:
             return None
         return pending
-
-    def export(self) -> dict[str, Any]:
-        return {"tokens": [t.model_dump(mode="json") for t in self.tokens.values()],
-                "clients": [c.model_dump(mode="json") for c in self.clients.values()]}
-
-    def load(self, data: Mapping[str, Any]) -> None:
-        for raw in data.get("tokens") or []:
-            tokens = TokenSet.model_validate(raw)
-            try:
-                self.tokens[canonical_resource(tokens.resource)] = tokens
-            except OAuthError:
-                continue  # stored before such resources were refused: it would never be sent anyway
-        for raw in data.get("clients") or []:
-            client = ClientRegistration.model_validate(raw)
-            self.clients[(client.issuer, client.redirect_uri or "")] = client
 
 
 # -- the flow -------------------------------------------------------------------------------------

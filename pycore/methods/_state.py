@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pycore.client import ChatClient
     from pycore.http import Transport
     from pycore.mcp.oauth import OAuthClient
+    from pycore.mcp.oauth_vault import Vault
     from pycore.methods._registry import Emit
     from pycore.methods.mcp import Connection
 
@@ -59,19 +60,23 @@ class WorkerState:
     # tests and demos: vendors answered from recordings instead of the network (use_transport)
     transport_factory: Callable[[], Transport] | None = None
     _oauth: OAuthClient | None = None
+    # where the OAuth client keeps tokens across reloads (the browser's IndexedDB, encrypted; memory in CPython)
+    oauth_vault: Vault | None = None
 
     def oauth(self) -> OAuthClient:
         """The OAuth client every MCP session uses, created and installed on first use."""
         if self._oauth is None:
             from pycore.http import default_transport
-            from pycore.mcp.oauth import MemoryOAuthStore, OAuthClient, install
+            from pycore.mcp.oauth import OAuthClient, install
+            from pycore.mcp.oauth_vault import VaultOAuthStore, default_vault
 
-            self._oauth = OAuthClient(default_transport(), MemoryOAuthStore())
+            self.oauth_vault = self.oauth_vault or default_vault()
+            self._oauth = OAuthClient(default_transport(), VaultOAuthStore(self.oauth_vault))
             install(self._oauth)
         return self._oauth
 
     async def forget_oauth(self) -> None:
-        """Drop the OAuth client and its tokens, as a page reload does (the page keeps them, encrypted)."""
+        """Drop the OAuth client, as a page reload does: what it saved stays in :attr:`oauth_vault`."""
         if self._oauth is not None:
             from pycore.mcp.oauth import install
 

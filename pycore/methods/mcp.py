@@ -90,6 +90,7 @@ async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) ->
     headers, transport = params.headers, params.transport
     if server_id in worker.connections:
         await _close(worker.connections.pop(server_id))
+    worker.oauth()  # installed before the session: a sign-in saved before a reload rides along (T-A11)
     session = ClientSession(url, headers=headers, legacy_fallback=transport != "streamable-http",
                             on_elicit=asker(server_id, worker), roots=lambda: list(worker.roots),
                             on_sample=sampler(server_id, worker))

@@ -1,46 +1,32 @@
 """OAuth for protected MCP servers, page side of the redirect: ``mcp.oauth_begin``, ``mcp.oauth_finish``,
-``mcp.oauth_status``, ``mcp.oauth_forget``, ``mcp.oauth_load``, ``mcp.oauth_export``.
+``mcp.oauth_status``, ``mcp.oauth_forget``.
 
-The worker keeps one :class:`~pycore.mcp.oauth.OAuthClient` with an in-memory store, installed so that
-every MCP session (``mcp.connect``) sends a server its own token and refreshes it. The flow:
+The worker keeps one :class:`~pycore.mcp.oauth.OAuthClient`, installed so that every MCP session
+(``mcp.connect``) sends a server its own token and refreshes it. The flow:
 
 1. ``mcp.connect`` fails with a 401 (``MCPAuthRequiredError``) → the page calls ``mcp.oauth_begin
    {server_url, redirect_uri}`` → ``{authorization_url, state, …}`` and opens the URL in a popup
    (``web/app/oauth.js``);
 2. the authorization server sends the popup back to ``redirect_uri?code&state&iss``; the popup
-   posts that URL to the page, which calls ``mcp.oauth_finish {callback_url}`` → ``{resource, …,
-   store}``; then ``mcp.connect`` again.
+   posts that URL to the page, which calls ``mcp.oauth_finish {callback_url}`` → ``{resource, issuer,
+   scope, expires_at}``; then ``mcp.connect`` again.
 
-Persistence is the page's: ``store`` (tokens and client registrations, secrets included) is what to
-keep, encrypted at rest (SECURITY.md S2/C27); ``mcp.oauth_load {store}`` puts it back after a reload.
-Pending authorizations (PKCE verifiers) never leave the worker; the popup keeps the page alive.
+Tokens never leave the worker (SECURITY.md T-A11): every result here is non-secret status. The worker keeps
+tokens and client registrations in its own vault (:mod:`pycore.mcp.oauth_vault`: in the browser, IndexedDB
+encrypted under a non-extractable key), so after a reload ``mcp.connect`` finds them with no call from the
+page. Pending authorizations (PKCE verifiers) stay in memory; the popup keeps the page alive.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pycore.contract.params import (
-    NoParams,
-    OAuthBeginParams,
-    OAuthFinishParams,
-    OAuthLoadParams,
-    OAuthServerParams,
-)
-from pycore.contract.results import AuthorizationRequest, OAuthFinished, OAuthLoaded, OAuthStatus, OAuthStore
+from pycore.contract.params import OAuthBeginParams, OAuthFinishParams, OAuthServerParams
+from pycore.contract.results import AuthorizationRequest, OAuthFinished, OAuthStatus
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
-    from pycore.mcp.oauth import MemoryOAuthStore
     from pycore.methods._state import WorkerState
-
-
-def _store(worker: WorkerState) -> MemoryOAuthStore:
-    from pycore.mcp.oauth import MemoryOAuthStore
-
-    store = worker.oauth().store
-    assert isinstance(store, MemoryOAuthStore)
-    return store
 
 
 @method("mcp.oauth_begin", params=OAuthBeginParams, result=AuthorizationRequest)
@@ -67,10 +53,11 @@ async def oauth_begin(params: OAuthBeginParams, emit: Emit, worker: WorkerState)
 
 @method("mcp.oauth_finish", params=OAuthFinishParams, result=OAuthFinished)
 async def oauth_finish(params: OAuthFinishParams, emit: Emit, worker: WorkerState) -> OAuthFinished:
-    """``{callback_url}`` (the popup's URL after the redirect) → ``{resource, issuer, scope, expires_at, store}``."""
+    """``{callback_url}`` (the popup's URL after the redirect) → ``{resource, issuer, scope, expires_at}``: the
+    grant, never its tokens (the worker keeps them)."""
     tokens = await worker.oauth().finish(params.callback_url)
     return OAuthFinished(resource=tokens.resource, issuer=tokens.issuer, scope=tokens.scope,
-                         expires_at=tokens.expires_at, store=_store(worker).export())
+                         expires_at=tokens.expires_at)
 
 
 @method("mcp.oauth_status", params=OAuthServerParams, result=OAuthStatus)
@@ -83,23 +70,10 @@ async def oauth_status(params: OAuthServerParams, emit: Emit, worker: WorkerStat
                        expires_at=tokens.expires_at, refreshable=bool(tokens.refresh_token))
 
 
-@method("mcp.oauth_forget", params=OAuthServerParams, result=OAuthStore)
-async def oauth_forget(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> OAuthStore:
-    """``{server_url}`` → ``{store}``: drop the server's tokens (sign out)."""
-    server_url = params.server_url
-    tokens = await worker.oauth().tokens_for(server_url)
-    await _store(worker).delete_tokens(tokens.resource if tokens else server_url)
-    return OAuthStore(store=_store(worker).export())
-
-
-@method("mcp.oauth_load", params=OAuthLoadParams, result=OAuthLoaded)
-async def oauth_load(params: OAuthLoadParams, emit: Emit, worker: WorkerState) -> OAuthLoaded:
-    """``{store}`` (what ``mcp.oauth_finish`` returned earlier) → ``{resources}``."""
-    _store(worker).load(params.store)
-    return OAuthLoaded(resources=sorted(_store(worker).tokens))
-
-
-@method("mcp.oauth_export", params=NoParams, result=OAuthStore)
-async def oauth_export(params: NoParams, emit: Emit, worker: WorkerState) -> OAuthStore:
-    """→ ``{store}``: the tokens now held (refreshes rotate them, so the page saves this after use)."""
-    return OAuthStore(store=_store(worker).export())
+@method("mcp.oauth_forget", params=OAuthServerParams, result=OAuthStatus)
+async def oauth_forget(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> OAuthStatus:
+    """``{server_url}`` → ``{authorized: false}``: drop the server's tokens (sign out), from the vault too."""
+    oauth = worker.oauth()
+    tokens = await oauth.tokens_for(params.server_url)
+    await oauth.store.delete_tokens(tokens.resource if tokens else params.server_url)
+    return OAuthStatus(authorized=False)

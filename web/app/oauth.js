@@ -4,18 +4,20 @@
  *
  * The app page opens the authorization server in a popup; the authorization server sends the popup
  * back to the app's own URL with ?code&state&iss; that second copy of the app hands the URL to the
- * page that opened it and closes. The PKCE verifier and the expected state stay in the worker.
+ * page that opened it and closes. The PKCE verifier, the expected state and the tokens stay in the worker,
+ * which keeps the tokens across reloads in its own encrypted vault (web/oauth_vault.js, SECURITY.md T-A11):
+ * this page never receives them.
  *
  *   // at the very start of main.js, before booting anything:
  *   import { handleOAuthRedirect } from "./app/oauth.js";
  *   if (handleOAuthRedirect()) return;        // this window is the popup coming back: done
  *
  *   // when mcp.connect fails with a 401 (MCPAuthRequiredError), from the click on "Sign in":
- *   const result = await signIn(core, { serverUrl, onStore: (store) => saveEncrypted(store) });
- *   await core.call("mcp.connect", { id, url: serverUrl });   // the worker now sends the token
+ *   const result = await signIn(core, { serverUrl });        // {resource, issuer, scope, expires_at}
+ *   await core.call("mcp.connect", { id, url: serverUrl });   // the worker now sends the token, after a reload too
  *
- *   // after a reload, before reconnecting servers:
- *   await core.call("mcp.oauth_load", { store: await loadDecrypted() });
+ *   // signing out (deleting the server): the worker forgets its tokens, in its vault too
+ *   await core.call("mcp.oauth_forget", { server_url: serverUrl });
  *
  * Exports:
  *   redirectUri(loc?)                 the app URL the authorization server sends the popup back to
@@ -27,12 +29,11 @@
  *   safeAuthorizationUrl(url)         a URL object if http(s), else throws (never navigate to
  *                                     javascript:, data:, file:; SECURITY.md C21/T-A3)
  *   signIn(core, {serverUrl, wwwAuthenticate?, scope?, clientId?, clientSecret?, clientMetadataUrl?,
- *                 onStore?, signal?, timeoutMs?})
+ *                 signal?, timeoutMs?})
  *                                     MUST be called from a user gesture (the popup is opened at once,
  *                                     before any await, or the browser blocks it). Resolves with the
- *                                     result of mcp.oauth_finish ({resource, issuer, scope, expires_at,
- *                                     store}); onStore(store) gets what to persist (encrypted: it holds
- *                                     refresh tokens). Rejects on a closed/blocked popup, abort, timeout,
+ *                                     result of mcp.oauth_finish ({resource, issuer, scope, expires_at}:
+ *                                     no tokens). Rejects on a closed/blocked popup, abort, timeout,
  *                                     or a refused callback (the worker's error message).
  */
 
@@ -90,7 +91,7 @@ export function safeAuthorizationUrl(url) {
 }
 
 export async function signIn(core, { serverUrl, wwwAuthenticate, scope, clientId, clientSecret, clientMetadataUrl,
-                                     onStore = () => {}, signal, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+                                     signal, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   // Opened before the first await: a popup opened later than the click is blocked.
   const popup = window.open("about:blank", POPUP_NAME, POPUP_FEATURES);
   if (!popup) throw new Error("the browser blocked the sign-in window; allow pop-ups for this site and try again");
@@ -101,9 +102,7 @@ export async function signIn(core, { serverUrl, wwwAuthenticate, scope, clientId
     });
     popup.location.href = safeAuthorizationUrl(begun.authorization_url).href;
     const callbackUrl = await waitForCallback(popup, begun.state, { signal, timeoutMs });
-    const result = await core.call("mcp.oauth_finish", { callback_url: callbackUrl });
-    onStore(result.store);
-    return result;
+    return await core.call("mcp.oauth_finish", { callback_url: callbackUrl });
   } finally {
     if (!popup.closed) popup.close();
   }

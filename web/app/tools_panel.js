@@ -372,6 +372,7 @@ export class ToolsPanel {
     this.render();
     try {
       await this.ready;
+      await this.signingOut;
       conn.info = await this.core.call("mcp.connect", { id, url, headers: conn.headers });
       conn.status = "connected";
     } catch (err) {
@@ -420,9 +421,15 @@ export class ToolsPanel {
   }
 
   #forget(id) {
+    const conn = this.servers.get(id);
     this.servers.delete(id);
     this.#save();
     this.render();
+    // Its sign-in goes with it: the worker drops the server's tokens from its vault (SECURITY.md T-A11), before
+    // any later connect (the same URL added again must ask to sign in again).
+    if (!conn?.url) return;
+    this.signingOut = Promise.all([this.signingOut, this.ready]).then(
+      () => this.core.call("mcp.oauth_forget", { server_url: conn.url })).catch((err) => this.notify(err.message));
   }
 
   #save() {

@@ -31,11 +31,11 @@ if (!handleOAuthRedirect()) {
   const core = { call: async (method, params) => {
     if (method === "mcp.oauth_begin") return window.begun;
     out.dataset.callback = params.callback_url;
-    return { store: { tokens: [] }, resource: "r" };
+    return { resource: "r" };
   } };
   document.getElementById("sign-in").addEventListener("click", () => {
-    signIn(core, { serverUrl: "ignored", onStore: (store) => { out.dataset.stored = JSON.stringify(store); } })
-      .then(() => { out.dataset.done = "ok"; },
+    signIn(core, { serverUrl: "ignored" })
+      .then((result) => { out.dataset.done = "ok"; out.dataset.result = JSON.stringify(result); },
             (err) => { out.dataset.done = "error"; out.textContent = err.message; });
   });
 }
@@ -71,7 +71,7 @@ async def test_popup_round_trip_with_the_sdk_authorization_server() -> None:
             result = page.locator("#result")
             assert await result.get_attribute("data-done") == "ok", await result.text_content()
             callback = await result.get_attribute("data-callback")
-            assert await result.get_attribute("data-stored") == '{"tokens":[]}'
+            assert await result.get_attribute("data-result") == '{"resource":"r"}'  # what mcp.oauth_finish said
             assert popup.is_closed()
             await browser.close()
         assert callback and callback.startswith(site + "/app/?") and f"state={begun.state}" in callback

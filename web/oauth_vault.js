@@ -1,0 +1,92 @@
+// The worker's OAuth vault (pycore/mcp/oauth_vault.py, SECURITY.md T-A11): tokens and client registrations
+// outlive a reload here, and only here; the page's thread never receives them. web/worker.js registers this
+// module as `orizuru_oauth_vault` for pycore/mcp/oauth_idb.py.
+//
+// Each record is encrypted with AES-GCM under one key the worker generates with `extractable: false` and keeps
+// in IndexedDB (a CryptoKey survives there as itself), so no script can read the key's bytes: no export, log or
+// copy made by script carries a usable token. The record's name is the additional data, so a record copied
+// under another name does not decrypt. A record that does not decrypt (the key was deleted, or it was tampered
+// with) reads as absent: the user is asked to sign in again.
+//
+//   read(name) -> Promise<string | undefined>     write(name, text) -> Promise     remove(name) -> Promise
+
+const DB_NAME = "orizuru-oauth";
+const KEYS = "keys";
+const RECORDS = "records";
+const KEY_ID = "aes-gcm";
+const encoder = new TextEncoder();
+
+let opened = null; // Promise<{db, key}>
+
+function request(req) {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+function done(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onerror = tx.onabort = () => reject(tx.error ?? new Error("the OAuth vault's transaction was aborted"));
+  });
+}
+
+async function open() {
+  const req = indexedDB.open(DB_NAME, 1);
+  req.onupgradeneeded = () => {
+    req.result.createObjectStore(KEYS);
+    req.result.createObjectStore(RECORDS);
+  };
+  const db = await request(req);
+  // A candidate key first (an await inside the transaction would end it); the transaction then keeps the key
+  // already saved, by this worker before or by another tab's, so all of them encrypt under one key.
+  const candidate = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+  const tx = db.transaction(KEYS, "readwrite");
+  const keys = tx.objectStore(KEYS);
+  let key = await request(keys.get(KEY_ID));
+  if (!key) {
+    keys.add(candidate, KEY_ID);
+    key = candidate;
+  }
+  await done(tx);
+  return { db, key };
+}
+
+function vault() {
+  opened ??= open().catch((err) => {
+    opened = null; // tried again on the next use
+    throw err;
+  });
+  return opened;
+}
+
+export async function read(name) {
+  const { db, key } = await vault();
+  const record = await request(db.transaction(RECORDS).objectStore(RECORDS).get(name));
+  if (!record) return undefined;
+  try {
+    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: record.iv, additionalData: encoder.encode(name) },
+                                              key, record.data);
+    return new TextDecoder().decode(plain);
+  } catch {
+    return undefined;
+  }
+}
+
+export async function write(name, text) {
+  const { db, key } = await vault();
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const data = await crypto.subtle.encrypt({ name: "AES-GCM", iv, additionalData: encoder.encode(name) }, key,
+                                           encoder.encode(text));
+  const tx = db.transaction(RECORDS, "readwrite");
+  tx.objectStore(RECORDS).put({ iv, data }, name);
+  await done(tx);
+}
+
+export async function remove(name) {
+  const { db } = await vault();
+  const tx = db.transaction(RECORDS, "readwrite");
+  tx.objectStore(RECORDS).delete(name);
+  await done(tx);
+}
