@@ -111,20 +111,31 @@ async function main() {
   const loadSandbox = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
     const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
                                    workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels,
-                                   toolWheels: boot.sandbox.tools });
+                                   toolWheels: boot.sandbox.tools,
+                                   maxNotebooks: Number(prefs.get(PREFS.interpreterNotebooks)) || undefined });
     made.configure(packages.value);
+    made.shown(shownConversation);
     return made;
   }));
+  let shownConversation = null; // the conversation on screen: the others' notebooks close once left a while
   const timeoutMs = () => (Number(prefs.get(PREFS.interpreterTimeout)) || 60) * 1000;
   const interpreter = {
     tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
-    run: async (session, code, options) => (await loadSandbox()).run(session, code, { ...options, timeoutMs: timeoutMs() }),
-    // The user's Python tools (Tools → Python tools) run in the same sandbox, never in the core's worker.
+    run: async (session, code, options) => {
+      const result = await (await loadSandbox()).run(session, code, { ...options, timeoutMs: timeoutMs() });
+      if (result.restarted === "closed") notify(t("interpreter.restarted")); // the model reads it in the result
+      return result;
+    },
+    shown: (session) => {
+      shownConversation = session;
+      sandbox?.then((s) => s.shown(session));
+    },
+    // The user's Python tools (Tools → Python tools) run in a sandbox of their own, never in the core's worker.
     defineTools: async (set, source) => (await loadSandbox()).defineTools(set, source, { timeoutMs: timeoutMs() }),
     useTools: (set, source) => loadSandbox().then((s) => s.useTools(set, source)),
     callTool: async (set, name, args, options) =>
       (await loadSandbox()).callTool(set, name, args, { ...options, timeoutMs: timeoutMs() }),
-    warm: () => loadSandbox().then((s) => s.warm(), () => {}),
+    warm: (session) => loadSandbox().then((s) => s.warm(session), () => {}),
     reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
   };
 
@@ -164,6 +175,7 @@ async function main() {
             choicesFor: (id) => tools.choicesFor(id), suggest: (text) => composer.insert(text) },
     onChange: (conversation) => {
       router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
+      interpreter.shown(conversation?.id ?? null);
       sidebar.markActive(conversation?.id ?? null);
       sidebar.refresh().catch((err) => notify(err.message));
     },

@@ -488,7 +488,7 @@ export class Chat {
   async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
     const store = this.store;
     const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
-    if (interpret) this.interpreter.warm?.(); // the sandbox starts while the model thinks, not at its first call
+    if (interpret) this.interpreter.warm?.(conversationId); // this chat's sandbox starts while the model thinks
     let chain = Promise.resolve(); // store writes, in event order, off the UI path
     const queue = (fn) => (chain = chain.then(fn).catch((err) => this.notify(t("chat.storageError", { message: err.message }))));
     let lastId = userMsg.id;
