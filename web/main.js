@@ -112,7 +112,8 @@ async function main() {
     const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
                                    workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels,
                                    toolWheels: boot.sandbox.tools,
-                                   maxNotebooks: Number(prefs.get(PREFS.interpreterNotebooks)) || undefined });
+                                   maxNotebooks: Number(prefs.get(PREFS.interpreterNotebooks)) || undefined,
+                                   leftMs: Number(prefs.get(PREFS.interpreterLeftMinutes)) * 60_000 || undefined });
     made.configure(packages.value);
     made.shown(shownConversation);
     return made;

@@ -486,22 +486,21 @@ def test_a_conversations_code_reaches_no_other_notebook_nor_the_users_tools(
     page.context.close()
 
 
-def test_a_notebook_closed_for_room_says_so_at_its_next_run(browser: Browser, site_url: str, vendor: VendorReplay):
-    """Past the number of notebooks kept up (here 1), starting one closes the least recently used: back in that
-    conversation, its next run starts a fresh notebook, and both the model and the user are told."""
+def keep_x_then_leave(browser: Browser, site_url: str, vendor: VendorReplay, pref: str, value: str) -> Page:
+    """A chat whose notebook keeps x, then a new chat (the first one is left), with `pref` set in localStorage."""
     context = browser.new_context()
-    context.add_init_script("localStorage.setItem('orizuru.interpreterNotebooks', '1')")
+    context.add_init_script(f"localStorage.setItem('orizuru.{pref}', '{value}')")
     page = open_app(browser, site_url, context=context)
     analyst(page, vendor)
     script_code(vendor, "x = 41", answer="Kept.")
     send(page, "Keep x.")
     wait_idle(page, timeout=START_MS)
     page.get_by_role("button", name="New chat").first.click()
-    script_code(vendor, "y = 1", answer="Kept.")
-    send(page, "Keep y.")
-    wait_idle(page, timeout=START_MS)
-    assert page.locator("iframe.interpreter-sandbox").count() == 1  # x's notebook made room for y's
+    return page
 
+
+def back_to_x_says_restarted(page: Page, vendor: VendorReplay) -> None:
+    """Back in the first chat: its next run starts a fresh notebook, and both the model and the user are told."""
     page.get_by_role("button", name="Keep x.", exact=True).click()
     script_code(vendor, "x + 1", answer="Gone.")
     send(page, "And x?")
@@ -510,4 +509,21 @@ def test_a_notebook_closed_for_room_says_so_at_its_next_run(browser: Browser, si
     assert "note:\nThe notebook was restarted before this run" in told, told
     assert "NameError: name 'x' is not defined" in told
     expect(page.get_by_text("The notebook of this chat was restarted")).to_be_visible()
-    context.close()
+    page.context.close()
+
+
+def test_a_notebook_closed_for_room_says_so_at_its_next_run(browser: Browser, site_url: str, vendor: VendorReplay):
+    """Past the number of notebooks kept up (here 1), starting one closes the least recently used."""
+    page = keep_x_then_leave(browser, site_url, vendor, "interpreterNotebooks", "1")
+    script_code(vendor, "y = 1", answer="Kept.")
+    send(page, "Keep y.")
+    wait_idle(page, timeout=START_MS)
+    assert page.locator("iframe.interpreter-sandbox").count() == 1  # x's notebook made room for y's
+    back_to_x_says_restarted(page, vendor)
+
+
+def test_a_left_conversations_notebook_closes_and_says_so(browser: Browser, site_url: str, vendor: VendorReplay):
+    """A conversation off screen for the time set (here 0.05 minutes) loses its notebook, and frees its memory."""
+    page = keep_x_then_leave(browser, site_url, vendor, "interpreterLeftMinutes", "0.05")
+    expect(page.locator("iframe.interpreter-sandbox")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    back_to_x_says_restarted(page, vendor)
