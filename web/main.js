@@ -65,7 +65,7 @@ async function main() {
   const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
   const settings = new Settings({ core, keys, notify, profiles: store.profiles, coreReadyNow,
                                   onChange: (profile) => bus.emit("profiles", profile) });
-  const { interpreter } = codeInterpreter(boot);
+  const { interpreter } = codeInterpreter(boot, notify);
   const tools = new ToolsPanel({ core, ready: readyOrFail, coreReadyNow, settings, relayToken, notify, interpreter,
                                  inspector: new TrafficInspector({ core, notify }),
                                  onAttach: (resource, _contents, parts) => bus.emit("attach", { resource, parts }) });
@@ -84,7 +84,7 @@ async function main() {
                                 onDone: () => document.getElementById("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
-  listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store });
+  listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });
 }
@@ -111,26 +111,38 @@ function startCore(boot) {
  * The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code or the user's
  * Python tools are first defined or called. Its package hosts (none by default) are chosen in Settings.
  */
-function codeInterpreter(boot) {
+function codeInterpreter(boot, notify) {
   let sandbox = null;
   const packages = new PackageHosts({ element: document.getElementById("package-hosts"),
                                       onChange: (value) => sandbox?.then((s) => s.configure(value)) });
   const load = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
     const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
                                    workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels,
-                                   toolWheels: boot.sandbox.tools });
+                                   toolWheels: boot.sandbox.tools,
+                                   maxNotebooks: Number(prefs.get(PREFS.interpreterNotebooks)) || undefined,
+                                   leftMs: Number(prefs.get(PREFS.interpreterLeftMinutes)) * 60_000 || undefined });
     made.configure(packages.value);
+    made.shown(shownConversation);
     return made;
   }));
+  let shownConversation = null; // the conversation on screen: the others' notebooks close once left a while
   const timeoutMs = () => (Number(prefs.get(PREFS.interpreterTimeout)) || 60) * 1000;
   const interpreter = {
     tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
-    run: async (session, code, options) => (await load()).run(session, code, { ...options, timeoutMs: timeoutMs() }),
-    // The user's Python tools (Tools → Python tools) run in the same sandbox, never in the core's worker.
+    run: async (session, code, options) => {
+      const result = await (await load()).run(session, code, { ...options, timeoutMs: timeoutMs() });
+      if (result.restarted === "closed") notify(t("interpreter.restarted")); // the model reads it in the result
+      return result;
+    },
+    shown: (session) => {
+      shownConversation = session;
+      sandbox?.then((s) => s.shown(session));
+    },
+    // The user's Python tools (Tools → Python tools) run in a sandbox of their own, never in the core's worker.
     defineTools: async (set, source) => (await load()).defineTools(set, source, { timeoutMs: timeoutMs() }),
     useTools: (set, source) => load().then((s) => s.useTools(set, source)),
     callTool: async (set, name, args, options) => (await load()).callTool(set, name, args, { ...options, timeoutMs: timeoutMs() }),
-    warm: () => load().then((s) => s.warm(), () => {}),
+    warm: (session) => load().then((s) => s.warm(session), () => {}),
     reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
   };
   return { interpreter };
@@ -187,9 +199,10 @@ function focusValidator(core, readyOrFail) {
 }
 
 /** Who reacts to what: every part exists by now, so none holds a callback into a part made after it. */
-function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store }) {
+function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter }) {
   bus.on("conversation", (conversation) => {
     router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
+    interpreter.shown(conversation?.id ?? null); // the others' notebooks close once left a while
     sidebar.markActive(conversation?.id ?? null);
     sidebar.refresh().catch((err) => composer.notify(err.message, { error: true }));
   });

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_idle
+from journeys import REPLY_TIMEOUT_MS, choose_file, configure, last_reply, open_app, open_settings, send, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, with_text, with_tool_call
 
@@ -351,6 +351,16 @@ def spin(seconds: int) -> str:
 '''
 
 
+def save_python_tools(page: Page, source: str, status: str) -> None:
+    """Tools → Python tools: type the source, save it, and wait for the tools it defines."""
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    tools.get_by_role("textbox", name="Python source").fill(source)
+    tools.get_by_role("button", name="Save Python tools").click()
+    expect(tools.locator("#python-status")).to_have_text(status, timeout=START_MS)
+    tools.get_by_role("button", name="Close").click()
+
+
 def test_the_users_python_tools_run_in_the_sandbox_not_beside_the_keys(browser: Browser, site_url: str,
                                                                         vendor: VendorReplay):
     """Tools → Python tools: the functions are defined and run in the interpreter's sandbox (an opaque origin,
@@ -364,12 +374,7 @@ def test_the_users_python_tools_run_in_the_sandbox_not_beside_the_keys(browser: 
     context.add_init_script("localStorage.setItem('orizuru.interpreterTimeout', '5')")
     page = open_app(browser, site_url, context=context)
     configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
-    page.get_by_role("button", name="Tools", exact=True).click()
-    tools = page.get_by_role("dialog", name="Tools")
-    tools.get_by_role("textbox", name="Python source").fill(USER_TOOLS)
-    tools.get_by_role("button", name="Save Python tools").click()
-    expect(tools.locator("#python-status")).to_have_text("2 tool(s): where, spin", timeout=START_MS)
-    tools.get_by_role("button", name="Close").click()
+    save_python_tools(page, USER_TOOLS, "2 tool(s): where, spin")
     send(page, "Where do you run?")
     wait_idle(page, timeout=START_MS)
 
@@ -395,3 +400,130 @@ def test_the_users_python_tools_run_in_the_sandbox_not_beside_the_keys(browser: 
     wait_idle(page, timeout=START_MS)
     assert json.loads(results(vendor)[-1])["probe"] == "y"
     context.close()
+
+
+# T-I9..T-I11: one conversation's code against another's notebook and the user's own tools. It looks for B's file
+# and B's variables (walking the garbage collector) and for the tools' module, then tries to take the channel to
+# the page over: the worker's message handler replaced, a second listener, and MessagePort's postMessage patched
+# to catch the port when the host answers; each answers whatever it receives with a forged result.
+PROBE = '''
+import gc, json, os, types, js
+from pyodide.ffi import create_proxy, to_js
+objects = gc.get_objects()
+reached = {"B's file": os.listdir("/mnt/data"),
+           "B's variable": any(isinstance(o, dict) and str(o.get("secret_b")).startswith("region,")
+                               for o in objects),
+           "the user's tools": any(isinstance(o, types.ModuleType) and o.__name__ == "_orizuru_tools"
+                                   for o in objects)}
+FORGED = {"stdout": "FORGED-BY-MODEL-CODE", "is_error": False,
+          "content": [{"type": "text", "text": "FORGED-BY-MODEL-CODE"}]}
+def forge(event):
+    answer = {"type": "result", "id": event.data.id, "result": FORGED}
+    event.target.postMessage(to_js(answer, dict_converter=js.Object.fromEntries))
+forged = create_proxy(forge)
+original = js.MessagePort.prototype.postMessage
+def catch_port(port, *args):
+    port.onmessage = forged
+    return original.call(port, *args)
+attempts = {"self.onmessage": lambda: setattr(js.self, "onmessage", forged),
+            "addEventListener": lambda: js.self.addEventListener("message", forged),
+            "MessagePort.prototype": lambda: setattr(js.MessagePort.prototype, "postMessage",
+                                                     create_proxy(catch_port, capture_this=True))}
+for name, attempt in attempts.items():
+    try:
+        attempt()
+    except Exception as e:
+        reached[name] = type(e).__name__
+print(json.dumps(reached))
+'''
+SECRET = "region,revenue\nnorth,B-SECRET-4711\n"
+
+
+def test_a_conversations_code_reaches_no_other_notebook_nor_the_users_tools(
+        browser: Browser, site_url: str, vendor: VendorReplay, tmp_path: Path):
+    """Each conversation has a sandbox of its own and the user's Python tools another: code in A finds neither
+    B's file nor B's variables nor the tools, and cannot take over the channel to the page, so its next run,
+    B's notebook and the user's tool called from a third conversation all answer for themselves."""
+    confidential = tmp_path / "confidential-B.csv"
+    confidential.write_text(SECRET)
+    page = open_app(browser, site_url)
+    analyst(page, vendor)
+    save_python_tools(page, "def add(a: int, b: int) -> int:\n    \"\"\"Add.\"\"\"\n    return a + b\n",
+                      "1 tool(s): add")
+
+    script_code(vendor, "secret_b = open('/mnt/data/confidential-B.csv').read()\nlen(secret_b)", answer="Kept.")
+    choose_file(page, "Attach", confidential)
+    send(page, "Keep B's figures.")
+    wait_idle(page, timeout=START_MS)
+    assert results(vendor)[-1].startswith("value:\n35")
+
+    page.get_by_role("button", name="New chat").first.click()
+    script_code(vendor, PROBE, "1 + 1", answer="Looked.")
+    send(page, "Look around.")
+    wait_idle(page, timeout=START_MS)
+    probe, after = results(vendor)
+    reached = json.loads(probe.split("stdout:\n", 1)[1].split("\n", 1)[0])
+    print(f"\nconversation A reached: {reached}")
+
+    page.get_by_role("button", name="New chat").first.click()
+    vendor.script_body("add", with_tool_call(TOOL_TURN, "add", {"a": 2, "b": 3}, "call_add"), content_type=SSE)
+    vendor.script_body("answer", with_text(TEXT_TURN, "5."), content_type=SSE)
+    send(page, "Add 2 and 3.")
+    wait_idle(page, timeout=START_MS)
+    [added] = results(vendor)
+
+    page.get_by_role("button", name="Keep B's figures.", exact=True).click()
+    script_code(vendor, "secret_b", answer="Still there.")
+    send(page, "Still there?")
+    wait_idle(page, timeout=START_MS)
+    held = {"T-I9 B's file is not in A's /mnt/data": reached["B's file"] == [],
+            "T-I9 B's variables are not in A's heap": reached["B's variable"] is False,
+            "T-I10 the user's tools are not in A's heap": reached["the user's tools"] is False,
+            "T-I11 A's next run is answered by its host": after.startswith("value:\n2"),
+            "T-I11 the user's tool answers for itself": added == "5",
+            "T-I9 B's notebook is B's": "B-SECRET-4711" in results(vendor)[-1]}
+    assert all(held.values()), json.dumps({"held": held, "after": after, "added": added}, indent=1)
+    page.context.close()
+
+
+def keep_x_then_leave(browser: Browser, site_url: str, vendor: VendorReplay, pref: str, value: str) -> Page:
+    """A chat whose notebook keeps x, then a new chat (the first one is left), with `pref` set in localStorage."""
+    context = browser.new_context()
+    context.add_init_script(f"localStorage.setItem('orizuru.{pref}', '{value}')")
+    page = open_app(browser, site_url, context=context)
+    analyst(page, vendor)
+    script_code(vendor, "x = 41", answer="Kept.")
+    send(page, "Keep x.")
+    wait_idle(page, timeout=START_MS)
+    page.get_by_role("button", name="New chat").first.click()
+    return page
+
+
+def back_to_x_says_restarted(page: Page, vendor: VendorReplay) -> None:
+    """Back in the first chat: its next run starts a fresh notebook, and both the model and the user are told."""
+    page.get_by_role("button", name="Keep x.", exact=True).click()
+    script_code(vendor, "x + 1", answer="Gone.")
+    send(page, "And x?")
+    wait_idle(page, timeout=START_MS)
+    told = results(vendor)[-1]
+    assert "note:\nThe notebook was restarted before this run" in told, told
+    assert "NameError: name 'x' is not defined" in told
+    expect(page.get_by_text("The notebook of this chat was restarted")).to_be_visible()
+    page.context.close()
+
+
+def test_a_notebook_closed_for_room_says_so_at_its_next_run(browser: Browser, site_url: str, vendor: VendorReplay):
+    """Past the number of notebooks kept up (here 1), starting one closes the least recently used."""
+    page = keep_x_then_leave(browser, site_url, vendor, "interpreterNotebooks", "1")
+    script_code(vendor, "y = 1", answer="Kept.")
+    send(page, "Keep y.")
+    wait_idle(page, timeout=START_MS)
+    assert page.locator("iframe.interpreter-sandbox").count() == 1  # x's notebook made room for y's
+    back_to_x_says_restarted(page, vendor)
+
+
+def test_a_left_conversations_notebook_closes_and_says_so(browser: Browser, site_url: str, vendor: VendorReplay):
+    """A conversation off screen for the time set (here 0.05 minutes) loses its notebook, and frees its memory."""
+    page = keep_x_then_leave(browser, site_url, vendor, "interpreterLeftMinutes", "0.05")
+    expect(page.locator("iframe.interpreter-sandbox")).to_have_count(0, timeout=REPLY_TIMEOUT_MS)
+    back_to_x_says_restarted(page, vendor)

@@ -551,7 +551,7 @@ export class Chat {
    */
   async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
     const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
-    if (interpret) this.interpreter.warm?.(); // the sandbox starts while the model thinks, not at its first call
+    if (interpret) this.interpreter.warm?.(conversationId); // this chat's sandbox starts while the model thinks
     const record = new ReplyRecord(this.store, conversationId, {
       parentId: userMsg.id, vendor: target.vendor, model: target.model,
       onError: (err) => this.notify(t("chat.storageError", { message: err.message })) });

@@ -1,33 +1,43 @@
 /**
- * The code interpreter: Python the model writes, run in a sandbox of its own, apart from the core's worker.
+ * The code interpreter: Python the model writes, run in sandboxes of its own, apart from the core's worker.
  *
- * The sandbox is an <iframe sandbox="allow-scripts" srcdoc> (an opaque origin: none of the page's storage,
- * DOM, keys or core state is in its reach, and it cannot navigate or open the page), whose own policy adds
- * `connect-src blob:` to the page's: it can fetch nothing but the blobs it makes. In it, a worker runs
- * Pyodide from the files the page hands over (the site's own copy). frame.js and worker.js say more.
+ * A sandbox is an <iframe sandbox="allow-scripts" srcdoc> (an opaque origin: none of the page's storage, DOM,
+ * keys or core state is in its reach, and it cannot navigate or open the page), whose own policy adds
+ * `connect-src blob:` to the page's: it can fetch nothing but the blobs it makes. In it, a worker runs Pyodide
+ * from the files the page hands over (the site's own copy). frame.js and worker.js say more.
  *
- *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels, toolWheels})   URLs of the
- *        site's files (toolWheels: pydantic's and pycore's, for the user's Python tools)
+ * Each conversation gets a sandbox of its own (its notebook: its variables, its files under /mnt/data), and the
+ * user's own Python tools another, so nothing of one is reachable or replaceable from another's code. Requests
+ * and answers go over a MessageChannel whose port the worker's own script takes before any Python runs; the
+ * frame passes nothing between the page and the worker, so code cannot answer in the host's place.
+ * At most `maxNotebooks` conversations keep a sandbox (the least recently used idle one is closed for a new one),
+ * and a conversation left for `leftMs` loses its own; its next run starts a fresh notebook and says so.
+ *
+ *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels, toolWheels, maxNotebooks,
+ *        leftMs})   URLs of the site's files (toolWheels: pydantic's and pycore's, for the user's Python tools)
  *   interpreter.configure({indexes: [url], pyodide: url | null})   the package hosts the user turned on (none by
- *        default: the standard library only); a change ends the sandbox, whose policy names the hosts
+ *        default: the standard library only); a change ends the sandboxes, whose policy names the hosts
  *   await interpreter.run(session, code, {files, timeoutMs, signal})
- *        -> {stdout, stderr, value, error, outputs: [{name, mime_type, data: base64}], duration_ms, restarted?}
- *        `session` names a notebook (a conversation): its variables persist between runs until reset().
- *        A run past `timeoutMs` or stopped through `signal` ends the sandbox (a worker cannot be interrupted
- *        without cross-origin isolation, which a static host cannot promise): the result says so, and the
- *        next run starts a fresh one, with every notebook's variables lost.
- *   interpreter.warm()           starts the sandbox now, if it is not up (a turn that may use it has begun)
+ *        -> {stdout, stderr, value, error, notice?, outputs: [{name, mime_type, data: base64}], duration_ms,
+ *            restarted?}
+ *        `session` names a notebook (a conversation): its variables persist between runs until reset(). A run
+ *        past `timeoutMs` or stopped through `signal` ends that notebook's sandbox (a worker cannot be
+ *        interrupted without cross-origin isolation, which a static host cannot promise): the result says so.
+ *        A run in a notebook that was closed (to make room, or after it was left) has `restarted: "closed"` and
+ *        a `notice` saying its variables are gone.
+ *   interpreter.warm(session)    starts that notebook's sandbox now (a turn that may use it has begun)
+ *   interpreter.shown(session)   the conversation on screen: the others' notebooks close after `leftMs`
  *
- * The user's own Python tools (Tools → Python tools) run in the same sandbox, each set in a namespace of its own
- * (pycore.agent.python_tools makes their schemas and checks the model's arguments, as it would in CPython):
+ * The user's own Python tools (Tools → Python tools) run in a sandbox of their own, each set in a namespace of its
+ * own (pycore.agent.python_tools makes their schemas and checks the model's arguments, as it would in CPython):
  *   await interpreter.defineTools(set, source) -> [{name, description, inputSchema}]   throws InterpreterError
  *        naming the source's line on a problem; empty source forgets the set
  *   interpreter.useTools(set, source)   remembers a set without starting the sandbox (definitions kept from an
  *        earlier visit): it is defined in the sandbox at its first call
  *   await interpreter.callTool(set, name, arguments, {callId, timeoutMs, signal})
- *        -> {content, is_error, structured_content}   a run past the limit or stopped ends the sandbox, as above
- *   interpreter.reset(session);  interpreter.stop()   ends the sandbox now
- *   interpreter.state -> "off" | "starting" | "ready"
+ *        -> {content, is_error, structured_content}   a run past the limit or stopped ends the tools' sandbox
+ *   interpreter.reset(session)   ends that notebook's sandbox;   interpreter.stop()   ends them all
+ *   interpreter.sandboxes -> number of sandboxes up or starting
  */
 
 import { hostsOf } from "./hosts.js";
@@ -36,45 +46,101 @@ import { toBase64 } from "../files/base64.js";
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const TOOL_HOST_TIMEOUT_MS = 120_000; // loading pydantic and pycore into a new sandbox
 export const MEMORY_CEILING = 1.5 * 1024 ** 3; // bytes of Python heap after a run before the sandbox is renewed
+export const MAX_NOTEBOOKS = 3; // conversations with a sandbox up at once (each is a Pyodide: see the README)
+export const LEFT_MS = 10 * 60_000; // a notebook of a conversation not on screen for this long is closed
 const MAX_OUTPUT_BYTES = 20 * 1024 * 1024;
+const CLOSED_NOTICE = "The notebook was restarted before this run (its sandbox had been closed to free memory: " +
+  "too many conversations had one, or this one was left for a while): variables from earlier runs are gone; " +
+  "the conversation's files are in /mnt/data again.";
 
 export class InterpreterError extends Error {}
 
 export class Interpreter {
-  #frame = null;
-  #ready = null; // Promise of the sandbox's start
-  #pending = new Map(); // run id -> {resolve}
-  #nextId = 1;
-  #booting = null; // {resolve, reject, files, source} while the sandbox starts
+  #notebooks = new Map(); // session -> Sandbox, the least recently used first
+  #closed = new Set(); // sessions whose notebook was closed after it ran: their next run says so
+  #leaving = new Map(); // session -> the timer that closes its notebook, once it is off screen
+  #shown = null;
+  #tools = null; // the Sandbox of the user's Python tools
   #toolSources = new Map(); // set id -> source: the user's Python tool sets, defined again in each new sandbox
-  #defined = new Map(); // set id -> Promise of its definition in the running sandbox
+  #defined = new Map(); // set id -> Promise of its definition in the tools' running sandbox
   #toolWheels = null; // Promise of [ArrayBuffer]: pydantic's and pycore's wheels, fetched once
-  #hosting = null; // Promise: the running sandbox has loaded them
+  #hosting = null; // Promise: the tools' running sandbox has loaded them
 
-  constructor({ pyodide, frameScript, workerScript, wheels = [], toolWheels = [] }) {
-    Object.assign(this, { pyodide, frameScript, workerScript, wheels, toolWheelURLs: toolWheels });
+  constructor({ pyodide, frameScript, workerScript, wheels = [], toolWheels = [], maxNotebooks = MAX_NOTEBOOKS,
+                leftMs = LEFT_MS }) {
+    Object.assign(this, { pyodide, frameScript, workerScript, wheels, toolWheelURLs: toolWheels, maxNotebooks, leftMs });
     this.packages = { indexes: [], pyodide: null };
-    this.state = "off";
-    this.refused = []; // what the sandbox's policy blocked: {directive, blocked}
-    this.onMessage = (event) => this.#receive(event);
+    this.refused = []; // what the sandboxes' policy blocked: {directive, blocked}
+  }
+
+  get sandboxes() {
+    return this.#notebooks.size + (this.#tools ? 1 : 0);
   }
 
   async run(session, code, { files = [], timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
     const started = performance.now();
+    const sandbox = this.#notebook(session);
+    const closed = this.#closed.delete(session);
     const copies = files.map(({ name, data }) => ({ name, data: data.slice(0) })); // transferred: the caller keeps its own
-    const reply = await this.#request({ type: "run", session, code, files: copies },
-                                      { timeoutMs, signal, transfer: copies.map((f) => f.data) });
+    const reply = await sandbox.request({ type: "run", code, files: copies },
+                                        { timeoutMs, signal, transfer: copies.map((f) => f.data) });
+    sandbox.ran = true;
     const duration_ms = Math.round(performance.now() - started);
-    if (reply.ended) return stopped(reply.ended, duration_ms, timeoutMs);
-    const result = { ...reply.result, duration_ms, outputs: await describeOutputs(reply.result.outputs ?? []) };
-    if (reply.result.memory > MEMORY_CEILING) {
-      this.stop();
+    const result = reply.ended ? stopped(reply.ended, duration_ms, timeoutMs)
+      : { ...reply.result, duration_ms, outputs: await describeOutputs(reply.result.outputs ?? []) };
+    if (reply.result?.memory > MEMORY_CEILING) {
+      sandbox.stop();
       result.restarted = "memory";
       result.error = `${result.error ? `${result.error}\n` : ""}The interpreter used ${gb(reply.result.memory)} of memory ` +
         `(the ceiling is ${gb(MEMORY_CEILING)}), so it was restarted: variables are gone.`;
     }
     delete result.memory;
+    if (closed) Object.assign(result, { restarted: result.restarted ?? "closed", notice: CLOSED_NOTICE });
     return result;
+  }
+
+  /** The session's sandbox, the most recently used now; a new one may close the least recently used idle one. */
+  #notebook(session) {
+    let sandbox = this.#notebooks.get(session);
+    this.#notebooks.delete(session);
+    if (!sandbox) {
+      sandbox = new Sandbox(this);
+      sandbox.onStop = () => this.#notebooks.get(session) === sandbox && this.#notebooks.delete(session);
+    }
+    this.#notebooks.set(session, sandbox);
+    for (const [other, older] of this.#notebooks) {
+      if (this.#notebooks.size <= this.maxNotebooks) break;
+      if (other !== session && !older.busy) this.#close(other);
+    }
+    if (session !== this.#shown) this.#leave(session, { again: true }); // used off screen (a turn running there)
+    return sandbox;
+  }
+
+  /** A notebook closed to free its memory: its next run says its variables are gone. */
+  #close(session) {
+    const sandbox = this.#notebooks.get(session);
+    if (sandbox?.ran) this.#closed.add(session);
+    sandbox?.stop();
+  }
+
+  /** The conversation is off screen: its notebook closes after `leftMs`, unless it is shown again or busy. */
+  #leave(session, { again = false } = {}) {
+    if (this.#leaving.has(session) && !again) return;
+    clearTimeout(this.#leaving.get(session));
+    const timer = setTimeout(() => {
+      this.#leaving.delete(session);
+      if (session === this.#shown || !this.#notebooks.has(session)) return;
+      if (this.#notebooks.get(session).busy) this.#leave(session);
+      else this.#close(session);
+    }, this.leftMs);
+    this.#leaving.set(session, timer);
+  }
+
+  shown(session) {
+    this.#shown = session ?? null;
+    clearTimeout(this.#leaving.get(session));
+    this.#leaving.delete(session);
+    for (const other of this.#notebooks.keys()) if (other !== session) this.#leave(other);
   }
 
   useTools(set, source) {
@@ -86,7 +152,7 @@ export class Interpreter {
   async defineTools(set, source, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     this.useTools(set, source);
     if (!source?.trim()) {
-      if (this.#hosting) await this.#request({ type: "tools", set, source: "" }, { timeoutMs });
+      if (this.#hosting) await this.#tools?.request({ type: "tools", set, source: "" }, { timeoutMs });
       return [];
     }
     return this.#define(set, timeoutMs);
@@ -98,20 +164,33 @@ export class Interpreter {
     } catch (err) {
       return { content: [{ type: "text", text: err.message }], is_error: true };
     }
-    const reply = await this.#request({ type: "call", set, name, arguments: args, call_id: callId },
-                                      { timeoutMs, signal });
+    const reply = await this.#toolSandbox().request({ type: "call", set, name, arguments: args, call_id: callId },
+                                                    { timeoutMs, signal });
     if (reply.ended) return { content: [{ type: "text", text: stopped(reply.ended, 0, timeoutMs).error }], is_error: true };
     return reply.result;
   }
 
-  /** The set, defined in the running sandbox (once per sandbox: a new one defines it again). */
+  #toolSandbox() {
+    if (!this.#tools) {
+      const sandbox = (this.#tools = new Sandbox(this));
+      sandbox.onStop = () => {
+        if (this.#tools !== sandbox) return;
+        this.#tools = null;
+        this.#defined.clear(); // the tool sets are defined again in the next sandbox
+        this.#hosting = null;
+      };
+    }
+    return this.#tools;
+  }
+
+  /** The set, defined in the tools' running sandbox (once per sandbox: a new one defines it again). */
   #define(set, timeoutMs) {
     if (!this.#toolSources.has(set)) return Promise.reject(new InterpreterError(`no Python tool set ${set}`));
     if (!this.#defined.has(set)) {
       const source = this.#toolSources.get(set);
       const defining = (async () => {
         await this.#toolHost();
-        const reply = await this.#request({ type: "tools", set, source }, { timeoutMs });
+        const reply = await this.#toolSandbox().request({ type: "tools", set, source }, { timeoutMs });
         if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, timeoutMs).error);
         if (reply.result.error) throw new InterpreterError(reply.result.error);
         return reply.result.tools;
@@ -122,7 +201,7 @@ export class Interpreter {
     return this.#defined.get(set);
   }
 
-  /** pydantic and pycore in the running sandbox, once: their loading is not counted against a tool's limit. */
+  /** pydantic and pycore in the tools' running sandbox, once: their loading is not counted against a tool's limit. */
   #toolHost() {
     this.#hosting ??= (async () => {
       this.#toolWheels ??= Promise.all(this.toolWheelURLs.map((url) => bytes(url)));
@@ -130,42 +209,15 @@ export class Interpreter {
         this.#toolWheels = null;
         throw err;
       });
-      const reply = await this.#request({ type: "tool-host", wheels }, { timeoutMs: TOOL_HOST_TIMEOUT_MS });
+      const copies = wheels.map((wheel) => wheel.slice(0)); // transferred: kept here for the next sandbox
+      const reply = await this.#toolSandbox().request({ type: "tool-host", wheels: copies },
+                                                      { timeoutMs: TOOL_HOST_TIMEOUT_MS, transfer: copies });
       if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, TOOL_HOST_TIMEOUT_MS).error);
       if (reply.result.error) throw new InterpreterError(`the Python tools could not start: ${reply.result.error}`);
     })();
     const hosting = this.#hosting;
     hosting.catch(() => this.#hosting === hosting && (this.#hosting = null));
     return hosting;
-  }
-
-  /**
-   * One message to the sandbox and its answer: {result}, or {ended: "timeout" | "stopped" | "restarted"} when the
-   * limit passed or `signal` stopped it first (which ends the sandbox: a worker cannot be interrupted here).
-   */
-  async #request(message, { timeoutMs = DEFAULT_TIMEOUT_MS, signal = null, transfer = [] } = {}) {
-    if (signal?.aborted) return { ended: "stopped" };
-    await this.#start();
-    const id = this.#nextId++;
-    const answer = new Promise((resolve) => this.#pending.set(id, { resolve }));
-    const ended = (why) => () => {
-      const mine = this.#pending.get(id);
-      if (!mine) return;
-      this.#pending.delete(id);
-      mine.resolve({ ended: why });
-      this.stop(); // the sandbox goes, and any other run in it
-    };
-    const timer = setTimeout(ended("timeout"), timeoutMs);
-    const onAbort = ended("stopped");
-    signal?.addEventListener("abort", onAbort);
-    this.#post({ ...message, id }, transfer);
-    try {
-      return await answer;
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      this.#pending.delete(id);
-    }
   }
 
   configure({ indexes = [], pyodide = null } = {}) {
@@ -175,47 +227,25 @@ export class Interpreter {
     this.stop();
   }
 
-  warm() {
-    this.#start().catch(() => {}); // a failure is reported by the run that needs it
+  warm(session) {
+    this.#notebook(session).start().catch(() => {}); // a failure is reported by the run that needs it
   }
 
   reset(session) {
-    if (this.state !== "off") this.#post({ type: "reset", session });
+    this.#closed.delete(session);
+    this.#notebooks.get(session)?.stop();
   }
 
   stop() {
-    window.removeEventListener("message", this.onMessage);
-    this.#frame?.remove();
-    this.#frame = null;
-    this.#ready = null;
-    this.#defined.clear(); // the tool sets are defined again in the next sandbox
-    this.#hosting = null;
-    this.state = "off";
-    for (const [id, { resolve }] of this.#pending) resolve({ ended: "restarted" }), this.#pending.delete(id);
+    for (const sandbox of [...this.#notebooks.values(), this.#tools]) sandbox?.stop();
   }
 
-  #start() {
-    if (this.#ready) return this.#ready;
-    this.state = "starting";
-    this.#ready = (async () => {
-      const [files, source, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
-        Promise.all(this.wheels.map((url) => bytes(url)))]);
-      files.wheels = wheels;
-      const frame = document.createElement("iframe");
-      frame.className = "interpreter-sandbox";
-      frame.hidden = true;
-      frame.title = "Code interpreter sandbox";
-      frame.setAttribute("sandbox", "allow-scripts");
-      frame.srcdoc = sandboxDocument(new URL(this.frameScript, document.baseURI).href, hostsOf(this.packages));
-      const up = new Promise((resolve, reject) => (this.#booting = { resolve, reject, files, source }));
-      window.addEventListener("message", this.onMessage);
-      this.#frame = frame;
-      document.body.append(frame);
-      await up;
-      this.state = "ready";
-    })();
-    this.#ready.catch(() => this.stop());
-    return this.#ready;
+  /** What a new sandbox boots from: Pyodide's files, the worker's source, micropip's wheel (fresh copies). */
+  async materials() {
+    const [files, source, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
+      Promise.all(this.wheels.map((url) => bytes(url)))]);
+    files.wheels = wheels;
+    return { files, source };
   }
 
   async #pyodideFiles() {
@@ -230,29 +260,132 @@ export class Interpreter {
     const entries = await Promise.all(Object.entries(names).map(async ([name, as]) => [name, await get(name, as)]));
     return Object.fromEntries(entries);
   }
+}
 
-  #post(message, transfer = []) {
-    this.#frame?.contentWindow?.postMessage(message, "*", transfer);
+/**
+ * One sandbox: its frame, its worker, and the MessageChannel to that worker (the page keeps one port; the other
+ * goes to the worker in its boot message, and the frame keeps nothing of it).
+ */
+class Sandbox {
+  #frame = null;
+  #port = null;
+  #ready = null; // Promise of the sandbox's start
+  #pending = new Map(); // request id -> {resolve}
+  #waiting = 0; // requests waiting for the start
+  #nextId = 1;
+  #booting = null; // {resolve, reject, files, source} while the sandbox starts
+
+  constructor(host) {
+    this.host = host;
+    this.ran = false;
+    this.onStop = () => {};
+    this.onMessage = (event) => this.#receive(event);
   }
 
+  get busy() {
+    return this.#pending.size + this.#waiting > 0;
+  }
+
+  /**
+   * One message to the sandbox and its answer: {result}, or {ended: "timeout" | "stopped" | "restarted"} when the
+   * limit passed or `signal` stopped it first (which ends the sandbox: a worker cannot be interrupted here).
+   */
+  async request(message, { timeoutMs = DEFAULT_TIMEOUT_MS, signal = null, transfer = [] } = {}) {
+    if (signal?.aborted) return { ended: "stopped" };
+    this.#waiting += 1;
+    try {
+      await this.start();
+    } finally {
+      this.#waiting -= 1;
+    }
+    if (!this.#port) return { ended: "restarted" }; // stopped between its start and now
+    const id = this.#nextId++;
+    const answer = new Promise((resolve) => this.#pending.set(id, { resolve }));
+    const ended = (why) => () => {
+      const mine = this.#pending.get(id);
+      if (!mine) return;
+      this.#pending.delete(id);
+      mine.resolve({ ended: why });
+      this.stop(); // the sandbox goes, and any other run in it
+    };
+    const timer = setTimeout(ended("timeout"), timeoutMs);
+    const onAbort = ended("stopped");
+    signal?.addEventListener("abort", onAbort);
+    this.#port.postMessage({ ...message, id }, transfer);
+    try {
+      return await answer;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#pending.delete(id);
+    }
+  }
+
+  start() {
+    if (this.#ready) return this.#ready;
+    this.#ready = (async () => {
+      const { files, source } = await this.host.materials();
+      if (!this.#ready) throw new InterpreterError("the code interpreter was stopped while it started");
+      const frame = document.createElement("iframe");
+      frame.className = "interpreter-sandbox";
+      frame.hidden = true;
+      frame.title = "Code interpreter sandbox";
+      frame.setAttribute("sandbox", "allow-scripts");
+      frame.srcdoc = sandboxDocument(new URL(this.host.frameScript, document.baseURI).href, hostsOf(this.host.packages));
+      const up = new Promise((resolve, reject) => (this.#booting = { resolve, reject, files, source }));
+      window.addEventListener("message", this.onMessage);
+      this.#frame = frame;
+      document.body.append(frame);
+      await up;
+    })();
+    this.#ready.catch(() => this.stop());
+    return this.#ready;
+  }
+
+  stop() {
+    window.removeEventListener("message", this.onMessage);
+    this.#port?.close();
+    this.#port = null;
+    this.#frame?.remove();
+    this.#frame = null;
+    this.#ready = null;
+    this.#booting?.reject(new InterpreterError("the code interpreter was stopped while it started"));
+    this.#booting = null;
+    for (const [id, { resolve }] of this.#pending) resolve({ ended: "restarted" }), this.#pending.delete(id);
+    this.onStop();
+  }
+
+  /** The frame's own words: it is up (then it gets the worker's source, files and port), crashed, or refused. */
   #receive(event) {
-    if (!this.#frame || event.source !== this.#frame.contentWindow) return; // the sandbox's words only
+    if (!this.#frame || event.source !== this.#frame.contentWindow) return; // this sandbox's frame only
     const msg = event.data;
-    if (msg?.type === "frame" && this.#booting) {
+    if (msg?.type === "frame" && this.#booting && !this.#port) {
       const { files, source } = this.#booting;
-      this.#post({ type: "start", files, source, packages: this.packages },
-                 Object.values(files).flat().filter((v) => v instanceof ArrayBuffer));
-    } else if (msg?.type === "ready") {
-      this.#booting?.resolve();
-      this.#booting = null;
-    } else if (msg?.type === "boot-failed" || (msg?.type === "crashed" && this.#booting)) {
-      this.#booting?.reject(new InterpreterError(`the code interpreter could not start: ${msg.message}`));
+      const channel = new MessageChannel();
+      this.#port = channel.port1;
+      this.#port.onmessage = ({ data }) => this.#answer(data);
+      const buffers = Object.values(files).flat().filter((v) => v instanceof ArrayBuffer);
+      this.#frame.contentWindow.postMessage({ type: "start", files, source, packages: this.host.packages,
+                                              port: channel.port2 }, "*", [channel.port2, ...buffers]);
+    } else if (msg?.type === "crashed" && this.#booting) {
+      this.#booting.reject(new InterpreterError(`the code interpreter could not start: ${msg.message}`));
       this.#booting = null;
     } else if (msg?.type === "crashed") {
       this.stop();
     } else if (msg?.type === "refused") {
-      this.refused.push({ directive: String(msg.directive), blocked: String(msg.blocked) });
+      this.host.refused.push({ directive: String(msg.directive), blocked: String(msg.blocked) });
       console.warn(`code interpreter: the sandbox's policy refused ${msg.directive} ${msg.blocked}`);
+    }
+  }
+
+  /** The worker's words, over the channel: up, failed to start, or a request's answer. */
+  #answer(msg) {
+    if (msg?.type === "ready") {
+      this.#booting?.resolve();
+      this.#booting = null;
+    } else if (msg?.type === "boot-failed") {
+      this.#booting?.reject(new InterpreterError(`the code interpreter could not start: ${msg.message}`));
+      this.#booting = null;
     } else if (msg?.type === "result" && this.#pending.has(msg.id)) {
       this.#pending.get(msg.id).resolve({ result: msg.result });
     }

@@ -80,6 +80,7 @@ export function fileResource(part) {
 export function toolContent(result) {
   const sections = [];
   const section = (label, text) => sections.push(`${label}:\n${String(text).replace(/\s+$/, "")}`);
+  if (result.notice) section("note", result.notice); // the notebook was restarted before this run
   if (result.stdout) section("stdout", result.stdout);
   if (result.stderr) section("stderr", result.stderr);
   if (result.value !== null && result.value !== undefined) section("value", result.value);

@@ -2,21 +2,30 @@
 // (frame.js), so in an opaque origin under a policy that allows no fetch but of blobs. The page sends
 // Pyodide's files; this worker never fetches anything itself. Once Python is up it also deletes the
 // network and worker constructors from its own scope (the policy already blocks them: two locks, not one).
+// One worker serves one conversation's notebook, or the user's Python tools: never both, never two.
 //
-// In:  {type: "boot", files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
-//                             "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer, wheels: [ArrayBuffer]},
-//                      packages: {indexes: [url], pyodide: url | null}}   the hosts the user turned on
-//      {type: "run", id, session, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
-//      {type: "reset", session}
+// The page talks to this script over a MessageChannel: the boot message (from the frame) brings the port, which
+// is kept in this script's closure and answered through a postMessage taken before any Python runs; the channel's
+// prototypes are frozen before the first cell. So code can neither reach the port nor answer in its place:
+// replacing self.onmessage or adding a listener hears nothing (nothing comes that way after the boot), and what it
+// posts with self.postMessage goes to the frame, which passes nothing on.
+//
+// In:  {type: "boot", port, files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
+//                                   "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer, wheels: [ArrayBuffer]},
+//                      packages: {indexes: [url], pyodide: url | null}}   (on self, once) the hosts the user turned on
+// Then over the port:
+//      {type: "run", id, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
 //      {type: "tool-host", id, wheels: [ArrayBuffer]}   pydantic and pycore, before the first tool set
 //      {type: "tools", id, set, source}   the user's Python tool set (source text; empty: forget it)
 //      {type: "call", id, set, name, arguments, call_id}   one of those tools, with the model's arguments
-// Out: {type: "ready", python}, {type: "boot-failed", message},
+// Out (over the port): {type: "ready", python}, {type: "boot-failed", message},
 //      {type: "result", id, result: {stdout, stderr, value, error, outputs: [{name, mime_type, data}], memory}}
 //      {type: "result", id, result: {} | {error}}                                                      for "tool-host"
 //      {type: "result", id, result: {tools: [{name, description, inputSchema}]} | {error}}            for "tools"
 //      {type: "result", id, result: {content, is_error, structured_content}}                          for "call"
+"use strict";
 
+(() => {
 const DATA = "/mnt/data";
 const OUTPUTS = "/mnt/outputs";
 
@@ -92,19 +101,30 @@ async def call(set_id, name, arguments, call_id):
                        "structured_content": result.structured}, default=str)
 `;
 
+const post = MessagePort.prototype.postMessage; // taken now: a later change to the prototype does not reach us
+const apply = Reflect.apply;
+let port = null;
 let py = null;
 let runCell = null;
 let tools = null; // Promise of the tool host's module, made at the first tool set
-const sessions = new Map(); // session id -> its namespace (a Python dict): variables persist between calls
+let namespace = null; // the notebook's variables (a Python dict): they persist between runs
+
+const send = (message, transfer = []) => apply(post, port, [message, transfer]);
 
 self.onmessage = async ({ data: msg }) => {
-  if (msg.type === "boot") await boot(msg.files, msg.packages ?? {});
-  else if (msg.type === "run") await run(msg);
-  else if (msg.type === "reset") sessions.get(msg.session)?.destroy?.(), sessions.delete(msg.session);
-  else if (msg.type === "tool-host") await startToolHost(msg);
-  else if (msg.type === "tools") await defineTools(msg);
-  else if (msg.type === "call") await callTool(msg);
+  if (msg?.type !== "boot" || port || !(msg.port instanceof MessagePort)) return;
+  self.onmessage = null; // the boot comes once; the rest comes over the port
+  port = msg.port;
+  port.onmessage = ({ data }) => handle(data);
+  await boot(msg.files, msg.packages ?? {});
 };
+
+async function handle(msg) {
+  if (msg?.type === "run") await run(msg);
+  else if (msg?.type === "tool-host") await startToolHost(msg);
+  else if (msg?.type === "tools") await defineTools(msg);
+  else if (msg?.type === "call") await callTool(msg);
+}
 
 async function boot(files, { indexes = [], pyodide = null }) {
   try {
@@ -145,10 +165,11 @@ async function boot(files, { indexes = [], pyodide = null }) {
     const helper = py.pyimport("types").ModuleType("_orizuru_cell");
     py.runPython(HELPER, { globals: helper.__dict__ });
     runCell = helper.run_cell;
+    namespace = py.globals.get("dict")();
     lockDown({ network: indexes.length > 0 || Boolean(pyodide) });
-    self.postMessage({ type: "ready", python: py.version });
+    send({ type: "ready", python: py.version });
   } catch (err) {
-    self.postMessage({ type: "boot-failed", message: String(err?.message ?? err) });
+    send({ type: "boot-failed", message: String(err?.message ?? err) });
   }
 }
 
@@ -157,6 +178,10 @@ async function boot(files, { indexes = [], pyodide = null }) {
  * network. The frame's policy blocks all of it too (and with hosts on, it lets `fetch` reach only those).
  */
 function lockDown({ network }) {
+  // The channel's objects, frozen: code cannot patch them to catch the port when this script answers.
+  for (const proto of [MessagePort.prototype, MessageEvent.prototype, Event.prototype, EventTarget.prototype]) {
+    Object.freeze(proto);
+  }
   const names = ["XMLHttpRequest", "WebSocket", "WebSocketStream", "EventSource", "WebTransport",
     "importScripts", "Worker", "SharedWorker", "indexedDB", "caches", "BroadcastChannel",
     ...(network ? [] : ["fetch", "Request"])];
@@ -173,11 +198,6 @@ function lockDown({ network }) {
   }
 }
 
-function namespace(session) {
-  if (!sessions.has(session)) sessions.set(session, py.globals.get("dict")());
-  return sessions.get(session);
-}
-
 function mount(files) {
   for (const { name, data } of files ?? []) {
     const path = `${DATA}/${name}`;
@@ -191,11 +211,11 @@ function mount(files) {
   }
 }
 
-async function run({ id, session, code, files }) {
+async function run({ id, code, files }) {
   let result;
   try {
     mount(files);
-    const proxy = await runCell(code, namespace(session));
+    const proxy = await runCell(code, namespace);
     result = proxy.toJs({ dict_converter: Object.fromEntries });
     proxy.destroy();
     result.outputs = result.written.map((name) => ({ name, data: py.FS.readFile(`${OUTPUTS}/${name}`) }));
@@ -204,7 +224,7 @@ async function run({ id, session, code, files }) {
     result = { stdout: "", stderr: "", value: null, error: String(err?.message ?? err), outputs: [] };
   }
   result.memory = py._module?.HEAP8?.length ?? 0;
-  self.postMessage({ type: "result", id, result }, result.outputs.map((o) => o.data.buffer));
+  send({ type: "result", id, result }, result.outputs.map((o) => o.data.buffer));
 }
 
 /** pydantic and pycore, from the wheels the page sent (the site's own files), then the tool host above. */
@@ -223,7 +243,7 @@ async function startToolHost({ id, wheels }) {
     tools = null;
     result = { error: String(err?.message ?? err) };
   }
-  self.postMessage({ type: "result", id, result });
+  send({ type: "result", id, result });
 }
 
 async function defineTools({ id, set, source }) {
@@ -234,7 +254,7 @@ async function defineTools({ id, set, source }) {
   } catch (err) {
     result = { error: String(err?.message ?? err) };
   }
-  self.postMessage({ type: "result", id, result });
+  send({ type: "result", id, result });
 }
 
 async function callTool({ id, set, name, arguments: args, call_id }) {
@@ -245,5 +265,6 @@ async function callTool({ id, set, name, arguments: args, call_id }) {
   } catch (err) {
     result = { content: [{ type: "text", text: `${name} failed in the sandbox: ${err?.message ?? err}` }], is_error: true };
   }
-  self.postMessage({ type: "result", id, result });
+  send({ type: "result", id, result });
 }
+})();

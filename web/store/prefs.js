@@ -30,6 +30,8 @@ export const PREFS = Object.freeze({
   autoTitle: "orizuru.autoTitle", // "off": conversations keep the first line of the first message as title
   assistant: "orizuru.assistant", // the id of the assistant new chats start from (store/assistants.js)
   interpreterTimeout: "orizuru.interpreterTimeout", // seconds a code interpreter run may take (default 60)
+  interpreterNotebooks: "orizuru.interpreterNotebooks", // conversations with a code interpreter up at once (default 3)
+  interpreterLeftMinutes: "orizuru.interpreterLeftMinutes", // a left conversation's notebook closes after (default 10)
   interpreterPackages: "orizuru.interpreterPackages", // {indexes: [url], pyodide: url | null} (app/package_hosts.js)
 });
 
