@@ -37,17 +37,22 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
                        "AABJRU5ErkJggg==")
 
 
-def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Browser, site_url: str,
-                                                                    vendor: VendorReplay):
-    vendor.script("anthropic/stream-text")
-    page = open_app(browser, site_url)
-    dialog = open_settings(page)
+def fill_encrypted_profile(dialog, vendor: VendorReplay) -> None:
+    """An Anthropic profile on the replay vendor, its key to be saved encrypted with PASSPHRASE (not saved yet)."""
     dialog.get_by_label("Provider", exact=True).select_option("anthropic")
     dialog.get_by_label("API key", exact=True).fill(KEY)
     dialog.get_by_label("Base URL", exact=True).fill(vendor.url)
     dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
     dialog.get_by_role("textbox", name="Passphrase").fill(PASSPHRASE)
+
+
+def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Browser, site_url: str,
+                                                                    vendor: VendorReplay):
+    vendor.script("anthropic/stream-text")
+    page = open_app(browser, site_url)
+    dialog = open_settings(page)
+    fill_encrypted_profile(dialog, vendor)
     dialog.get_by_role("button", name="Save", exact=True).click()
     expect(dialog).to_be_hidden()
     wait_key_saved(page)  # PBKDF2 with 600k iterations takes a moment
@@ -97,12 +102,7 @@ def test_settings_close_at_once_save_behind_and_a_failed_save_reopens_them_with_
     context.add_init_script(HOLD_SAVES)
     page = open_app(browser, site_url, context=context)
     dialog = open_settings(page)
-    dialog.get_by_label("Provider", exact=True).select_option("anthropic")
-    dialog.get_by_label("API key", exact=True).fill(KEY)
-    dialog.get_by_label("Base URL", exact=True).fill(vendor.url)
-    dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
-    dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
-    dialog.get_by_role("textbox", name="Passphrase").fill(PASSPHRASE)
+    fill_encrypted_profile(dialog, vendor)
     page.evaluate("() => { window.__failProfiles = true; window.__hold = new Promise((r) => (window.__release = r)); }")
     dialog.get_by_role("button", name="Save", exact=True).click()
     expect(dialog).to_be_hidden()  # while the key is still being encrypted
