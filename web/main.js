@@ -161,7 +161,7 @@ async function main() {
     onAlwaysAllow: (ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
     apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href, viewOf: (id, tool) => tools.viewOf(id, tool),
-            choicesFor: (id) => tools.choicesFor(id), suggest: (text) => composer.insert(text) },
+            choicesFor: (id) => tools.choicesFor(id), isLocal: (id) => tools.isLocal(id), suggest: (text) => composer.insert(text) },
     onChange: (conversation) => {
       router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
       sidebar.markActive(conversation?.id ?? null);

@@ -16,6 +16,8 @@
  *             by default view.ask(ev), the question on the view
  *        policyFor() -> {policy, trusted}                     the user's choices for this server
  *        onMessage(text)                                     the view suggests a message (ui/message)
+ *        local                                               its server runs on this machine (a relay's stdio
+ *             server, a loopback URL): only then may the view name loopback or private-network hosts
  *   view.el; await view.start(); view.close()
  *   view.stats   {messages, dropped, stopped}   what the guard counted
  *
@@ -45,8 +47,9 @@ export class AppViewError extends Error {}
 
 export class AppView {
   constructor({ core, frameURL, serverId, uri, tool, args = {}, result = {}, theme = "light",
-                askToRun = (ev, view) => view.ask(ev), policyFor = () => ({ policy: [], trusted: false }), onMessage = () => {} }) {
-    Object.assign(this, { core, frameURL, serverId, uri, tool, args, result, theme, askToRun, policyFor, onMessage });
+                askToRun = (ev, view) => view.ask(ev), policyFor = () => ({ policy: [], trusted: false }), onMessage = () => {},
+                local = false }) {
+    Object.assign(this, { core, frameURL, serverId, uri, tool, args, result, theme, askToRun, policyFor, onMessage, local });
     this.stats = { messages: 0, dropped: 0, stopped: null };
     this.frame = h("iframe", { className: "mcp-app-frame", title: t("app.title", { name: tool }),
                                sandbox: "allow-scripts", referrerpolicy: "no-referrer" });
@@ -65,8 +68,9 @@ export class AppView {
       throw new AppViewError(t("app.notAView", { uri: this.uri, type: item?.mimeType ?? "nothing" }));
     }
     const html = typeof item.text === "string" ? item.text : decodeBase64(item.blob ?? "");
-    const { policy, refused, granted } = viewPolicy(item._meta?.ui?.csp);
-    if (refused.length) this.#say(t("app.refused", { list: refused.join(", ") }));
+    const { policy, refused, unreachable, granted } = viewPolicy(item._meta?.ui?.csp, { local: this.local });
+    this.#say([refused.length ? t("app.refused", { list: refused.join(", ") }) : "",
+               unreachable.length ? t("app.private", { list: unreachable.join(", ") }) : ""].filter(Boolean).join(" "));
     this.policy = policy;
     const { AppBridge, PostMessageTransport } = await loadBridge();
     if (this.closed) return;
@@ -205,7 +209,7 @@ export class AppView {
 
   #say(text) {
     this.notice.textContent = text;
-    this.notice.hidden = false;
+    this.notice.hidden = !text;
   }
 
   close() {
