@@ -360,6 +360,63 @@ def test_t_w6_a_flooding_view_is_stopped_and_the_page_stays_responsive(browser: 
     page.context.close()
 
 
+def lag_probe(page: Page) -> None:
+    """Start measuring the page's main thread: the longest gap between 50 ms timer ticks, in window.__maxLag."""
+    page.evaluate("""() => { let last = performance.now(); window.__maxLag = 0;
+        setInterval(() => { const now = performance.now();
+                            window.__maxLag = Math.max(window.__maxLag, now - last - 50); last = now; }, 50); }""")
+
+
+@pytest.mark.parametrize(("megabytes", "count", "reason"), [(64, 3, "message of"), (3, 12, "in a second")])
+def test_t_w9_a_view_sending_large_messages_is_stopped_and_the_page_stays_responsive(
+        browser: Browser, apps_relay: str, vendor: VendorReplay, megabytes: int, count: int, reason: str):
+    """T-W9: messages of 64 MB (under the count limit), or many of 3 MB in a second: the view is stopped with a
+    notice on its card, and the page's main thread never stalls for 2 s."""
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "heavy_view")
+    lag_probe(page)
+    card = call_with_view(page, vendor, "heavy_view", {"megabytes": megabytes, "count": count}, "heavy")
+    notice = card.locator(".mcp-app-notice")
+    expect(notice).to_contain_text("was stopped", timeout=REPLY_TIMEOUT_MS)
+    expect(notice).to_contain_text(reason)
+    expect(card.locator("iframe.mcp-app-frame")).to_have_count(0)
+    page.get_by_role("textbox", name="Message").fill("still here")
+    lag = page.evaluate("window.__maxLag")
+    print(f"\nlongest main-thread stall: {lag:.0f} ms")
+    assert lag < 2000
+    page.context.close()
+
+
+def test_t_w10_a_question_on_a_view_stays_put_while_the_view_changes_its_height(
+        browser: Browser, apps_relay: str, vendor: VendorReplay):
+    """T-W10: the view asks to run its tool, then changes its height every 150 ms: "Always allow" does not move
+    under the pointer; the height the view asked for last is applied once the question is answered."""
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "jumpy_view")
+    card = call_with_view(page, vendor, "jumpy_view", {}, "jumpy")
+    view = view_of(card)
+    view.get_by_role("button", name="Ask").click(timeout=REPLY_TIMEOUT_MS)
+    always = card.locator(".mcp-app-ask").get_by_role("button", name="Always allow")
+    expect(always).to_be_visible()
+    # The reader scrolls up a little to look at the view: the transcript no longer follows its end.
+    card.hover(position={"x": 4, "y": 4})
+    page.mouse.wheel(0, -240)
+    expect(page.get_by_role("button", name="Jump to latest")).to_be_visible()
+    first = always.bounding_box()
+    held = card.locator("iframe.mcp-app-frame").evaluate("f => f.getBoundingClientRect().height")
+    places = []
+    for _ in range(4):  # after each of the view's height changes, the button is where it was
+        jumps = view.locator("#jumps").inner_text()
+        expect(view.locator("#jumps")).not_to_have_text(jumps)
+        places.append(always.bounding_box())
+    assert first is not None and all(box == first for box in places), (first, places)
+    card.locator(".mcp-app-ask").get_by_role("button", name="Deny").click()
+    # Answered: the view's size changes are let go again.
+    page.wait_for_function("h => document.querySelector('iframe.mcp-app-frame').getBoundingClientRect().height !== h",
+                           arg=held)
+    page.context.close()
+
+
 def test_t_w11_a_remote_servers_view_gets_no_loopback_private_or_wildcard_hosts(
         browser: Browser, apps_relay: str, remote_apps: str, vendor: VendorReplay, hosts: tuple[Counting, Counting]):
     """T-W11: a view of a server on a non-loopback host declares http://127.0.0.1:*, localhost, a private
