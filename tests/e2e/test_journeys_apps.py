@@ -438,3 +438,22 @@ def test_t_w11_a_remote_servers_view_gets_no_loopback_private_or_wildcard_hosts(
     assert not [hit for hit in evil.hits if "loopback" in hit], evil.hits
     page.context.close()
 
+
+def test_t_w12_webrtc_from_a_view_is_not_closed_by_removing_it_measured(
+        browser: Browser, apps_relay: str, vendor: VendorReplay, stun: tuple[Stun, Stun]):
+    """T-W12 (open, measured): no policy governs WebRTC in Chromium. Removing RTCPeerConnection before the view's
+    script runs stops the view's own calls, but a frame the view makes of its own (srcdoc: not a URL, so not
+    under frame-src) has fresh globals and reaches a STUN host of its choosing. If this fails, Chromium has
+    changed: update SECURITY.md T-W12 and the README's MCP Apps section."""
+    direct, child = stun
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "webrtc_view")
+    card = call_with_view(page, vendor, "webrtc_view", {}, "webrtc")
+    view = view_of(card)
+    expect(view.locator("li[data-attempt='direct']")).to_have_text("blocked: TypeError", timeout=REPLY_TIMEOUT_MS)
+    deadline = time.monotonic() + 15
+    while child.hits == 0 and time.monotonic() < deadline:  # datagrams arrive outside the browser: poll for them
+        time.sleep(0.05)
+    print(f"\nSTUN datagrams: removed constructor {direct.hits}, the view's own frame {child.hits}")
+    assert direct.hits == 0 and child.hits > 0
+    page.context.close()
