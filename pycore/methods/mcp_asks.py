@@ -14,7 +14,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pycore.contract.params import ElicitationAnswerParams, RootsParams, SamplingAnswerParams
 from pycore.contract.results import Empty
@@ -35,6 +34,8 @@ def asker(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awa
     (a question while no run is going, when nobody could answer, is cancelled)."""
 
     async def ask(params: dict[str, Any]) -> dict[str, Any]:
+        from pycore.mcp.elicitation import link_host
+
         if not worker.runs:
             return {"action": "cancel"}
         question = uuid.uuid4().hex[:16]
@@ -46,7 +47,7 @@ def asker(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awa
             form = None if url else params.get("requestedSchema")
             run.emit(_event("elicitation", id=question, server_id=server_id, mode="url" if url else "form",
                             message=str(params["message"]), requested_schema=form, url=url,
-                            url_host=urlsplit(url).hostname if url else None))
+                            url_host=link_host(url) if url else None))
             result: dict[str, Any] = await answer
             return result
         finally:

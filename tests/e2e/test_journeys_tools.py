@@ -330,11 +330,11 @@ def test_the_traffic_inspector_shows_filters_and_exports_a_replayable_record_wit
 def test_hostile_questions_and_model_requests_are_contained_and_each_case_is_counted(
         browser: Browser, relay_url: str, vendor: VendorReplay):
     """What a server asks is untrusted: markup stays text, links that are not https never show, a link opens only
-    on the user's press. Cases of the kind SECURITY.md lists, for the new surfaces: T-Q1..T-Q4 (elicitation),
+    on the user's press. Cases of the kind SECURITY.md lists, for the new surfaces: T-Q1..T-Q5 (elicitation),
     T-M1 (sampling)."""
     calls = [("odd_question", {}), ("odd_link", {"url": "javascript:alert(1)"}),
              ("odd_link", {"url": "http://shop.example/pay"}), ("odd_link", {"url": "https://shop.example/pay"}),
-             ("odd_sampling", {})]
+             ("odd_sampling", {}), ("odd_link", {"url": "https://evil.example\\@accounts.example.com/login"})]
     for i, (tool, arguments) in enumerate(calls):
         vendor.script_body(f"call {i}", with_tool_call(TOOL_TURN, tool, arguments, f"call_h{i}"), content_type=SSE)
         vendor.script_body(f"answer {i}", with_text(TEXT_TURN, f"Done {i}."), content_type=SSE)
@@ -380,6 +380,16 @@ def test_hostile_questions_and_model_requests_are_contained_and_each_case_is_cou
         asked.locator("img, b").count() == 0 and page.evaluate("window.hacked === undefined"))
     asked.get_by_role("button", name="Deny").click()
     finish(4)
+    card = turn(5, "odd_link")  # Python's URL parser reads accounts.example.com, the browser evil.example
+    shown = card.locator(".question")
+    expect(shown.or_(last_reply(page).locator(".content").filter(has_text="Done 5."))).to_be_visible(
+        timeout=REPLY_TIMEOUT_MS)
+    hosts_shown = shown.locator(".question-host strong").all_inner_texts()
+    if hosts_shown:  # the unfixed page showed it: answered, so that the turn (and the count) can finish
+        shown.get_by_role("button", name="Decline").click()
+    told = finish(5)
+    contained["T-Q5 a link whose host URL parsers read differently is refused, never shown"] = (
+        not hosts_shown and "the elicitation URL is refused: it contains a backslash" in told)
     print(f"\ncontained {sum(contained.values())}/{len(contained)}: {contained}")
     assert all(contained.values()), contained
     page.context.close()
