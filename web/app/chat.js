@@ -49,11 +49,11 @@ const ASKING = new Set(["approval", "elicitation", "sampling"]);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
-                autoTitle = () => false, onChange = () => {}, interpreter = null, samplingMaxTokens = null,
+                autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {}, apps = null }) {
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
-                          interpreter, samplingMaxTokens, apps,
+                          interpreter, samplingLimits, apps,
                           onChange,
                           onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
@@ -536,8 +536,8 @@ export class Chat {
     const onEvent = (ev) => {
       // A question to the person (approval, a server's form or sampling request) holds the turn until the
       // stream moves on; progress and logs do not.
-      if (ASKING.has(ev.type) && ev.stage !== "result") this.turn.awaiting();
-      else if (ev.type !== "tool_progress" && ev.type !== "page_tool") this.turn.streaming();
+      if (ASKING.has(ev.type) && ev.stage !== "result" && ev.stage !== "refused") this.turn.awaiting();
+      else if (ev.type !== "tool_progress" && ev.type !== "page_tool" && ev.stage !== "refused") this.turn.streaming();
       switch (ev.type) {
         case "step":
           if (view) finishStep(null, true);
@@ -626,7 +626,7 @@ export class Chat {
                      tools: { ...tools, page: pageTools }, policy };
     if (system) params.system = system;
     Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
-    if (this.samplingMaxTokens) params.limits = { ...params.limits, sampling_max_tokens: this.samplingMaxTokens() };
+    if (this.samplingLimits) params.limits = { ...params.limits, ...this.samplingLimits() };
     const call = this.core.call("chat.run", params, onEvent);
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
