@@ -164,7 +164,7 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
   const chat = new Chat({
     core, store, images, notify, focus, assistant, interpreter,
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
-    samplingMaxTokens: () => tools.samplingMaxTokens(),
+    samplingLimits: () => tools.samplingLimits(),
     coreReady: readyOrFail,
     transcript: document.getElementById("transcript"),
     follow: new ScrollFollower(document.getElementById("transcript"), document.getElementById("jump-latest")),

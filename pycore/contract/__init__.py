@@ -210,15 +210,21 @@ class ElicitationEvent(_Event):
 class SamplingEvent(_Event):
     """An MCP server asks the conversation's model for a completion (:mod:`pycore.mcp.sampling`), in two stages
     the user answers with ``mcp.sampling_answer``: ``request`` (what would be sent: ``approve``, edited or not, or
-    ``deny``) and then ``result`` (what the model answered: ``send`` it to the server, or ``deny``)."""
+    ``deny``) and then ``result`` (what the model answered: ``send`` it to the server, or ``deny``). ``refused``
+    answers nothing: the request was refused without asking (``refused``: ``too_large``, more characters of text
+    than ``limit``; ``too_many``, ``limit`` requests of that server already open) and the page says so."""
 
     type: Literal["sampling"] = "sampling"
     id: str
     server_id: str
-    stage: Literal["request", "result"]
+    stage: Literal["request", "result", "refused"]
     model: str  # the conversation's model, which answers
     max_tokens: int  # the smaller of the server's and the user's budget
-    messages: list[dict[str, str]] = Field(default_factory=list)  # [{role, text}], for "request"
+    # [{role, text, images: [{mime_type, bytes, data (base64)}]}], for "request": all that would be sent
+    messages: list[dict[str, Any]] = Field(default_factory=list)
+    input_chars: int | None = None  # the characters of text the request sends (messages and system prompt)
+    refused: Literal["too_large", "too_many"] | None = None
+    limit: int | None = None  # for "refused": the limit it went past
     system_prompt: str | None = None
     model_hints: list[str] = Field(default_factory=list)  # the models the server would prefer (a hint only)
     text: str | None = None  # the model's answer, for "result"

@@ -247,12 +247,13 @@ class RunTools(Params):
 
 class RunLimits(Params):
     """When the loop stops on its own: steps, total tokens (none: no budget), seconds per tool call; and the most
-    tokens an MCP server's sampling request may have the model write."""
+    tokens an MCP server's sampling request may have the model write, and the most characters of text it may send."""
 
     max_steps: int = Field(10, ge=1)
     token_budget: int | None = Field(None, ge=1)
     tool_timeout_s: float = Field(60, gt=0)
     sampling_max_tokens: int = Field(1024, ge=1)
+    sampling_max_input_chars: int = Field(100_000, ge=1)  # the most text a sampling request may send the model
 
 
 class ChatRunParams(Params):

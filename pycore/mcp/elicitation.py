@@ -10,7 +10,8 @@
   checks what the user entered against it, filling in the schema's defaults for fields left out (SEP-1034).
 - **url**: ``message``, ``url`` and ``elicitationId``: the user is sent to a page of the server's (to sign in,
   to pay) and answers only whether they went. The page shows the URL and its host and opens it only after
-  consent; the URL must be ``https`` (``http`` only on loopback).
+  consent; the URL must be ``https`` (``http`` only on loopback), and one the browser reads as we do: the host
+  shown is the browser's reading (:func:`link_host`), and a URL parsers could disagree on is refused.
 
 The answer is ``{action: "accept" | "decline" | "cancel", content?}`` (``content`` only with a form's accept).
 """
@@ -20,6 +21,8 @@ from __future__ import annotations
 import re
 from typing import Any
 from urllib.parse import urlsplit
+
+from pycore.http import origin
 
 ACTIONS = ("accept", "decline", "cancel")
 STRING_FORMATS = {
@@ -57,6 +60,18 @@ def check_url(url: Any) -> None:
         raise ElicitationError("a URL elicitation needs an absolute URL")
     if parts.scheme != "https" and not (parts.scheme == "http" and parts.hostname in LOOPBACK):
         raise ElicitationError(f"the elicitation URL must be https, not {parts.scheme}:")
+    link_host(url)
+
+
+def link_host(url: str) -> str:
+    """The host the browser goes to for ``url`` (WHATWG parsing, :mod:`pycore.http.origin`): what the user is
+    shown. A URL whose host parsers could read differently (a backslash, userinfo, an encoded or odd host, a
+    control character) is refused: Python's ``urlsplit`` reads ``https://evil.example\\@bank.example/`` as
+    bank.example, the browser goes to evil.example."""
+    try:
+        return origin.split(url)[0].host
+    except origin.AmbiguousURLError as e:
+        raise ElicitationError(f"the elicitation URL is refused: {e.reason}") from None
 
 
 def check_schema(schema: Any) -> None:

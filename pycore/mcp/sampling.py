@@ -6,8 +6,13 @@ is shown too, and goes back to the server only when the user sends it. The model
 conversation the server's tool was called from, and a request may use at most the user's budget of tokens
 (``max_tokens`` is the smaller of the server's and the user's).
 
+What the user is shown is what is sent: :func:`shown` gives each message's text and its images (thumbnails on
+the card), :func:`input_chars` its size; a request with more text than the user's limit, or from a server with
+:data:`MAX_OPEN` requests already open, is refused without asking (and the user is told).
+
 This module is the part without the user: :func:`to_messages` turns the server's messages into the core's,
-:func:`to_result` the model's answer into ``CreateMessageResult``. A denied request is answered with the
+:func:`edited` applies the user's edits (images kept), :func:`to_result` the model's answer into
+``CreateMessageResult``. A denied request is answered with the
 JSON-RPC error the specification shows for it (:data:`USER_REJECTED`).
 """
 
@@ -21,6 +26,7 @@ from pycore.messages import Completion, ImagePart, Message, TextPart
 USER_REJECTED = -1  # the error code MCP's own example uses for "User rejected sampling request"
 IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 STOP_REASONS = {"stop": "endTurn", "length": "maxTokens"}
+MAX_OPEN = 3  # a server's requests for the model open at once; more are refused without asking the user
 
 
 class SamplingDenied(Exception):
@@ -48,10 +54,29 @@ def to_messages(messages: list[dict[str, Any]]) -> list[Message]:
     return out
 
 
-def text_of(messages: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """What the user reads of the request: each message's role and its text (other content named)."""
-    return [{"role": message.role, "text": "\n".join(p.text if isinstance(p, TextPart) else "[image]"
-                                                    for p in message.parts)} for message in to_messages(messages)]
+def shown(messages: list[Message]) -> list[dict[str, Any]]:
+    """What the user sees of the request, which is all that is sent: each message's role, its text (other content
+    named) and its images (type, size and the bytes as base64, drawn as thumbnails)."""
+    return [{"role": message.role,
+             "text": "\n".join(p.text for p in message.parts if isinstance(p, TextPart)),
+             "images": [{"mime_type": p.mime_type, "bytes": len(p.data), "data": base64.b64encode(p.data).decode()}
+                        for p in message.parts if isinstance(p, ImagePart)]} for message in messages]
+
+
+def input_chars(messages: list[Message], system: str | None) -> int:
+    """How many characters of text the request would send the model (its messages and system prompt)."""
+    return len(system or "") + sum(len(p.text) for m in messages for p in m.parts if isinstance(p, TextPart))
+
+
+def edited(messages: list[Message], texts: list[dict[str, str]]) -> list[Message]:
+    """The request as the user edited it: each message's text replaced by theirs, its images kept (the user saw
+    them and did not take them out)."""
+    out = []
+    for i, given in enumerate(texts):
+        images = [p for p in messages[i].parts if isinstance(p, ImagePart)] if i < len(messages) else []
+        role = "assistant" if given.get("role") == "assistant" else "user"
+        out.append(Message(role=role, parts=[TextPart(text=str(given.get("text", ""))), *images]))
+    return out
 
 
 def to_result(completion: Completion, model: str) -> dict[str, Any]:

@@ -29,6 +29,7 @@ class ActiveRun:
     client: ChatClient
     model: str
     sampling_max_tokens: int
+    sampling_max_input_chars: int = 100_000
 
 
 @dataclass

@@ -54,7 +54,8 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> Ru
     from pycore.methods._state import ActiveRun
 
     # What an MCP server asks during the run (elicitation, sampling) comes to the page through its events.
-    run = ActiveRun(emit=emit, client=client, model=params.model, sampling_max_tokens=params.limits.sampling_max_tokens)
+    run = ActiveRun(emit=emit, client=client, model=params.model, sampling_max_tokens=params.limits.sampling_max_tokens,
+                    sampling_max_input_chars=params.limits.sampling_max_input_chars)
     worker.runs.append(run)
     try:
         result = await loop.run()

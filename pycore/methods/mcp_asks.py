@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from pycore.contract.params import ElicitationAnswerParams, RootsParams, SamplingAnswerParams
 from pycore.contract.results import Empty
 from pycore.methods._registry import Emit, method
 
 if TYPE_CHECKING:
-    from pycore.methods._state import WorkerState
+    from pycore.methods._state import ActiveRun, WorkerState
 
 
 def _event(kind: str, **fields: Any) -> dict[str, Any]:
@@ -35,6 +35,8 @@ def asker(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awa
     (a question while no run is going, when nobody could answer, is cancelled)."""
 
     async def ask(params: dict[str, Any]) -> dict[str, Any]:
+        from pycore.mcp.elicitation import link_host
+
         if not worker.runs:
             return {"action": "cancel"}
         question = uuid.uuid4().hex[:16]
@@ -46,7 +48,7 @@ def asker(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awa
             form = None if url else params.get("requestedSchema")
             run.emit(_event("elicitation", id=question, server_id=server_id, mode="url" if url else "form",
                             message=str(params["message"]), requested_schema=form, url=url,
-                            url_host=urlsplit(url).hostname if url else None))
+                            url_host=link_host(url) if url else None))
             result: dict[str, Any] = await answer
             return result
         finally:
@@ -75,52 +77,73 @@ async def mcp_elicitation_result(params: ElicitationAnswerParams, emit: Emit, wo
 
 
 def sampler(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
-    """A server's sampling request (:mod:`pycore.mcp.sampling`): shown to the user in the newest running chat.run,
-    run on its model within the user's budget once approved (as edited), and its answer sent back only when the
-    user says so. No run going: nobody to ask, so it is denied."""
+    """A server's sampling request (:mod:`pycore.mcp.sampling`): shown to the user in the newest running chat.run
+    (its text, images and size: all that would be sent), run on its model within the user's budget once approved
+    (as edited), and its answer sent back only when the user says so. No run going: nobody to ask, so it is denied.
+    More text than the user's limit, or more than :data:`~pycore.mcp.sampling.MAX_OPEN` requests of this server
+    open at once: refused without asking, and the card says so (a ``refused`` stage)."""
+    open_requests = 0
 
     async def sample(params: dict[str, Any]) -> dict[str, Any]:
-        from pycore.mcp.sampling import SamplingDenied, text_of, to_messages, to_result
-        from pycore.messages import ChatRequest
+        nonlocal open_requests
+        from pycore.mcp.sampling import MAX_OPEN, SamplingDenied
 
         if not worker.runs:
             raise SamplingDenied("sampling needs a conversation in progress to ask the user")
         run = worker.runs[-1]
-        sample_id = uuid.uuid4().hex[:16]
-        asked = int(params.get("maxTokens") or run.sampling_max_tokens)
-        max_tokens = max(1, min(asked, run.sampling_max_tokens))
-        hints = [str(h.get("name")) for h in (params.get("modelPreferences") or {}).get("hints") or []
-                 if isinstance(h, dict) and h.get("name")]
-        worker.sampling_runs[sample_id] = run
+        if open_requests >= MAX_OPEN:
+            run.emit(_event("sampling", id=uuid.uuid4().hex[:16], server_id=server_id, stage="refused",
+                            model=run.model, max_tokens=1, refused="too_many", limit=MAX_OPEN))
+            raise SamplingDenied(f"refused: this server already has {MAX_OPEN} requests for the model open at once")
+        open_requests += 1
         try:
-            decision = worker.samplings.expect(sample_id)
-            run.emit(_event("sampling", id=sample_id, server_id=server_id, stage="request", model=run.model,
-                            max_tokens=max_tokens, messages=text_of(params.get("messages") or []),
-                            system_prompt=params.get("systemPrompt"), model_hints=hints))
-            answer = await decision
-            if answer["action"] != "approve":
-                raise SamplingDenied("the user denied the sampling request")
-            messages = (to_messages([{"role": m["role"], "content": {"type": "text", "text": m["text"]}}
-                                     for m in answer["messages"]])
-                        if answer.get("messages") else to_messages(params.get("messages") or []))
-            system = answer["system_prompt"] if answer.get("system_prompt") is not None else params.get("systemPrompt")
-            stream = run.client.stream(ChatRequest(model=run.model, messages=messages, system=system,
-                                                   max_tokens=max_tokens, temperature=params.get("temperature")))
-            async for _streamed in stream:  # streamed, as every request of the app is; the answer is shown whole
-                pass
-            completion = stream.completion
-            if completion is None or completion.error is not None:
-                raise RuntimeError(completion.error.message if completion and completion.error else "no answer")
-            decision = worker.samplings.expect(sample_id)
-            run.emit(_event("sampling", id=sample_id, server_id=server_id, stage="result", model=run.model,
-                            max_tokens=max_tokens, text=completion.text(), stop_reason=completion.finish_reason))
-            if (await decision)["action"] != "send":
-                raise SamplingDenied("the user did not send the model's answer")
-            return to_result(completion, run.model)
+            return await _sample(server_id, worker, run, params)
         finally:
-            worker.sampling_runs.pop(sample_id, None)
+            open_requests -= 1
 
     return sample
+
+
+async def _sample(server_id: str, worker: WorkerState, run: ActiveRun, params: dict[str, Any]) -> dict[str, Any]:
+    from pycore.mcp.sampling import SamplingDenied, edited, input_chars, shown, to_messages, to_result
+    from pycore.messages import ChatRequest
+
+    sample_id = uuid.uuid4().hex[:16]
+    asked = int(params.get("maxTokens") or run.sampling_max_tokens)
+    max_tokens = max(1, min(asked, run.sampling_max_tokens))
+    hints = [str(h.get("name")) for h in (params.get("modelPreferences") or {}).get("hints") or []
+             if isinstance(h, dict) and h.get("name")]
+    request = to_messages(params.get("messages") or [])
+    size = input_chars(request, params.get("systemPrompt"))
+    event = partial(_event, "sampling", id=sample_id, server_id=server_id, model=run.model, max_tokens=max_tokens)
+    if size > run.sampling_max_input_chars:
+        run.emit(event(stage="refused", refused="too_large", input_chars=size, limit=run.sampling_max_input_chars))
+        raise SamplingDenied(f"refused: {size} characters of text, more than the user's limit of "
+                             f"{run.sampling_max_input_chars}")
+    worker.sampling_runs[sample_id] = run
+    try:
+        decision = worker.samplings.expect(sample_id)
+        run.emit(event(stage="request", messages=shown(request), input_chars=size,
+                       system_prompt=params.get("systemPrompt"), model_hints=hints))
+        answer = await decision
+        if answer["action"] != "approve":
+            raise SamplingDenied("the user denied the sampling request")
+        messages = edited(request, answer["messages"]) if answer.get("messages") else request
+        system = answer["system_prompt"] if answer.get("system_prompt") is not None else params.get("systemPrompt")
+        stream = run.client.stream(ChatRequest(model=run.model, messages=messages, system=system,
+                                               max_tokens=max_tokens, temperature=params.get("temperature")))
+        async for _streamed in stream:  # streamed, as every request of the app is; the answer is shown whole
+            pass
+        completion = stream.completion
+        if completion is None or completion.error is not None:
+            raise RuntimeError(completion.error.message if completion and completion.error else "no answer")
+        decision = worker.samplings.expect(sample_id)
+        run.emit(event(stage="result", text=completion.text(), stop_reason=completion.finish_reason))
+        if (await decision)["action"] != "send":
+            raise SamplingDenied("the user did not send the model's answer")
+        return to_result(completion, run.model)
+    finally:
+        worker.sampling_runs.pop(sample_id, None)
 
 
 @method("mcp.sampling_answer", params=SamplingAnswerParams, result=Empty)

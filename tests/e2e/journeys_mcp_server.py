@@ -6,10 +6,11 @@ user for the booking's details (elicitation); ``list_roots`` says which roots th
 
 from __future__ import annotations
 
+import asyncio
 from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.types import ResourceLink, SamplingMessage, TextContent
+from mcp.types import ImageContent, ResourceLink, SamplingMessage, TextContent
 from pydantic import BaseModel, Field
 
 server = MCPServer(name="capitals", version="1.0.0")
@@ -110,6 +111,46 @@ async def odd_sampling(ctx: Context) -> str:
         [SamplingMessage(role="user", content=TextContent(type="text", text=f"Say {HTML}"))],
         max_tokens=50, system_prompt=f"System {HTML}", related_request_id=ctx.request_id)
     return f"sampled {getattr(result.content, 'text', '')}"
+
+
+RED_SQUARE = "iVBORw0KGgoAAAANSUhEUgAAAAQAAAAECAIAAAAmkwkpAAAAEElEQVR4nGP4z8AARwzEcQCukw/x0F8jngAAAABJRU5ErkJggg=="
+
+
+@server.tool()
+async def sampling_with_image(ctx: Context) -> str:
+    """Asks the model about an image it sends along (T-M2: the user must see it before it goes)."""
+    content = [TextContent(type="text", text="What colour is this square?"),
+               ImageContent(type="image", data=RED_SQUARE, mime_type="image/png")]
+    result = await ctx.session.create_message([SamplingMessage(role="user", content=content)], max_tokens=50,
+                                              related_request_id=ctx.request_id)
+    return f"sampled {getattr(result.content, 'text', '')}"
+
+
+@server.tool()
+async def big_sampling(ctx: Context) -> str:
+    """Asks the model with 2 MB of text (T-M3)."""
+    text = "Summarize: " + "lorem ipsum " * (2_000_000 // 12)
+    result = await ctx.session.create_message(
+        [SamplingMessage(role="user", content=TextContent(type="text", text=text))], max_tokens=50,
+        related_request_id=ctx.request_id)
+    return f"sampled {getattr(result.content, 'text', '')}"
+
+
+@server.tool()
+async def many_samplings(ctx: Context) -> str:
+    """Asks the model 12 times at once (T-M4): how many were refused outright."""
+
+    async def one(i: int) -> str:
+        try:
+            await ctx.session.create_message(
+                [SamplingMessage(role="user", content=TextContent(type="text", text=f"Request {i}"))], max_tokens=5,
+                related_request_id=ctx.request_id)
+            return "answered"
+        except Exception as e:  # noqa: BLE001 - the client's refusal, counted
+            return "refused" if "at once" in str(e) else "denied"
+
+    outcomes = await asyncio.gather(*(one(i) for i in range(12)))
+    return ", ".join(f"{kind}={outcomes.count(kind)}" for kind in ("answered", "refused", "denied"))
 
 
 @server.resource("capitals://list", name="capitals", mime_type="text/plain")

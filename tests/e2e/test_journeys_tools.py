@@ -330,11 +330,11 @@ def test_the_traffic_inspector_shows_filters_and_exports_a_replayable_record_wit
 def test_hostile_questions_and_model_requests_are_contained_and_each_case_is_counted(
         browser: Browser, relay_url: str, vendor: VendorReplay):
     """What a server asks is untrusted: markup stays text, links that are not https never show, a link opens only
-    on the user's press. Cases of the kind SECURITY.md lists, for the new surfaces: T-Q1..T-Q4 (elicitation),
+    on the user's press. Cases of the kind SECURITY.md lists, for the new surfaces: T-Q1..T-Q5 (elicitation),
     T-M1 (sampling)."""
     calls = [("odd_question", {}), ("odd_link", {"url": "javascript:alert(1)"}),
              ("odd_link", {"url": "http://shop.example/pay"}), ("odd_link", {"url": "https://shop.example/pay"}),
-             ("odd_sampling", {})]
+             ("odd_sampling", {}), ("odd_link", {"url": "https://evil.example\\@accounts.example.com/login"})]
     for i, (tool, arguments) in enumerate(calls):
         vendor.script_body(f"call {i}", with_tool_call(TOOL_TURN, tool, arguments, f"call_h{i}"), content_type=SSE)
         vendor.script_body(f"answer {i}", with_text(TEXT_TURN, f"Done {i}."), content_type=SSE)
@@ -380,6 +380,102 @@ def test_hostile_questions_and_model_requests_are_contained_and_each_case_is_cou
         asked.locator("img, b").count() == 0 and page.evaluate("window.hacked === undefined"))
     asked.get_by_role("button", name="Deny").click()
     finish(4)
+    card = turn(5, "odd_link")  # Python's URL parser reads accounts.example.com, the browser evil.example
+    shown = card.locator(".question")
+    expect(shown.or_(last_reply(page).locator(".content").filter(has_text="Done 5."))).to_be_visible(
+        timeout=REPLY_TIMEOUT_MS)
+    hosts_shown = shown.locator(".question-host strong").all_inner_texts()
+    if hosts_shown:  # the unfixed page showed it: answered, so that the turn (and the count) can finish
+        shown.get_by_role("button", name="Decline").click()
+    told = finish(5)
+    contained["T-Q5 a link whose host URL parsers read differently is refused, never shown"] = (
+        not hosts_shown and "the elicitation URL is refused: it contains a backslash" in told)
     print(f"\ncontained {sum(contained.values())}/{len(contained)}: {contained}")
     assert all(contained.values()), contained
+    page.context.close()
+
+
+def sampling_card(page: Page, tool: str):
+    """The model's call of ``tool`` allowed once: the server's request for the model, in that tool's card."""
+    card = allow_call(page, f"Use {tool}.", tool)
+    return card.get_by_role("group", name="capitals (on this relay) asks your model")
+
+
+def sampling_page(browser: Browser, relay_url: str, vendor: VendorReplay, tool: str, *texts: str) -> Page:
+    """The app with the capitals server connected; the model will call ``tool``, then answer each of ``texts``."""
+    vendor.script_body("call", with_tool_call(TOOL_TURN, tool, {}, "call_m0"), content_type=SSE)
+    for i, text in enumerate(texts):
+        vendor.script_body(f"text {i}", with_text(TEXT_TURN, text), content_type=SSE)
+    page = open_app(browser, relay_url)
+    configure(page, vendor="openai", base=vendor.url, key="sk-tools-test", model="gpt-4o-mini")
+    connect_relay_server(page)
+    return page
+
+
+def test_an_image_a_server_would_send_the_model_is_shown_before_it_goes(browser: Browser, relay_url: str,
+                                                                         vendor: VendorReplay):
+    """SECURITY.md T-M2: the image a sampling request carries is on its card (a thumbnail, its type and size)
+    before "Run it", and editing the request's text does not drop it."""
+    from journeys_mcp_server import RED_SQUARE
+
+    page = sampling_page(browser, relay_url, vendor, "sampling_with_image", "Red.", "Done.")
+    asked = sampling_card(page, "sampling_with_image")
+    expect(asked).to_contain_text("Sends 27 characters of text and 1 image(s) (73 B).", timeout=REPLY_TIMEOUT_MS)
+    image = asked.get_by_role("img", name="Image 1 of Message (User): image/png, 73 B")
+    expect(image).to_be_visible()
+    assert image.evaluate("img => img.complete && img.naturalWidth") == 4  # the server's own bytes, drawn
+    asked.get_by_label("Message (User)").fill("What colour is this square, in one word?")
+    asked.get_by_role("button", name="Run it").click()
+    expect(asked.get_by_role("group", name="The model's answer")).to_contain_text("Red.", timeout=REPLY_TIMEOUT_MS)
+    sent = json.dumps(vendor.model_requests[1].json["messages"])
+    assert "in one word?" in sent and RED_SQUARE in sent
+    asked.get_by_role("button", name="Send to capitals (on this relay)").click()
+    assert "sampled Red." in replied(page, vendor, "Done.")
+    page.context.close()
+
+
+def test_a_request_for_the_model_past_the_users_size_limit_is_refused_and_says_so(browser: Browser, relay_url: str,
+                                                                                   vendor: VendorReplay):
+    """SECURITY.md T-M3: 2 MB of text for the model. Past the user's limit (Tools, 100,000 characters unless
+    changed) it is refused and the card says why; under a raised limit, the card shows its size before "Run it"."""
+    page = sampling_page(browser, relay_url, vendor, "big_sampling", "Done.")
+    vendor.script_body("again", with_tool_call(TOOL_TURN, "big_sampling", {}, "call_m1"), content_type=SSE)
+    vendor.script_body("done again", with_text(TEXT_TURN, "Done again."), content_type=SSE)
+    allow_call(page, "Use big_sampling.", "big_sampling")
+    assert "more than the user's limit" in replied(page, vendor, "Done.")
+    card = page.get_by_role("group", name="Tool big_sampling")
+    card.locator("summary").click()  # kept with the tool's result, drawn again once the turn ended
+    expect(card.get_by_role("region", name="Asked during the call")).to_contain_text(
+        "capitals (on this relay) asked your model with 2,000,003 characters of text, more than your limit of 100,000 "
+        "(Tools): refused, nothing was sent.")
+    assert len(vendor.model_requests) == 2  # nothing went to the model for the server
+
+    page.get_by_role("button", name="Tools", exact=True).click()
+    tools = page.get_by_role("dialog", name="Tools")
+    limit = tools.get_by_label("Most characters of text a server may send your model (sampling)")
+    expect(limit).to_have_value("100000")
+    limit.fill("3000000")
+    limit.dispatch_event("change")
+    tools.get_by_role("button", name="Close").click()
+    asked = sampling_card(page, "big_sampling")
+    expect(asked).to_contain_text("Sends 2,000,003 characters of text.", timeout=REPLY_TIMEOUT_MS)
+    asked.get_by_role("button", name="Deny").click()
+    replied(page, vendor, "Done again.")
+    page.context.close()
+
+
+def test_a_server_has_at_most_three_requests_for_the_model_open_at_once(browser: Browser, relay_url: str,
+                                                                         vendor: VendorReplay):
+    """SECURITY.md T-M4: a server asks the model 12 times at once. Three are put to the user; the rest are refused
+    at once, and one note on the card counts them."""
+    page = sampling_page(browser, relay_url, vendor, "many_samplings", "Done.")
+    card = allow_call(page, "Use many_samplings.", "many_samplings")
+    expect(card.locator(".sampling-refused")).to_have_text(
+        "Refused 9 more requests from capitals (on this relay) for your model: at most 3 are open at once.",
+        timeout=REPLY_TIMEOUT_MS)
+    asks = card.get_by_role("group", name="capitals (on this relay) asks your model")
+    expect(asks).to_have_count(3)
+    for i in range(3):
+        asks.nth(i).get_by_role("button", name="Deny").click()
+    assert "answered=0, refused=9, denied=3" in replied(page, vendor, "Done.")
     page.context.close()

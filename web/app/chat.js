@@ -56,12 +56,12 @@ const ASKING = new Set(["approval", "elicitation", "sampling"]);
 
 export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
-                autoTitle = () => false, onChange = () => {}, interpreter = null, samplingMaxTokens = null,
+                autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {}, apps = null }) {
     onLanguageChange(() => this.render());
     Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
-                          interpreter, samplingMaxTokens, apps,
+                          interpreter, samplingLimits, apps,
                           onChange,
                           onRunning,
                           notify, openSettings, askKey, onAlwaysAllow });
@@ -587,7 +587,7 @@ export class Chat {
                      tools: { ...tools, page: pageTools }, policy };
     if (system) params.system = system;
     Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
-    if (this.samplingMaxTokens) params.limits = { ...params.limits, sampling_max_tokens: this.samplingMaxTokens() };
+    if (this.samplingLimits) params.limits = { ...params.limits, ...this.samplingLimits() };
     return params;
   }
 

@@ -11,7 +11,9 @@
  * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it, "Code interpreter" with
  * "Reset notebook" for this chat's variables). A field changed there
  * changes this chat only; "Save to assistant" writes the fields into the assistant, "Save as new
- * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON.
+ * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON: an import shows
+ * each assistant the file holds (system prompt, tools, interpreter, limits) before anything is added, and adds them
+ * all as new ones (a name or id already here comes in as a copy, "… (imported)"; nothing is replaced).
  */
 
 import { BUILTIN_ASSISTANTS, EFFORTS, effectiveSettings } from "../store/assistants.js";
@@ -261,14 +263,44 @@ export class ChatSettings {
     download(new Blob([await this.store.assistants.exportJSON()], { type: "application/json" }), "orizuru-assistants.json");
   }
 
+  /** What the file would add, shown before anything is written: "Import" adds it all, "Cancel" nothing. */
+  #preview(plan) {
+    const dialog = h("dialog", { className: "import-preview", "aria-labelledby": "import-preview-title" });
+    const add = async () => {
+      dialog.close("added");
+      try {
+        const { imported, copies } = await this.store.assistants.addImported(plan);
+        this.assistants = await this.store.assistants.list();
+        this.render();
+        this.notify(t(copies ? "assistant.importedCopies" : "assistant.imported", { count: imported, copies }));
+      } catch (err) {
+        this.notify(t("assistant.importFailed", { message: err.message }), { error: true, timeout: 0 });
+      }
+    };
+    const adding = plan.filter((p) => !p.skip);
+    const skipped = plan.length - adding.length;
+    dialog.append(h("form", { className: "dialog-body", method: "dialog" },
+      h("h2", { id: "import-preview-title" }, t("assistant.importTitle")),
+      h("p", {}, t("assistant.importIntro", { count: adding.length })),
+      skipped ? h("p", { className: "hint" }, t("assistant.importSkipped", { count: skipped })) : null,
+      h("ul", { className: "import-list" }, adding.map(importedSummary)),
+      h("div", { className: "dialog-actions" },
+        h("button", { type: "button", className: "primary", disabled: !adding.length, onclick: add },
+          t("assistant.importConfirm", { count: adding.length })),
+        h("button", { type: "submit" }, t("chat.cancel")))));
+    dialog.addEventListener("close", () => {
+      if (dialog.returnValue !== "added") this.notify(t("assistant.importCancelled"));
+      dialog.remove();
+    });
+    document.body.append(dialog);
+    dialog.showModal();
+  }
+
   #chooseImport() {
     const input = h("input", { type: "file", accept: "application/json,.json", hidden: true });
     input.addEventListener("change", async () => {
       try {
-        const { imported } = await this.store.assistants.importJSON(await input.files[0].text());
-        this.assistants = await this.store.assistants.list();
-        this.render();
-        this.notify(t("assistant.imported", { count: imported }));
+        this.#preview(await this.store.assistants.readImport(await input.files[0].text()));
       } catch (err) {
         this.notify(t("assistant.importFailed", { message: err.message }), { error: true, timeout: 0 });
       } finally {
@@ -278,6 +310,27 @@ export class ChatSettings {
     document.body.append(input);
     input.click();
   }
+}
+
+/** What an imported assistant would do, for the reader: its system prompt, tools, interpreter and limits. */
+function importedSummary({ assistant: a, clash }) {
+  const servers = a.tools.mcp === "all" ? t("assistant.importAllServers")
+    : a.tools.mcp.length ? a.tools.mcp.join(", ") : t("assistant.importNone");
+  const onOff = (value) => t(value ? "assistant.importOn" : "assistant.importOff");
+  const limit = (value) => (value === null ? t("assistant.importDefault") : String(value));
+  const row = (label, value) => [h("dt", {}, label), h("dd", {}, value)];
+  return h("li", { className: "import-assistant" },
+    h("h3", {}, a.name),
+    clash ? h("p", { className: "hint" }, t("assistant.importCopy", { name: assistantName(clash) })) : null,
+    h("dl", {},
+      ...row(t("assistant.system"), a.system ? h("pre", { className: "import-system" }, a.system) : t("assistant.importNone")),
+      ...row(t("assistant.importServers"), servers),
+      ...row(t("assistant.importPython"), onOff(a.tools.python)),
+      ...row(t("assistant.interpreter"), onOff(a.interpreter)),
+      ...row(t("assistant.importSteps"), limit(a.limits.max_steps)),
+      ...row(t("assistant.importBudget"), limit(a.limits.token_budget)),
+      ...row(t("assistant.temperature"), limit(a.temperature)),
+      ...row(t("assistant.maxTokens"), limit(a.max_tokens))));
 }
 
 function numberOrNull(value) {

@@ -2,7 +2,8 @@
  * An MCP server's question to the user (elicitation: pycore/mcp/elicitation.py), drawn in the card of the
  * server's running tool. A form: each field of the requested schema as a labelled control (text, email, URL,
  * date, number, a switch, a choice, several choices), its default filled in, the browser's checks on it, and
- * Accept / Decline / Cancel. A URL: the server's message, the host the link goes to, the whole link, and
+ * Accept / Decline / Cancel. A URL: the server's message, the host the link goes to (as the browser parses the
+ * URL, which must agree with the core's reading, or the link is declined and never offered), the whole link, and
  * "Open <host>", which opens it in a new tab only when pressed (that press is the consent), Decline, Cancel.
  *
  *   const question = new Question(event, {asker, answer: async ({action, content?}) => ...})
@@ -59,7 +60,13 @@ export class Question {
     this.el.append(form);
   }
 
-  #link({ url, url_host: host }) {
+  #link({ url, url_host: coreHost }) {
+    const host = browserHost(url);
+    if (!host || host !== coreHost) { // the core and the browser read the host differently: never offered
+      this.el.append(h("p", { className: "question-host error" }, t("question.refusedLink", { url: url ?? "" })));
+      queueMicrotask(() => this.#send({ action: "decline" }));
+      return;
+    }
     this.el.append(
       h("p", { className: "question-host" }, t("question.opens"), " ", h("strong", {}, host ?? "")),
       h("p", {}, h("code", { className: "question-url" }, url ?? "")),
@@ -90,6 +97,16 @@ export class Question {
     this.status.classList.remove("error");
     this.status.textContent = text;
     this.el.dataset.answered = "true";
+  }
+}
+
+/** The host the browser goes to for `url` (WHATWG parsing), or null when it is not an absolute http(s) URL. */
+function browserHost(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.hostname : null;
+  } catch {
+    return null;
   }
 }
 

@@ -105,10 +105,11 @@ export class PromptLibrary {
     const input = h("input", { type: "file", accept: "application/json,.json", hidden: true });
     input.addEventListener("change", async () => {
       try {
-        const { imported } = await this.store.prompts.importJSON(await input.files[0].text());
+        const { imported, copies, skipped } = await this.store.prompts.importJSON(await input.files[0].text());
         await this.load();
         this.#draw();
-        this.notify(t("prompts.imported", { count: imported }));
+        this.notify([t("prompts.imported", { count: imported }), copies ? t("prompts.importedCopies", { count: copies }) : "",
+                     skipped ? t("prompts.importedSkipped", { count: skipped }) : ""].filter(Boolean).join(" "));
       } catch (err) {
         this.notify(t("prompts.importFailed", { message: err.message }), { error: true, timeout: 0 });
       } finally {

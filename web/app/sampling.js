@@ -1,8 +1,10 @@
 /**
  * An MCP server asks the conversation's model for a completion (sampling: pycore/mcp/sampling.py), drawn in the
  * card of the server's running tool, in two stages. First the request: who asks, which model answers and how
- * many tokens it may write (the smaller of the server's wish and the user's budget), the server's preferred
- * models (a hint, not followed), its system prompt and messages — editable — and "Run it" / "Deny". Then the
+ * many tokens it may write (the smaller of the server's wish and the user's budget), how much it sends (characters
+ * of text, images and their size), the server's preferred models (a hint, not followed), its system prompt and
+ * messages — editable — with each image it sends as a thumbnail (kept when the text is edited), and "Run it" /
+ * "Deny". A request the core refused without asking (too much text, too many open) is a note: refusalNote(). Then the
  * answer: the model's text, and "Send to <server>" / "Deny". Nothing goes to the model or back to the server
  * without the press.
  *
@@ -12,8 +14,43 @@
  * All the server and the model wrote goes in as text.
  */
 
+import { formatBytes } from "../render/media_bytes.js";
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
+
+const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]); // pycore.mcp.sampling's
+const count = (n) => new Intl.NumberFormat(language()).format(n);
+
+/** What the request sends, in numbers: its characters of text, and its images with their total size. */
+function sizeLine(event) {
+  const images = (event.messages ?? []).flatMap((m) => m.images ?? []);
+  const chars = count(event.input_chars ?? 0);
+  if (!images.length) return t("sampling.size", { chars });
+  const bytes = formatBytes(images.reduce((sum, image) => sum + image.bytes, 0));
+  return t("sampling.sizeImages", { chars, images: images.length, bytes });
+}
+
+/** An image the request would send, drawn from its own bytes (a raster type only), named by type and size. */
+function thumbnail(image, i, message) {
+  const alt = t("sampling.image", { n: i + 1, message, type: image.mime_type, size: formatBytes(image.bytes) });
+  if (!IMAGE_TYPES.has(image.mime_type)) return h("span", { className: "sampling-image hint" }, alt);
+  return h("img", { className: "sampling-image", alt, title: alt, src: `data:${image.mime_type};base64,${image.data}` });
+}
+
+/**
+ * A request refused without asking the user, said in the card: too much text for the user's limit, or (one note
+ * per server and run, counting) more requests open at once than a server may have.
+ */
+export function refusalNote(event, asker, note = null) {
+  if (event.refused === "too_many") {
+    const el = note ?? h("p", { className: "sampling-refused question-status error", role: "status", "data-count": "0" });
+    el.dataset.count = String(Number(el.dataset.count) + 1);
+    el.textContent = t("sampling.refusedMany", { count: el.dataset.count, server: asker, limit: event.limit });
+    return el;
+  }
+  return h("p", { className: "sampling-refused question-status error", role: "status" },
+    t("sampling.refusedLarge", { server: asker, chars: count(event.input_chars ?? 0), limit: count(event.limit ?? 0) }));
+}
 
 export class SamplingRequest {
   constructor(event, { asker, answer }) {
@@ -27,9 +64,10 @@ export class SamplingRequest {
       ? h("textarea", { rows: 2, "aria-label": t("sampling.system") }) : null;
     if (this.system) this.system.value = event.system_prompt;
     this.messages = (event.messages ?? []).map((m) => {
-      const box = h("textarea", { rows: 3, "aria-label": t("sampling.message", { role: t(`sampling.role.${m.role}`) }) });
+      const label = t("sampling.message", { role: t(`sampling.role.${m.role}`) });
+      const box = h("textarea", { rows: 3, "aria-label": label });
       box.value = m.text;
-      return { role: m.role, box };
+      return { role: m.role, box, images: (m.images ?? []).map((image, i) => thumbnail(image, i, label)) };
     });
     this.actions = h("div", { className: "question-actions" },
       h("button", { type: "button", className: "primary", onclick: () => this.#approve() }, t("sampling.run")),
@@ -37,9 +75,12 @@ export class SamplingRequest {
     this.el = h("section", { className: "question sampling", role: "group", "aria-label": title },
       h("h4", {}, title),
       h("p", { className: "sampling-model" }, t("sampling.model", { model: event.model, tokens: event.max_tokens })),
+      h("p", { className: "sampling-size" }, sizeLine(event)),
       event.model_hints?.length ? h("p", { className: "hint" }, t("sampling.hints", { models: event.model_hints.join(", ") })) : null,
       this.system ? h("label", { className: "sampling-field" }, t("sampling.system"), this.system) : null,
-      ...this.messages.map(({ role, box }) => h("label", { className: "sampling-field" }, t(`sampling.role.${role}`), box)),
+      ...this.messages.map(({ role, box, images }) => h("div", { className: "sampling-field" },
+        h("label", {}, t(`sampling.role.${role}`), box),
+        images.length ? h("div", { className: "sampling-images" }, images) : null)),
       this.actions, this.status);
   }
 

@@ -192,16 +192,17 @@ export class ToolCard {
  * Who offers a tool, by the identity the user gave it: the URL they added, the relay's name for a relay
  * server, their own Python tools, this page. Never a name the server chose for itself.
  */
-const ASKED_KINDS = { form: "asked.form", url: "asked.url", sampling: "asked.sampling" };
+const ASKED_KINDS = { form: "asked.form", url: "asked.url", sampling: "asked.sampling", refused: "asked.refused" };
 
 /** One thing a server asked, and the answer, as text. */
 function askedItem(entry) {
   const what = t(ASKED_KINDS[entry.kind] ?? "asked.form", { server: entry.asker ?? "", message: entry.message ?? "" });
-  const outcome = t(`asked.${entry.kind === "sampling" ? "sampling" : "question"}.${entry.action ?? "none"}`);
+  const outcome = entry.kind === "refused" ? "" // the note says it all
+    : t(`asked.${entry.kind === "sampling" ? "sampling" : "question"}.${entry.action ?? "none"}`);
   return h("li", { dataset: { action: entry.action ?? "none" } },
     h("p", { className: "asked-what" }, what),
     entry.url ? h("p", {}, h("code", { className: "question-url" }, entry.url)) : null,
-    h("p", { className: "asked-outcome" }, outcome),
+    outcome ? h("p", { className: "asked-outcome" }, outcome) : null,
     entry.content ? h("pre", { className: "json-args" }, JSON.stringify(entry.content, null, 2)) : null,
     entry.answer ? h("p", { className: "sampling-answer" }, entry.answer) : null);
 }

@@ -9,7 +9,8 @@
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
  *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md); the Python tools are in
  *                                     tools.page, with source `python:<profile id>`
- *   panel.samplingMaxTokens()         the user's budget for a server's sampling request (limits.sampling_max_tokens)
+ *   panel.samplingLimits()            what a server's sampling request may use: {sampling_max_tokens,
+ *                                     sampling_max_input_chars} (chat.run's limits)
  *   panel.profileChanged(profile)     offer that profile's Python tools
  *
  * Python tools: the profile's source text (Tools → Python tools); each public function is a tool. They run in
@@ -52,6 +53,10 @@ import { PREFS, prefs } from "../store/prefs.js";
 const SIGN_IN_CODES = new Set(["mcp_auth_required", "mcp_insufficient_scope"]);
 const FOLLOW_MS = 1000; // how often the open panel asks the worker for the servers' tool lists (no network)
 const POLICIES = ["ask", "allow", "deny"];
+const SAMPLING_LIMITS = { // prefs key -> chat.run's limits field, and its value unless the user changed it
+  samplingMaxTokens: { name: "sampling_max_tokens", fallback: 1024 },
+  samplingMaxInputChars: { name: "sampling_max_input_chars", fallback: 100_000 },
+};
 
 export class ToolsPanel {
   constructor({ core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector = null,
@@ -87,11 +92,13 @@ export class ToolsPanel {
       this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
                                    status: "disconnected", relay: saved.relay ?? null });
     }
-    const budget = document.getElementById("sampling-budget");
-    budget.value = String(this.samplingMaxTokens());
-    budget.addEventListener("change", () => {
-      if (budget.validity.valid && budget.value) prefs.set(PREFS.samplingMaxTokens, String(Math.round(budget.value)));
-    });
+    for (const [id, key] of [["sampling-budget", "samplingMaxTokens"], ["sampling-input", "samplingMaxInputChars"]]) {
+      const field = document.getElementById(id);
+      field.value = String(this.samplingLimits()[SAMPLING_LIMITS[key].name]);
+      field.addEventListener("change", () => {
+        if (field.validity.valid && field.value) prefs.set(PREFS[key], String(Math.round(field.value)));
+      });
+    }
     this.roots = prefs.getJSON(PREFS.mcpRoots, []);
     document.getElementById("roots-list").value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
     // The roots go to the core before any server connects, so its first roots/list gets them.
@@ -101,10 +108,13 @@ export class ToolsPanel {
     }, () => {});
   }
 
-  /** The most tokens a server's sampling request may have the model write (Tools; 1024 unless changed). */
-  samplingMaxTokens() {
-    const saved = Number(prefs.get(PREFS.samplingMaxTokens));
-    return Number.isInteger(saved) && saved > 0 ? saved : 1024;
+  /** What a server's sampling request may use (Tools): the most tokens the model may write (1024 unless changed)
+   *  and the most characters of text it may send the model (100,000): chat.run's limits.sampling_max_*. */
+  samplingLimits() {
+    return Object.fromEntries(Object.entries(SAMPLING_LIMITS).map(([key, { name, fallback }]) => {
+      const saved = Number(prefs.get(PREFS[key]));
+      return [name, Number.isInteger(saved) && saved > 0 ? saved : fallback];
+    }));
   }
 
   // ------------------------------------------------------------------ roots

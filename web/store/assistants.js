@@ -8,7 +8,10 @@
  *   assistants.save(fields) -> Assistant           checked by normalizeAssistant (an Error names the field)
  *   assistants.delete(id)                          a built-in goes back to how it shipped
  *   assistants.exportJSON() -> string              {format: "orizuru.assistants", version: 1, assistants}
- *   assistants.importJSON(text) -> {imported}      all checked first; an id already here is replaced
+ *   assistants.readImport(text) -> [{assistant, clash, skip?}]   all checked, nothing written; a clash (an id
+ *                                                  or name already here) comes in as a copy named "… (imported)",
+ *                                                  one with the same id and settings is skipped (already here)
+ *   assistants.addImported(plan) -> {imported, copies}   adds them; an import never replaces an assistant
  *   effectiveSettings(assistant, overrides) -> the settings of the next turn (overrides win, field by field)
  *
  *   Assistant = {id, name, system, profile_id, model, temperature, max_tokens, reasoning, tools, limits,
@@ -84,7 +87,12 @@ export class Assistants {
     return JSON.stringify({ format: ASSISTANTS_FORMAT, version: 1, assistants }, null, 1);
   }
 
-  async importJSON(text) {
+  /**
+   * An assistants file read and checked, nothing written: what would come in. An assistant whose id or name is
+   * already here (a built-in's above all) comes in as a copy, with an id of its own and "(imported)" after its name,
+   * so an import never replaces anything: `clash` names what it would have replaced.
+   */
+  async readImport(text) {
     let data;
     try {
       data = JSON.parse(text);
@@ -96,17 +104,45 @@ export class Assistants {
     }
     const checked = data.assistants.map((a, i) => {
       try {
-        return normalizeAssistant({ ...a, id: typeof a?.id === "string" && a.id ? a.id : crypto.randomUUID() });
+        return normalizeAssistant({ ...a, id: crypto.randomUUID(), builtin: false, updated: 0 });
       } catch (err) {
         throw new Error(`assistants[${i}]: ${err.message}`, { cause: err });
       }
     });
+    const here = await this.list();
+    const ids = new Set(here.map((a) => a.id));
+    const names = new Set(here.map((a) => a.name));
+    return checked.map((a, i) => {
+      const id = data.assistants[i]?.id;
+      const clash = here.find((b) => (typeof id === "string" && b.id === id) || b.name === a.name) ?? null;
+      if (clash && clash.id === id && sameSettings(clash, a)) return { assistant: clash, clash, skip: true };
+      if (!clash) {
+        names.add(a.name);
+        const keep = typeof id === "string" && id && !id.startsWith("builtin:") && !ids.has(id);
+        return { assistant: keep ? { ...a, id } : a, clash: null };
+      }
+      let name = `${a.name} (imported)`;
+      for (let n = 2; names.has(name); n += 1) name = `${a.name} (imported ${n})`;
+      names.add(name);
+      return { assistant: { ...a, name }, clash };
+    });
+  }
+
+  /** What readImport() found, written: every one a new assistant (it never replaces one). */
+  async addImported(plan) {
+    plan = plan.filter((p) => !p.skip);
     const now = Date.now();
     const tx = this.db.transaction("assistants", "readwrite");
-    await Promise.all([...checked.map((a) => tx.store.put({ ...a, builtin: BUILTIN_IDS.has(a.id), updated: now })),
+    await Promise.all([...plan.map(({ assistant }) => tx.store.add({ ...assistant, builtin: false, updated: now })),
                        tx.done]);
-    return { imported: checked.length };
+    return { imported: plan.length, copies: plan.filter((p) => p.clash).length };
   }
+}
+
+/** Whether two assistants would run the same way (their ids, names and dates aside). */
+function sameSettings(a, b) {
+  const settings = ({ id: _i, name: _n, builtin: _b, updated: _u, ...rest }) => JSON.stringify(rest);
+  return settings(normalizeAssistant(a)) === settings(normalizeAssistant(b));
 }
 
 /** An assistant with every field present and checked; an Error names the first bad field. */

@@ -19,6 +19,7 @@ export const PREFS = Object.freeze({
   classifier: "orizuru.classifier", // focus memory's classifier: {profile, model, strategy}
   mcpServers: "orizuru.mcpServers", // the MCP servers added by URL (headers' values are not kept)
   samplingMaxTokens: "orizuru.samplingMaxTokens", // the most tokens an MCP server's sampling request may use (1024)
+  samplingMaxInputChars: "orizuru.samplingMaxInputChars", // the most text a sampling request may send (100,000)
   mcpRoots: "orizuru.mcpRoots", // [{uri, name?}]: the folders MCP servers may know about (roots/list)
   toolChoices: "orizuru.toolChoices", // per server and tool: ask / allow / deny, with the tool's fingerprint
   oldToolChoices: "orizuru.toolPrefs", // choices by bare tool name, from before they were per server: dropped

@@ -6,9 +6,11 @@
  *   prompts.save({id?, name, text}) -> SavedPrompt   an Error names the bad field
  *   prompts.delete(id)
  *   prompts.exportJSON() -> string               {format: "orizuru.prompts", version: 1, prompts: [{name, text}]}
- *   prompts.importJSON(text) -> {imported}       all checked first; a prompt of the same name is replaced
+ *   prompts.importJSON(text) -> {imported, copies, skipped}   all checked first; nothing is replaced: a prompt
+ *                                                named like one here comes in as "<name>-imported", one here word
+ *                                                for word is skipped
  *   variablesOf(text) -> [name]                  the {{names}} in order of first use
- *   fillPrompt(text, values) -> string           each {{name}} replaced by values[name] ("" when missing)
+ *   fillPrompt(text, values) -> string           each {{name}} replaced by values' own text for it ("" when none)
  *
  *   SavedPrompt = {id, name, text, updated}; a variable name is letters, digits, _ and -, e.g. {{language}}.
  */
@@ -20,8 +22,11 @@ export function variablesOf(text) {
   return [...new Set([...String(text).matchAll(VARIABLE)].map((m) => m[1]))];
 }
 
+/** Values are looked up as the object's own text only: {{__proto__}} or {{constructor}} never reach an object's
+ *  internals (an imported prompt may name anything). */
 export function fillPrompt(text, values) {
-  return String(text).replace(VARIABLE, (_, name) => values[name] ?? "");
+  const own = (name) => (Object.hasOwn(values ?? {}, name) && typeof values[name] === "string" ? values[name] : "");
+  return String(text).replace(VARIABLE, (_, name) => own(name));
 }
 
 export class Prompts {
@@ -65,12 +70,24 @@ export class Prompts {
         throw new Error(`prompts[${i}]: ${err.message}`, { cause: err });
       }
     });
-    const byName = new Map((await this.list()).map((p) => [p.name, p.id]));
+    const here = new Map((await this.list()).map((p) => [p.name, p.text]));
+    const adding = [];
+    let copies = 0;
+    for (const p of incoming) {
+      if (here.get(p.name) === p.text) continue; // already here, word for word
+      let name = p.name;
+      if (here.has(name)) {
+        copies += 1;
+        name = `${p.name}-imported`;
+        for (let n = 2; here.has(name); n += 1) name = `${p.name}-imported-${n}`;
+      }
+      here.set(name, p.text);
+      adding.push({ ...p, name });
+    }
     const now = Date.now();
     const tx = this.db.transaction("prompts", "readwrite");
-    await Promise.all([...incoming.map((p) => tx.store.put({ id: byName.get(p.name) ?? crypto.randomUUID(), ...p, updated: now })),
-                       tx.done]);
-    return { imported: incoming.length };
+    await Promise.all([...adding.map((p) => tx.store.add({ id: crypto.randomUUID(), ...p, updated: now })), tx.done]);
+    return { imported: adding.length, copies, skipped: incoming.length - adding.length };
   }
 }
 

@@ -199,7 +199,8 @@ async def test_sampling_is_shown_run_as_edited_within_the_budget_and_sent_only_w
         declared = SamplingEvent.model_validate(event).model_dump(mode="json")
         assert all(declared[name] == value for name, value in event.items())
     assert request["stage"] == "request" and request["server_id"] == "s-ok" and request["model"] == "m"
-    assert request["messages"] == [{"role": "user", "text": "Summarize: a long story"}]
+    assert request["messages"] == [{"role": "user", "text": "Summarize: a long story", "images": []}]
+    assert request["input_chars"] == len("Summarize: a long story") + len("Be brief.")  # all the text it sends
     assert request["system_prompt"] == "Be brief." and request["model_hints"] == ["claude-haiku"]
     assert request["max_tokens"] == 300  # the server asked for 5,000; the user's budget is 300
     assert answered["stage"] == "result" and answered["text"] == "Une longue histoire."

@@ -65,3 +65,23 @@ def test_only_forms_of_primitives_and_safe_urls_are_put_to_the_user():
     ]:
         with pytest.raises(ElicitationError, match=problem):
             check_request(params)
+
+
+@pytest.mark.parametrize("url", [
+    "https://evil.example\\@accounts.example.com/login",  # Python reads accounts.example.com, the browser evil.example
+    "https://accounts.example.com@evil.example/login",  # userinfo: the host is after the last '@'
+    "https://evil.example%2f@accounts.example.com/",
+    "https://accounts.example.com\\.evil.example/",
+    "https://accounts.example.com\t/login",
+])
+def test_q5_a_link_url_parsers_could_read_differently_is_refused(url):
+    """SECURITY.md T-Q5: what the user is shown as the link's host must be where the browser goes."""
+    with pytest.raises(ElicitationError, match="refused"):
+        check_request({"mode": "url", "message": "Sign in", "url": url, "elicitationId": "e"})
+
+
+def test_q5_the_host_shown_is_the_one_the_browser_reads():
+    from pycore.mcp import elicitation
+
+    assert elicitation.link_host("https://Accounts.EXAMPLE.com:443/login?next=/") == "accounts.example.com"
+    assert elicitation.link_host("https://xn--bcher-kva.example/") == "xn--bcher-kva.example"
