@@ -22,6 +22,8 @@ from playwright.sync_api import Browser, Page, expect
 from test_journeys_tool_cards import TOOL_TURN, origin
 from vendor_replay import VendorReplay, expected
 
+from pycore.adapters import catalogue
+
 pytestmark = pytest.mark.e2e
 
 ERROR_TURN = "openai/error-401-invalid-api-key"
@@ -32,7 +34,11 @@ PROPER_NAMES = frozenset({
     "docstring", "English",  # (the language picker names each language in its own language)
     "Authorization", "Bearer",  # (an HTTP header and its auth scheme, named as they are sent)
     "ID",  # (as written in Japanese too)
-    "Enter", "Shift", "Esc", "Ctrl", "Cmd", "K", "ms", "s", "B"})
+    "Enter", "Shift", "Esc", "Ctrl", "Cmd", "K", "ms", "s", "B"}) | frozenset(
+    # The vendors and services by their own names, as the adapters' catalogue declares them ("OpenAI-compatible"
+    # is a description, and translated: not among them).
+    word for vendor in catalogue() if vendor.id != "openai-compatible"
+    for word in re.findall(r"[A-Za-z]+", vendor.label))
 # What the MCP server of the test chose (its name, its tools' names and descriptions): not ours to translate.
 SERVER_CONTENT = ("capitals-A", "The capital city of a country.", "Save a note.", "Adds a tool.", "grow", "demo")
 # A model id, a tool name, a URL, a path, a {{variable}}: a digit, _, /, @ or {, or a . or : inside it (a word
