@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import ROOT
 from journeys import (
     REPLY_TIMEOUT_MS,
     configure,
@@ -31,6 +32,7 @@ from journeys import (
 )
 from journeys_tool_servers import serve_tools
 from playwright.sync_api import Browser, Page, expect
+from test_journeys_documents import DOCUMENTS, PASTE, a_file, data_transfer
 from vendor_replay import VendorReplay, with_text
 
 pytestmark = pytest.mark.e2e
@@ -421,4 +423,88 @@ def test_layout_of_the_top_bar_composer_chat_settings_edit_box_drawer_and_formul
     bar = page.locator(".topbar").bounding_box()
     page.screenshot(path=f"/tmp/h4-{name}-edit.png")
     assert edit and bar and bar["y"] >= 0 and edit["y"] >= bar["y"] + bar["height"], (edit, bar)
+    page.context.close()
+
+
+# --- what the screenshots showed (issue 29, "How to show it"; docs/screenshots.py) ----------------------------
+
+LONG_PROFILE, LONG_MODEL = "OpenRouter · openai/gpt-4o-mini", "openai/gpt-4o-mini"
+TABLE_REPLY = "| Algorithm | Average | Worst | Stable |\n|---|---|---|---|\n| Quicksort | fast | slow | no |\n"
+# How many lines a box's own text takes, and what does not fit, read in the page.
+BAR_TOPS = ("() => [...document.querySelector('.topbar').children].filter((el) => el.getClientRects().length)"
+            ".map((el) => Math.round(el.getBoundingClientRect().top))")
+LINES = "(el) => { const r = document.createRange(); r.selectNodeContents(el); return r.getClientRects().length; }"
+FITS = """() => {
+  const box = (el) => el.getBoundingClientRect().toJSON();
+  const lines = """ + LINES + """;
+  const row = document.querySelector('.conversations li[data-id]');
+  const chip = document.querySelector('#attachments .attachment.document');
+  const [name, size] = chip.querySelectorAll(':scope > span');
+  const image = document.querySelector('#attachments img');
+  return {
+    barTops: (""" + BAR_TOPS + """)(),
+    icons: ['pin', 'folder'].map((kind) => getComputedStyle(row.querySelector('.' + kind), '::before').maskImage),
+    chip: {height: box(chip).height, gap: box(size).left - box(name).right},
+    imageRemove: {button: box(image.parentElement.querySelector('button')), image: box(image)},
+    headerLines: [...document.querySelectorAll('.transcript th')].map(lines),
+  };
+}"""
+
+
+def one_row(tops: list[int], problems: list[str]) -> None:
+    if max(tops) - min(tops) > 20:  # the controls of one row differ in height, not by a row
+        problems.append(f"the top bar takes two rows: {tops}")
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["left"] < b["right"] and b["left"] < a["right"] and a["top"] < b["bottom"] and b["top"] < a["bottom"]
+
+
+def test_at_desktop_names_icons_chips_and_japanese_buttons_are_not_cut(browser: Browser, site_url: str,
+                                                                         vendor: VendorReplay):
+    """What the screenshots showed at 1280x800: the profile's name cut in a top bar with room to spare, a
+    conversation's pin and folder buttons drawn as boxes where no font has their emoji, a file chip with its
+    name and size run together and as tall as a thumbnail, an image's × beside it instead of on it, and
+    "エクスポート" broken over two lines."""
+    page = new_page(browser, site_url, DESKTOP)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model=LONG_MODEL, name=LONG_PROFILE)
+    reply_with(vendor, TABLE_REPLY)
+    send(page, "Compare quicksort, merge sort and insertion sort")
+    wait_idle(page)
+    box = page.get_by_role("textbox", name="Message", exact=True)
+    box.evaluate(PASTE, data_transfer(page, a_file(ROOT / "web" / "icons" / "icon-192.png", "image/png")))
+    box.evaluate(PASTE, data_transfer(page, a_file(DOCUMENTS / "sales.csv", "text/csv")))
+    expect(page.locator("#attachments .attachment")).to_have_count(2)
+    page.mouse.move(DESKTOP["width"] / 2, DESKTOP["height"] / 3)  # over the chat: no row is pointed at
+    page.locator("#transcript").focus()
+    found = page.evaluate(FITS)
+    problems = []
+    one_row(found["barTops"], problems)
+    if not all(icon.startswith('url("data:image/svg') for icon in found["icons"]):
+        problems.append(f"pin and folder are characters a font may lack: {found['icons']}")
+    if found["chip"]["height"] > 40 or found["chip"]["gap"] < 4:
+        problems.append(f"the file chip: {found['chip']}")
+    if not overlap(found["imageRemove"]["button"], found["imageRemove"]["image"]):
+        problems.append(f"the image's × is not on it: {found['imageRemove']}")
+    open_settings(page).get_by_label("Language").select_option("ja")
+    page.get_by_role("dialog", name="設定").get_by_role("button", name="閉じる").click()
+    one_row(page.evaluate(BAR_TOPS), problems)
+    lines = page.get_by_role("button", name="エクスポート", exact=True).evaluate(LINES)
+    if lines != 1:
+        problems.append(f"エクスポート takes {lines} lines")
+    assert not problems, "\n".join(problems)
+    page.context.close()
+
+
+def test_at_phone_width_a_tables_header_words_are_whole(browser: Browser, site_url: str, vendor: VendorReplay):
+    """A table wider than a phone scrolls inside its box; its words are not broken letter by letter to fit
+    ("Averag/e")."""
+    page = new_page(browser, site_url, PHONE)
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    reply_with(vendor, TABLE_REPLY.replace("fast", "fast on average, slow on sorted input"))
+    send(page, "Compare quicksort, merge sort and insertion sort")
+    wait_idle(page)
+    headers = page.locator(".transcript th")
+    expect(headers).to_have_count(4)
+    assert headers.evaluate_all(f"(all) => all.map({LINES})") == [1, 1, 1, 1]
     page.context.close()

@@ -110,7 +110,9 @@ class Reply:
     @property
     def entry(self) -> dict[str, Any]:
         if self.raw is not None:
-            return {"status": self.status, "content_type": self.content_type, "ext": "json"}
+            ext = {"text/event-stream": "sse", "application/x-ndjson": "ndjson"}.get(
+                self.content_type.split(";")[0].strip(), "json")
+            return {"status": self.status, "content_type": self.content_type, "ext": ext}
         return MANIFEST[self.name]
 
     def body(self) -> bytes:
@@ -259,10 +261,12 @@ class VendorReplay:
             self._server.state.script += [Reply(n, delay, stall_after) for n in names]
 
     def script_body(self, label: str, body: bytes, *, content_type: str = "application/json",
-                    status: int = 200) -> None:
-        """Queue a body the test built (``label`` names it in ``Received.answered_with``)."""
+                    status: int = 200, stall_after: int | None = None) -> None:
+        """Queue a body the test built (``label`` names it in ``Received.answered_with``); ``stall_after`` as in
+        ``script`` (counted in events: give the SSE or NDJSON content type)."""
         with self._server.state.lock:
-            self._server.state.script.append(Reply(label, raw=body, content_type=content_type, status=status))
+            self._server.state.script.append(Reply(label, raw=body, content_type=content_type, status=status,
+                                                   stall_after=stall_after))
 
     def list_models(self, *models: str) -> None:
         """Answer ``GET …/models`` with these model ids, in the shape OpenAI documents (see above)."""

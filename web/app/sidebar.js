@@ -80,7 +80,7 @@ export class Sidebar {
     const refocus = focused && { id: focused.closest("li[data-id]")?.dataset.id, kind: focused.classList[0] };
     this.list.replaceChildren(...groupConversations(this.conversations, Date.now()).map(({ label, folder, items }) =>
       h("li", { className: "group" },
-        h("h3", { className: "group-label" }, folder ? `🗀 ${folder}` : t(label.key, label.vars)),
+        h("h3", { className: folder ? "group-label folder-label" : "group-label" }, folder || t(label.key, label.vars)),
         h("ul", {}, items.map((c) => this.#item(c))))));
     this.list.classList.toggle("selecting", this.selecting);
     this.#showBulk();
