@@ -106,6 +106,8 @@ def test_enter_while_a_reply_streams_keeps_the_words_and_says_why(browser: Brows
     send(page, "A long answer, please")
     expect(last_reply(page)).to_have_attribute("data-state", "streaming", timeout=REPLY_TIMEOUT_MS)
     expect(page.locator("html")).to_have_attribute("data-turn", "streaming")
+    # Copy and Regenerate wait for the turn's end: there is nothing whole to copy or redo yet.
+    expect(last_reply(page).get_by_role("button", name="Regenerate")).to_be_hidden()
     send(page, "And a follow-up")
     expect(page.locator(".toast").filter(has_text="still being written")).to_be_visible()
     expect(box(page)).to_have_value("And a follow-up")
