@@ -126,6 +126,12 @@ def test_deny_sends_the_refusal_to_the_model_and_runs_nothing(browser: Browser, 
     page.context.close()
 
 
+def open_card(card) -> None:
+    """Open a tool card, as it may be already: one that asked the user something stays open after the turn."""
+    if not card.locator("details.tool-details").evaluate("details => details.open"):
+        card.locator("summary").click()
+
+
 def test_a_servers_question_is_answered_in_a_form_or_declined(browser: Browser, relay_url: str,
                                                                 vendor: VendorReplay):
     """Elicitation: the server's form shows in its tool's card with the schema's defaults filled in; Accept sends
@@ -159,7 +165,7 @@ def test_a_servers_question_is_answered_in_a_form_or_declined(browser: Browser, 
 
     def kept_with_the_result() -> None:  # the question and the answer, drawn again from the transcript
         card = page.get_by_role("group", name="Tool book_table").first
-        card.locator("summary").click()
+        open_card(card)
         asked = card.get_by_role("region", name="Asked during the call")
         expect(asked).to_contain_text("capitals (on this relay) asked: Book a table in Kyoto?")
         expect(asked).to_contain_text('"email": "ada@example.com"')
@@ -243,7 +249,7 @@ def test_a_servers_request_for_the_model_is_shown_run_as_edited_and_sent_or_deni
     asked.get_by_role("button", name="Send to capitals (on this relay)").click()
     assert "The model said: Three old capitals." in replied(page, vendor, "Done 0.")
     card = page.get_by_role("group", name="Tool describe_capitals").first
-    card.locator("summary").click()
+    open_card(card)
     kept = card.get_by_role("region", name="Asked during the call")
     expect(kept).to_contain_text("Run, and its answer sent to the server:")
     expect(kept).to_contain_text("Three old capitals.")
@@ -444,7 +450,7 @@ def test_a_request_for_the_model_past_the_users_size_limit_is_refused_and_says_s
     allow_call(page, "Use big_sampling.", "big_sampling")
     assert "more than the user's limit" in replied(page, vendor, "Done.")
     card = page.get_by_role("group", name="Tool big_sampling")
-    card.locator("summary").click()  # kept with the tool's result, drawn again once the turn ended
+    open_card(card)  # kept with the tool's result, as a reload draws it
     expect(card.get_by_role("region", name="Asked during the call")).to_contain_text(
         "capitals (on this relay) asked your model with 2,000,003 characters of text, more than your limit of 100,000 "
         "(Tools): refused, nothing was sent.")

@@ -417,6 +417,7 @@ export class Chat {
   /** The turn is over: open questions closed, its end announced, the transcript put in order, the next one let in. */
   async #endTurn(run, status, conversationId, drawn) {
     for (const question of run.questions ?? []) question.close(); // the core cancelled what is still open
+    showAsked(run.stream);
     this.turn.end(run.cancelled ? "stopped" : status);
     try {
       if (this.conversation?.id === conversationId) {
@@ -558,6 +559,7 @@ export class Chat {
     // The turn as it streams: its reply on screen, whether a step of it is open, that step's usage and error.
     const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
                 stepError: null, toolMeta: {}, texts: [] };
+    run.stream = r; // what the turn's end puts in order (#endTurn)
     const call = this.core.call("chat.run", await this.#runParams(target, messages, system, interpret),
                                 (ev) => this.#onEvent(r, ev));
     run.callId = call.id;
@@ -786,6 +788,19 @@ function unrenderable(msg) {
   return h("li", { className: `msg ${msg?.role === "user" ? "user" : "assistant"}`, dataset: { id: msg?.id ?? "", state: "error" } },
     h("p", { className: "notice error" }, t("chat.couldNotShow")),
     h("pre", { className: "content md-plain" }, text));
+}
+
+/**
+ * What each tool's server asked during the turn, and what was answered, on its card as a reload shows it
+ * (tool_meta.asked): the questions the card held while open give way to that record.
+ */
+function showAsked(stream) {
+  for (const [callId, meta] of Object.entries(stream?.toolMeta ?? {})) {
+    const card = meta.asked?.length ? stream.reply?.card(callId) : null;
+    if (!card) continue;
+    for (const question of card.el.querySelectorAll(":scope section.question")) question.remove();
+    card.showAsked(meta.asked);
+  }
 }
 
 /**
