@@ -9,7 +9,7 @@ Pending authorizations (PKCE verifiers) stay in memory: they only need to outliv
 Vaults::
 
     MemoryVault()        # CPython and tests: a dict (a "reload" keeps it, a new MemoryVault is a new profile)
-    default_vault()      # in the browser, the worker's IndexedDB vault (pycore.mcp.oauth_idb), else MemoryVault
+    pycore.mcp.oauth_idb.default_vault()   # in the browser, the worker's IndexedDB vault, else MemoryVault
 
 The browser's vault (``web/oauth_vault.js``, reached through :mod:`pycore.mcp.oauth_idb`) encrypts each record
 with AES-GCM under a non-extractable key the worker generated and keeps in IndexedDB; the record's name is the
@@ -56,18 +56,6 @@ class MemoryVault(Vault):
 
     async def delete(self, name: str) -> None:
         self.records.pop(name, None)
-
-
-def default_vault() -> Vault:
-    """The vault of the runtime we are in: the worker's IndexedDB in the browser, memory elsewhere."""
-    import sys
-
-    if sys.platform == "emscripten":
-        from pycore.mcp.oauth_idb import IndexedDBVault, available
-
-        if available():
-            return IndexedDBVault()
-    return MemoryVault()
 
 
 class VaultOAuthStore(MemoryOAuthStore):
@@ -121,4 +109,4 @@ def _client_name(issuer: str, redirect_uri: str) -> str:
     return f"client {issuer} {redirect_uri}"
 
 
-__all__ = ["MemoryVault", "Vault", "VaultOAuthStore", "default_vault"]
+__all__ = ["MemoryVault", "Vault", "VaultOAuthStore"]

@@ -69,7 +69,8 @@ class WorkerState:
         if self._oauth is None:
             from pycore.http import default_transport
             from pycore.mcp.oauth import OAuthClient, install
-            from pycore.mcp.oauth_vault import VaultOAuthStore, default_vault
+            from pycore.mcp.oauth_idb import default_vault
+            from pycore.mcp.oauth_vault import VaultOAuthStore
 
             self.oauth_vault = self.oauth_vault or default_vault()
             self._oauth = OAuthClient(default_transport(), VaultOAuthStore(self.oauth_vault))
