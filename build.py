@@ -366,7 +366,7 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
         if (WEB / static).exists():
             shutil.copy2(WEB / static, out / static)
     # MCP App views' frame (web/mcp_app/frame.html): a page of its own, with its own policy, beside index.html.
-    shutil.copy2(WEB / "mcp_app" / "frame.html", out / MCP_APP_FRAME)
+    write_app_frame(out / MCP_APP_FRAME)
     if (WEB / "icons").is_dir():
         shutil.copytree(WEB / "icons", out / "icons")
     write_host_headers(out, html)
@@ -382,6 +382,17 @@ MCP_APP_FRAME = "mcp-app-frame.html"
 
 # Folders whose names change with their content (hashes, versions): any host may cache them forever.
 IMMUTABLE_DIRS = ("assets", "wheels", "pyodide")
+
+
+def write_app_frame(target: Path) -> None:
+    """web/mcp_app/frame.html with web/mcp_app/limits.js written into its script where it says so: the frame is a
+    page of its own (no bundle reaches it), and the page and the frame must bound a view's messages alike."""
+    frame = (WEB / "mcp_app" / "frame.html").read_text()
+    marker = "/* @inline web/mcp_app/limits.js */"
+    if frame.count(marker) != 1:
+        raise BuildError(f"web/mcp_app/frame.html must hold `{marker}` once, where the view's limits go")
+    limits = re.sub(r"^export ", "", (WEB / "mcp_app" / "limits.js").read_text(), flags=re.M)
+    target.write_text(frame.replace(marker, limits.strip()))
 
 
 def meta_policy(html: str, name: str) -> str:

@@ -156,3 +156,19 @@ def test_dist_ships_header_rules_for_static_hosts_that_agree_with_the_page():
 def test_a_page_without_its_policy_stops_the_build(tmp_path):
     with pytest.raises(build.BuildError, match="no Content-Security-Policy <meta>"):
         build.write_host_headers(tmp_path, "<!doctype html><title>x</title>")
+
+
+def test_the_app_frame_gets_the_views_limits_written_in_and_refuses_a_frame_without_their_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """web/mcp_app/limits.js is the one source of what an MCP App view may send: the page imports it, and the build
+    writes it into the view's outer frame, a page of its own (SECURITY.md T-W9)."""
+    build.write_app_frame(tmp_path / "frame.html")
+    frame = (tmp_path / "frame.html").read_text()
+    assert "@inline" not in frame and "export " not in frame
+    assert "function messageSize(value, limit)" in frame and "const MESSAGE_LIMIT = 8 * 2 ** 20" in frame
+    web = tmp_path / "web"
+    (web / "mcp_app").mkdir(parents=True)
+    (web / "mcp_app" / "frame.html").write_text("<script>const size = messageSize(msg);</script>")
+    monkeypatch.setattr(build, "WEB", web)
+    with pytest.raises(build.BuildError, match="must hold"):
+        build.write_app_frame(tmp_path / "broken.html")

@@ -35,13 +35,11 @@
 import { h } from "../app/dom.js";
 import { t } from "../app/i18n.js";
 import { argumentsView } from "../app/tool_card.js";
+import { MESSAGE_LIMIT, messageSize, SECOND_LIMIT } from "./limits.js";
 import { viewPolicy, withPolicy } from "./policy.js";
 
 export const APP_MIME = "text/html;profile=mcp-app";
 export const FLOOD_LIMIT = 200; // messages in one second
-// Sizes as messageSize counts them (string lengths, 8 a value); web/mcp_app/frame.html holds the same.
-export const MESSAGE_LIMIT = 8 * 2 ** 20;
-export const SECOND_LIMIT = 16 * 2 ** 20; // in one second
 const STOPPED = "orizuru/notifications/view-stopped"; // from the outer frame: {reason: "size" | "rate"}
 const MB = 2 ** 20;
 const MIN_HEIGHT = 48;
@@ -239,25 +237,6 @@ export class AppView {
     this.bridge?.close?.().catch?.(() => {});
     this.frame.remove();
   }
-}
-
-/** How big a message is (string lengths, bytes of binary data, 8 a value), counted until it passes `limit`. */
-export function messageSize(value, limit) {
-  let size = 0;
-  const stack = [value];
-  while (stack.length && size <= limit) {
-    const item = stack.pop();
-    if (typeof item === "string") size += item.length;
-    else if (item instanceof ArrayBuffer || ArrayBuffer.isView(item)) size += item.byteLength;
-    else if (item && typeof item === "object") {
-      for (const key in item) {
-        size += key.length + 8;
-        if (size > limit) break;
-        stack.push(item[key]);
-      }
-    } else size += 8;
-  }
-  return size;
 }
 
 function decodeBase64(text) {
