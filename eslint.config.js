@@ -82,7 +82,7 @@ module.exports = defineConfig([
     languageOptions: { globals: globals.browser },
   },
   {
-    files: ["tests/**/*.mjs", "bench/**/*.mjs"],
+    files: ["tests/**/*.mjs", "bench/**/*.mjs", "web/types/*.mjs"],
     languageOptions: { globals: globals.node },
   },
 
