@@ -169,3 +169,52 @@ def test_the_code_interpreter_runs_from_a_plain_static_host(browser: Browser, st
     [told] = [m["content"] for m in vendor.model_requests[-1].json["messages"] if m["role"] == "tool"]
     assert told.startswith("value:\n(3, ")
     page.context.close()
+
+
+class Recorder(http.server.BaseHTTPRequestHandler):
+    """Another host: answers every GET with CORS open and notes the path it was asked for."""
+
+    seen: list[str] = []
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_t_w13_a_narrowed_connect_src_is_not_a_boundary_measured(browser: Browser, static_url: str):
+    """T-W13 (open, measured): the page's connect-src keeps `https:` and loopback. Narrowing it at run time to
+    the hosts the user configured is possible for the page itself (a <meta> added later narrows, never widens),
+    but it would not hold what it promises: the core's worker, which makes every vendor and MCP request, is
+    started from the site's URL and takes its policy from that response (none on a static host), and a
+    navigation carries data to any host whatever connect-src says. This test measures all three; it fails
+    when Chromium changes, to update SECURITY.md."""
+    Recorder.seen = []
+    other = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    host = f"http://127.0.0.1:{other.server_address[1]}"
+    try:
+        page = open_app(browser, static_url)
+        blocked = page.evaluate("""async (host) => {
+            const meta = document.createElement("meta");
+            meta.httpEquiv = "Content-Security-Policy";
+            meta.content = "connect-src 'self'";
+            document.head.append(meta);
+            try { await fetch(host + "/from-the-page"); return false; } catch { return true; }
+        }""", host)
+        assert blocked  # the page itself is narrowed
+        core = next(w for w in page.workers if "worker" in w.url)
+        assert core.evaluate("async (host) => (await fetch(host + '/from-the-core')).status", host) == 200
+        page.evaluate("(host) => { location.href = host + '/navigated?carried=secret'; }", host)
+        page.wait_for_url(f"{host}/navigated?carried=secret")
+        assert Recorder.seen == ["/from-the-core", "/navigated?carried=secret"]
+        page.context.close()
+    finally:
+        other.shutdown()
+        other.server_close()
