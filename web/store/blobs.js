@@ -14,6 +14,8 @@
  *   await blobs.sweep(referenced: Set, {minAgeMs?}) removes the files no stored part refers to (but not
  *                                          ones written in the last minutes: another tab may be saving them)
  *   await blobs.usage() -> {files, bytes}
+ *   await blobs.read(ref) -> Uint8Array | null      one file's bytes by its reference (sync sends it once)
+ *   await blobs.write(ref, bytes)                   a file that came from sync: kept only if its hash is its name
  *
  * Where OPFS is missing (some private windows) or a write fails (quota), the bytes stay inline in
  * IndexedDB, as before: nothing is lost, only not moved.
@@ -94,6 +96,23 @@ export class Blobs {
     }
     for (const name of unreferenced) await dir.removeEntry(name).catch(() => {});
     return unreferenced.length;
+  }
+
+  async read(ref) {
+    const dir = await this.#directory();
+    try {
+      const file = await (await dir.getFileHandle(String(ref).slice(PREFIX.length))).getFile();
+      return new Uint8Array(await file.arrayBuffer());
+    } catch {
+      return null;
+    }
+  }
+
+  async write(ref, bytes) {
+    const name = await hashName(bytes);
+    if (PREFIX + name !== ref) throw new Error(`the bytes for ${ref} do not have that hash`);
+    const dir = await this.#directory();
+    if (dir) await writeOnce(dir, name, bytes);
   }
 
   async usage() {

@@ -21,7 +21,7 @@ import { fromBase64, toBase64 } from "../files/base64.js";
 
 // OWASP's 2023 figure for PBKDF2-HMAC-SHA256; well under a second in a current browser.
 export const PBKDF2_ITERATIONS = 600_000;
-const MIN_ITERATIONS = 100_000; // a record asking for fewer is refused as tampered
+export const MIN_ITERATIONS = 100_000; // a record asking for fewer is refused as tampered
 
 export class WrongPassphraseError extends Error {
   constructor() {

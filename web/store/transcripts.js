@@ -3,7 +3,8 @@
  * received is lost. Made by openStore() (index.js).
  *
  * Records
- *   Conversation  {id, title, created, updated, current_leaf, deleted_at?}   times: ms since epoch
+ *   Conversation  {id, title, created, updated, current_leaf, deleted_at?, changed?}   times: ms since epoch
+ *                 (changed: when its record last changed here, sync's clock: sync/engine.js)
  *   StoredMessage {id, conversation_id, parent_id, role: "user"|"assistant", parts: [Message part JSON],
  *                  status: "complete"|"streaming"|"interrupted"|"error", created,
  *                  vendor?, model?, usage?, finish_reason?, error?, finished?}
@@ -46,6 +47,7 @@
  *   setPinned(id, bool); setFolder(id, name | null)         how the sidebar groups it
  *   blobs                                                  attachment bytes in OPFS (blobs.js): messages are
  *        stored with references and read back with the bytes, so callers always see whole parts
+ *   syncRecords(); applySyncedConversation(c, isNewer); applySyncedMessage(m); blobRefsOf(m)   for sync/engine.js
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
  *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
  *   close()
@@ -455,6 +457,47 @@ export class Store {
     return hits;
   }
 
+  // ------------------------------------------------------------ sync (sync/engine.js)
+
+  /** Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored. */
+  async syncRecords() {
+    const tx = this.db.transaction(["conversations", "messages"]);
+    const [conversations, messages] = await Promise.all([
+      tx.objectStore("conversations").getAll(), tx.objectStore("messages").getAll(), tx.done]);
+    return { conversations, messages: messages.filter((m) => m.status !== "streaming") };
+  }
+
+  /** Another device's record of a conversation, kept where `isNewer(it, ours)`. Resolves to whether it was. */
+  async applySyncedConversation(remote, isNewer) {
+    let applied = false;
+    await withConversationLock(this.name, remote.id, () =>
+      this._write(remote.id, ["conversations"], async (tx) => {
+        const stored = await tx.objectStore("conversations").get(remote.id);
+        if (stored && !isNewer(remote, stored)) return;
+        tx.objectStore("conversations").put(remote).catch(ignore);
+        applied = true;
+      }));
+    if (applied) this._announce({ type: "conversation", conversation_id: remote.id });
+    return applied;
+  }
+
+  /** Another device's message: added when this browser has neither it nor a purge of its conversation. */
+  async applySyncedMessage(message) {
+    let applied = false;
+    await this._write(message.conversation_id, ["conversations", "messages"], async (tx) => {
+      if (!(await tx.objectStore("conversations").get(message.conversation_id))) return;
+      if (await tx.objectStore("messages").get(message.id)) return;
+      tx.objectStore("messages").add(message).catch(ignore);
+      applied = true;
+    });
+    if (applied) this._announce({ type: "message", conversation_id: message.conversation_id, message_id: message.id });
+    return applied;
+  }
+
+  blobRefsOf(message) {
+    return blobRefs(message);
+  }
+
   // ------------------------------------------------------------ plumbing
 
   async _updateConversation(id, change) {
@@ -463,7 +506,7 @@ export class Store {
       await this._write(id, ["conversations"], async (tx) => {
         const current = this.unsaved.get(id)?.conversation ?? (await tx.objectStore("conversations").get(id));
         if (!current) throw new Error(`no conversation with id ${id}`);
-        updated = change(current);
+        updated = { ...change(current), changed: Date.now() }; // sync's clock (sync/engine.js)
         tx.objectStore("conversations").put(updated).catch(ignore);
       }, () => ({ conversation: updated }));
       if (!updated) throw new Error(`no conversation with id ${id}`);

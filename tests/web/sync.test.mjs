@@ -1,0 +1,211 @@
+// Sync's engine (web/sync/engine.js) and sealing (web/sync/crypto.js), in Node: two devices and a folder.
+// The folder is a map with compare-and-swap, as the SyncTarget interface asks (the real WebDAV server is
+// in tests/e2e/test_journeys_sync.py); each device is a store with the same merge rules as store/transcripts.js.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { SyncConflictError } from "../../web/sync/target.js";
+import { isNewer, openFolder, SyncPassphraseError, syncOnce } from "../../web/sync/engine.js";
+import { SyncTamperedError } from "../../web/sync/crypto.js";
+
+class Folder {
+  files = new Map(); // name -> {bytes, etag}
+  version = 0;
+  writes = 0;
+  race = null; // (name) => void: runs just before a write lands, to stage another device's write
+
+  async list() {
+    return [...this.files].map(([name, f]) => ({ name, etag: f.etag }));
+  }
+
+  async read(name) {
+    return this.files.get(name) ?? null;
+  }
+
+  async write(name, bytes, ifMatch) {
+    const race = this.race;
+    this.race = null;
+    race?.(name);
+    const current = this.files.get(name);
+    if (ifMatch === null ? current : current?.etag !== ifMatch) throw new SyncConflictError(name);
+    this.writes += 1;
+    const etag = `"${++this.version}"`;
+    this.files.set(name, { bytes: new Uint8Array(bytes), etag });
+    return etag;
+  }
+}
+
+class Device {
+  conversations = new Map();
+  messages = new Map();
+  state = { seen: {}, sent: {} };
+  blobs = { files: new Map(), read: async (ref) => this.blobs.files.get(ref) ?? null,
+            write: async (ref, bytes) => void this.blobs.files.set(ref, bytes) };
+
+  async syncRecords() {
+    return { conversations: [...this.conversations.values()], messages: [...this.messages.values()] };
+  }
+
+  async applySyncedConversation(c, newer) {
+    const ours = this.conversations.get(c.id);
+    if (ours && !newer(c, ours)) return false;
+    this.conversations.set(c.id, c);
+    return true;
+  }
+
+  async applySyncedMessage(m) {
+    if (!this.conversations.has(m.conversation_id) || this.messages.has(m.id)) return false;
+    this.messages.set(m.id, m);
+    return true;
+  }
+
+  blobRefsOf(m) {
+    return (m.parts ?? []).map((p) => p.blob).filter(Boolean);
+  }
+
+  say(conversation, id, text, at, parent = null) {
+    this.messages.set(id, { id, conversation_id: conversation, parent_id: parent, role: "user",
+      parts: [{ type: "text", text }], status: "complete", created: at });
+    const c = this.conversations.get(conversation);
+    this.conversations.set(conversation, { ...c, current_leaf: id, updated: at });
+  }
+}
+
+const PASS = "correct horse battery staple";
+const sync = async (device, folder, keys) => syncOnce({ store: device, target: folder, keys, state: device.state });
+
+test("two devices that wrote to one conversation offline both keep what they wrote, as branches", async () => {
+  const folder = new Folder();
+  const [a, b] = [new Device(), new Device()];
+  const keys = await openFolder(folder, PASS);
+  a.conversations.set("c1", { id: "c1", title: "Trip", created: 1, updated: 1, current_leaf: null });
+  a.say("c1", "m1", "where to?", 2);
+  await sync(a, folder, keys);
+  await sync(b, folder, await openFolder(folder, PASS));
+  assert.deepEqual([...b.messages.keys()], ["m1"]);
+  a.say("c1", "ma", "from A, offline", 10, "m1");
+  b.say("c1", "mb", "from B, offline", 11, "m1");
+  await sync(a, folder, keys);
+  await sync(b, folder, keys);
+  await sync(a, folder, keys);
+  for (const device of [a, b]) {
+    assert.deepEqual([...device.messages.keys()].sort(), ["m1", "ma", "mb"]);
+    assert.equal(device.messages.get("ma").parent_id, device.messages.get("mb").parent_id, "siblings");
+    assert.equal(device.conversations.get("c1").current_leaf, "mb", "the later record names the leaf");
+  }
+});
+
+test("renames and deletes converge: the later change wins on every device, whatever the order", async () => {
+  const folder = new Folder();
+  const [a, b] = [new Device(), new Device()];
+  const keys = await openFolder(folder, PASS);
+  a.conversations.set("c1", { id: "c1", title: "Old", created: 1, updated: 1, current_leaf: null });
+  await sync(a, folder, keys);
+  await sync(b, folder, keys);
+  b.conversations.set("c1", { ...b.conversations.get("c1"), title: "Renamed on B", changed: 20 });
+  a.conversations.set("c1", { ...a.conversations.get("c1"), deleted_at: 30, changed: 30 });
+  await sync(b, folder, keys);
+  await sync(a, folder, keys); // A has B's rename now, and its own newer delete wins
+  await sync(b, folder, keys);
+  assert.equal(a.conversations.get("c1").deleted_at, 30);
+  assert.deepEqual(b.conversations.get("c1"), a.conversations.get("c1"));
+});
+
+test("a write that loses a race reads the other device's record and keeps the newer one", async () => {
+  const folder = new Folder();
+  const a = new Device();
+  const keys = await openFolder(folder, PASS);
+  a.conversations.set("c1", { id: "c1", title: "A", created: 1, updated: 1, changed: 5 });
+  await sync(a, folder, keys);
+  a.conversations.set("c1", { ...a.conversations.get("c1"), title: "A again", changed: 6 });
+  const name = [...folder.files.keys()].find((n) => n.startsWith("c-"));
+  const later = { id: "c1", title: "Other device, later", created: 1, updated: 1, changed: 9 };
+  const laterBytes = await keys.sealRecord(name, later);
+  folder.race = () => folder.files.set(name, { bytes: laterBytes, etag: '"raced"' });
+  await sync(a, folder, keys);
+  assert.equal(a.conversations.get("c1").title, "Other device, later");
+  assert.deepEqual(await keys.openRecord(name, folder.files.get(name).bytes), later, "theirs was not overwritten");
+  a.conversations.set("c1", { ...later, title: "A, latest", changed: 12 });
+  folder.race = () => folder.files.set(name, { bytes: laterBytes, etag: '"raced again"' });
+  await sync(a, folder, keys);
+  assert.equal((await keys.openRecord(name, folder.files.get(name).bytes)).title, "A, latest", "ours, newer, retried");
+});
+
+test("a wrong passphrase is refused and writes nothing; the folder holds no plaintext", async () => {
+  const folder = new Folder();
+  const a = new Device();
+  const keys = await openFolder(folder, PASS);
+  a.conversations.set("c1", { id: "c1", title: "MARKER-7f3a title", created: 1, updated: 1 });
+  a.say("c1", "m1", "MARKER-7f3a secret words", 2);
+  await sync(a, folder, keys);
+  const writes = folder.writes;
+  await assert.rejects(openFolder(folder, "not the passphrase"), SyncPassphraseError);
+  assert.equal(folder.writes, writes);
+  for (const [name, { bytes }] of folder.files) {
+    assert.doesNotMatch(name, /MARKER|c1|m1/);
+    if (name !== "header.json") assert.ok(!Buffer.from(bytes).toString("latin1").includes("MARKER"), name);
+  }
+});
+
+test("a changed byte, or a record moved under another's name, does not open", async () => {
+  const folder = new Folder();
+  const a = new Device();
+  const keys = await openFolder(folder, PASS);
+  a.conversations.set("c1", { id: "c1", title: "one", created: 1, updated: 1 });
+  a.conversations.set("c2", { id: "c2", title: "two", created: 1, updated: 1 });
+  await sync(a, folder, keys);
+  const [n1, n2] = [...folder.files.keys()].filter((n) => n.startsWith("c-"));
+  const moved = folder.files.get(n1);
+  folder.files.set(n2, { bytes: moved.bytes, etag: '"moved"' });
+  await assert.rejects(sync(new Device(), folder, keys), SyncTamperedError);
+  const flipped = new Uint8Array(moved.bytes);
+  flipped[20] ^= 1;
+  folder.files.set(n2, { bytes: flipped, etag: '"flipped"' });
+  await assert.rejects(sync(new Device(), folder, keys), SyncTamperedError);
+});
+
+test("an older record replayed by the server does not undo a newer one", async () => {
+  const folder = new Folder();
+  const a = new Device();
+  const keys = await openFolder(folder, PASS);
+  a.conversations.set("c1", { id: "c1", title: "first", created: 1, updated: 1, changed: 1 });
+  await sync(a, folder, keys);
+  const name = [...folder.files.keys()].find((n) => n.startsWith("c-"));
+  const old = folder.files.get(name);
+  a.conversations.set("c1", { ...a.conversations.get("c1"), title: "second", changed: 2 });
+  await sync(a, folder, keys);
+  folder.files.set(name, { bytes: old.bytes, etag: '"replayed"' });
+  await sync(a, folder, keys);
+  assert.equal(a.conversations.get("c1").title, "second");
+});
+
+test("files the server adds under names sync does not write are never read", async () => {
+  const folder = new Folder();
+  const keys = await openFolder(folder, PASS);
+  folder.files.set("../../etc/passwd", { bytes: new Uint8Array([1]), etag: '"x"' });
+  folder.files.set("<img src=x onerror=alert(1)>", { bytes: new Uint8Array([1]), etag: '"y"' });
+  const b = new Device();
+  assert.deepEqual(await sync(b, folder, keys), { downloaded: 0, uploaded: 0 });
+});
+
+test("an attachment goes once, by its hash, however many messages carry it", async () => {
+  const folder = new Folder();
+  const [a, b] = [new Device(), new Device()];
+  const keys = await openFolder(folder, PASS);
+  a.blobs.files.set("sha256-ab", new Uint8Array([1, 2, 3]));
+  a.conversations.set("c1", { id: "c1", title: "pics", created: 1, updated: 1 });
+  for (const id of ["m1", "m2"]) {
+    a.messages.set(id, { id, conversation_id: "c1", parent_id: null, role: "user", status: "complete",
+      parts: [{ type: "image", blob: "sha256-ab", mime_type: "image/png" }] });
+  }
+  await sync(a, folder, keys);
+  assert.equal([...folder.files.keys()].filter((n) => n.startsWith("b-")).length, 1);
+  await sync(b, folder, keys);
+  assert.deepEqual(b.blobs.files.get("sha256-ab"), new Uint8Array([1, 2, 3]));
+});
+
+test("the newer record wins, and a tie is decided the same way on both sides", () => {
+  const x = { id: "c", title: "x", changed: 5 };
+  const y = { id: "c", title: "y", changed: 5 };
+  assert.equal(isNewer({ ...x, changed: 6 }, y), true);
+  assert.notEqual(isNewer(x, y), isNewer(y, x));
+});

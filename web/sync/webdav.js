@@ -1,0 +1,96 @@
+/**
+ * A WebDAV folder as a sync target (target.js): Nextcloud, ownCloud, Synology, Fastmail Files, or any WebDAV
+ * server that answers this site's origin with CORS headers (Access-Control-Allow-Origin, -Headers:
+ * Authorization, Depth, If-Match, If-None-Match, Content-Type; -Expose-Headers: ETag; -Methods: PROPFIND, PUT).
+ *
+ *   new WebDavTarget(folderUrl, {user, password})   folderUrl ends in "/" (added when missing)
+ *
+ * list() is one PROPFIND (Depth: 1) asking for each file's getetag; read() a GET; write() a PUT with If-Match
+ * (or If-None-Match: * for a new file), so two devices never overwrite each other unseen (412: SyncConflictError).
+ */
+
+import { SYNC_NAME, SyncConflictError, SyncTargetError } from "./target.js";
+
+const PROPFIND = `<?xml version="1.0" encoding="utf-8"?>
+<d:propfind xmlns:d="DAV:"><d:prop><d:getetag/><d:resourcetype/></d:prop></d:propfind>`;
+
+/** @typedef {import("./target.js").SyncTarget} SyncTarget */
+
+/** @implements {SyncTarget} */
+export class WebDavTarget {
+  /** @param {string} url @param {{user?: string, password?: string}} [login] */
+  constructor(url, { user = "", password = "" } = {}) {
+    const folder = new URL(url);
+    if (!folder.pathname.endsWith("/")) folder.pathname += "/";
+    if (folder.username || folder.password) {
+      throw new SyncTargetError("Put the WebDAV user name and password in their own fields, not in the URL.");
+    }
+    this.folder = folder;
+    this.label = folder.href;
+    /** @type {Record<string, string>} */
+    this.auth = user || password ? { Authorization: `Basic ${btoa(unescape(encodeURIComponent(`${user}:${password}`)))}` } : {};
+  }
+
+  /** @param {string} method @param {string} name @param {RequestInit & {headers?: Record<string, string>}} [init] */
+  async #request(method, name, init = {}) {
+    let response;
+    try {
+      response = await fetch(new URL(name, this.folder), {
+        ...init, method, headers: { ...this.auth, ...init.headers }, credentials: "omit", cache: "no-store",
+        redirect: "error", referrerPolicy: "no-referrer",
+      });
+    } catch {
+      throw new SyncTargetError(`Could not reach ${this.folder.host}. Check the folder's URL; if it is right, the `
+        + "server may send no CORS headers for this site: allow this site's origin there (or bridge it through the relay).");
+    }
+    if (response.status === 401 || response.status === 403) {
+      throw new SyncTargetError(`${this.folder.host} refused the user name or password (HTTP ${response.status}).`);
+    }
+    if (response.status === 507) throw new SyncTargetError(`${this.folder.host} is out of space (HTTP 507).`);
+    return response;
+  }
+
+  async list() {
+    const response = await this.#request("PROPFIND", "", {
+      body: PROPFIND, headers: { Depth: "1", "Content-Type": "application/xml; charset=utf-8" },
+    });
+    if (response.status === 404) {
+      throw new SyncTargetError(`There is no folder at ${this.folder.href}: create it on the server first.`);
+    }
+    if (response.status !== 207) throw new SyncTargetError(`${this.folder.host} answered HTTP ${response.status} to a listing.`);
+    const doc = new DOMParser().parseFromString(await response.text(), "application/xml");
+    /** @type {import("./target.js").RemoteEntry[]} */
+    const entries = [];
+    for (const item of doc.getElementsByTagNameNS("DAV:", "response")) {
+      const href = item.getElementsByTagNameNS("DAV:", "href")[0]?.textContent ?? "";
+      const etag = item.getElementsByTagNameNS("DAV:", "getetag")[0]?.textContent ?? "";
+      let name;
+      try {
+        name = decodeURIComponent(new URL(href, this.folder).pathname.split("/").pop() ?? "");
+      } catch {
+        continue;
+      }
+      if (SYNC_NAME.test(name)) entries.push({ name, etag });
+    }
+    return entries;
+  }
+
+  /** @param {string} name */
+  async read(name) {
+    const response = await this.#request("GET", name);
+    if (response.status === 404) return null;
+    if (!response.ok) throw new SyncTargetError(`${this.folder.host} answered HTTP ${response.status} for ${name}.`);
+    return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
+  }
+
+  /** @param {string} name @param {Uint8Array} bytes @param {string | null} ifMatch */
+  async write(name, bytes, ifMatch) {
+    const response = await this.#request("PUT", name, {
+      body: /** @type {BodyInit} */ (bytes),
+      headers: { "Content-Type": "application/octet-stream", ...(ifMatch === null ? { "If-None-Match": "*" } : { "If-Match": ifMatch }) },
+    });
+    if (response.status === 412) throw new SyncConflictError(name);
+    if (!response.ok) throw new SyncTargetError(`${this.folder.host} answered HTTP ${response.status} when saving ${name}.`);
+    return response.headers.get("ETag") ?? "";
+  }
+}
