@@ -37,6 +37,7 @@ import { pythonTool } from "./sandbox/tool.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
 import { Router } from "./app/router.js";
 import { Sidebar } from "./app/sidebar.js";
+import { SyncSettings } from "./app/sync_settings.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { TrafficInspector } from "./app/traffic.js";
 import { createAgent } from "./client/orizuru.js";
@@ -84,9 +85,11 @@ async function main() {
                                 onDone: () => document.getElementById("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
+  const sync = new SyncSettings({ element: document.getElementById("sync-settings"), store, notify });
   listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });
+  await sync.load(); // after the first screen: a sync on from before runs behind it
 }
 
 /** The core (Python in a worker) through the same library any page can embed (web/client/orizuru.js). */

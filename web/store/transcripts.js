@@ -48,6 +48,7 @@
  *   blobs                                                  attachment bytes in OPFS (blobs.js): messages are
  *        stored with references and read back with the bytes, so callers always see whole parts
  *   syncRecords(); applySyncedConversation(c, isNewer); applySyncedMessage(m); blobRefsOf(m)   for sync/engine.js
+ *   onLocalChange(cb) -> unsubscribe                       this tab's own changes (sync sends them)
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
  *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
  *   close()
@@ -95,6 +96,7 @@ export class Store {
     this.watched = new Set(); // message ids whose other-tab writer we wait on
     this.unsaved = new Map(); // conversation id -> {conversation?, messages: Map} kept in memory only
     this.quotaReported = new Set(); // conversation ids
+    this.localListeners = new Set(); // onLocalChange
     this.profiles = new Profiles(db);
     this.assistants = new Assistants(db);
     this.prompts = new Prompts(db);
@@ -477,7 +479,7 @@ export class Store {
         tx.objectStore("conversations").put(remote).catch(ignore);
         applied = true;
       }));
-    if (applied) this._announce({ type: "conversation", conversation_id: remote.id });
+    if (applied) this._announceSynced({ type: "conversation", conversation_id: remote.id });
     return applied;
   }
 
@@ -490,12 +492,18 @@ export class Store {
       tx.objectStore("messages").add(message).catch(ignore);
       applied = true;
     });
-    if (applied) this._announce({ type: "message", conversation_id: message.conversation_id, message_id: message.id });
+    if (applied) this._announceSynced({ type: "message", conversation_id: message.conversation_id, message_id: message.id });
     return applied;
   }
 
   blobRefsOf(message) {
     return blobRefs(message);
+  }
+
+  /** What came from another device is news to this tab too (its list and open chat redraw), and to the others. */
+  _announceSynced(change) {
+    this.channel.post(change);
+    this.channel.emit({ ...change, synced: true });
   }
 
   // ------------------------------------------------------------ plumbing
@@ -517,6 +525,13 @@ export class Store {
 
   _announce(change) {
     this.channel.post(change);
+    for (const listener of this.localListeners) listener(change);
+  }
+
+  /** This tab's own changes (subscribe() hears the other tabs'): sync sends them. -> unsubscribe */
+  onLocalChange(listener) {
+    this.localListeners.add(listener);
+    return () => this.localListeners.delete(listener);
   }
 
   /**

@@ -20,7 +20,15 @@ const PROPFIND = `<?xml version="1.0" encoding="utf-8"?>
 export class WebDavTarget {
   /** @param {string} url @param {{user?: string, password?: string}} [login] */
   constructor(url, { user = "", password = "" } = {}) {
-    const folder = new URL(url);
+    let folder;
+    try {
+      folder = new URL(url);
+    } catch {
+      throw new SyncTargetError(`${url} is not a URL: give the folder's full address, starting with https://.`);
+    }
+    if (folder.protocol !== "https:" && folder.protocol !== "http:") {
+      throw new SyncTargetError(`${url} is not a web address: give the folder's https:// address.`);
+    }
     if (!folder.pathname.endsWith("/")) folder.pathname += "/";
     if (folder.username || folder.password) {
       throw new SyncTargetError("Put the WebDAV user name and password in their own fields, not in the URL.");

@@ -1,0 +1,95 @@
+"""A real WebDAV folder for the sync journeys: WsgiDAV (pinned in requirements.lock) serving a temporary
+directory on loopback, behind a user name and password, with the CORS headers a browser client needs (the
+page's origin, Authorization and the conditional headers allowed, ETag exposed), as a user sets up on a
+Nextcloud or any WebDAV server.
+
+    with serve_webdav(root) as dav:
+        dav.url            # http://127.0.0.1:PORT/orizuru/   (the folder sync is given)
+        dav.files()        # {name: bytes} of the folder, as the server keeps them
+        dav.stop(); dav.start()   # the server killed and brought back on the same port, its files kept
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import socketserver
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from wsgidav.wsgidav_app import WsgiDAVApp
+
+USER, PASSWORD = "me", "app-password-1"
+
+
+class _Quiet(WSGIRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class _Threading(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def _known_length(app: Any) -> Any:
+    """WsgiDAV reads a PUT's body until the end of its input, as servers it runs on (cheroot) bound the input to
+    Content-Length; wsgiref hands over the socket, so the body is read here, exactly as long as announced."""
+
+    def bounded(environ: dict[str, Any], start_response: Any) -> Any:
+        length = int(environ.get("CONTENT_LENGTH") or 0)
+        environ["wsgi.input"] = io.BytesIO(environ["wsgi.input"].read(length) if length > 0 else b"")
+        return app(environ, start_response)
+
+    return bounded
+
+
+class WebDav:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        (root / "orizuru").mkdir(parents=True, exist_ok=True)
+        self.port = 0
+        self.server: WSGIServer | None = None
+        self.start()
+
+    def app(self) -> WsgiDAVApp:
+        return WsgiDAVApp({
+            "provider_mapping": {"/": str(self.root)},
+            "simple_dc": {"user_mapping": {"*": {USER: {"password": PASSWORD}}}},
+            "http_authenticator": {"accept_basic": True, "accept_digest": False, "default_to_digest": False},
+            "cors": {"allow_origin": "*", "allow_methods": ["GET", "PUT", "PROPFIND", "DELETE", "OPTIONS"],
+                     "allow_headers": ["Authorization", "Depth", "If-Match", "If-None-Match", "Content-Type"],
+                     "expose_headers": ["ETag"]},
+            "verbose": 0, "logging": {"enable": False}, "property_manager": True, "lock_storage": True,
+        })
+
+    def start(self) -> None:
+        self.server = make_server("127.0.0.1", self.port, _known_length(self.app()), server_class=_Threading,
+                                  handler_class=_Quiet)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def stop(self) -> None:
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/orizuru/"
+
+    def files(self) -> dict[str, bytes]:
+        return {p.name: p.read_bytes() for p in (self.root / "orizuru").iterdir() if p.is_file()}
+
+
+@contextlib.contextmanager
+def serve_webdav(root: Path) -> Iterator[WebDav]:
+    dav = WebDav(root)
+    try:
+        yield dav
+    finally:
+        dav.stop()

@@ -1,0 +1,122 @@
+"""Sync through a real WebDAV folder (WsgiDAV, journeys_webdav_server.py), end-to-end encrypted (#34).
+
+Two browsers turn sync on with the same passphrase; the second gets the first's conversation. The folder goes
+away (killed mid-use), each browser writes to the same conversation, and when the folder is back both keep
+what they wrote, as two branches of the same question. The folder's files hold no plaintext; a wrong
+passphrase is refused with a sentence, and writes nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_idle
+from journeys_webdav_server import PASSWORD, USER, WebDav, serve_webdav
+from playwright.sync_api import Browser, Page, expect
+from vendor_replay import VendorReplay, expected
+
+pytestmark = pytest.mark.e2e
+
+KEY = "sk-test-sync-0d1e2f3a4b5c6d7e"
+PASSPHRASE = "plum kettle orbit 42"
+MARKER = "MARKER-5c1e"
+FIRST = "openai/chat-stream-text-usage"
+SECOND = "openai/chat-stream-azure-content-filter"
+
+
+@pytest.fixture
+def dav(tmp_path: Path) -> Iterator[WebDav]:
+    with serve_webdav(tmp_path / "dav") as server:
+        yield server
+
+
+def status(page: Page):
+    return page.locator("#sync-status")
+
+
+def turn_on_sync(page: Page, dav: WebDav, passphrase: str = PASSPHRASE) -> None:
+    dialog = open_settings(page)
+    dialog.get_by_label("WebDAV folder URL").fill(dav.url)
+    dialog.get_by_label("User name").fill(USER)
+    dialog.get_by_label("Password (an app password where the server offers one)").fill(PASSWORD)
+    dialog.get_by_label("Sync passphrase").fill(passphrase)
+    dialog.get_by_role("button", name="Turn on sync").click()
+
+
+def sync_now(page: Page) -> None:
+    dialog = open_settings(page)
+    dialog.get_by_role("button", name="Sync now").click()
+    expect(status(page)).to_contain_text("Synced at", timeout=REPLY_TIMEOUT_MS)
+    dialog.get_by_role("button", name="Close").click()
+
+
+def open_conversation(page: Page, title: str) -> None:
+    page.get_by_role("complementary", name="Conversations").get_by_role("button", name=title, exact=True).click()
+
+
+def ask(page: Page, vendor: VendorReplay, text: str, recording: str) -> None:
+    vendor.script(recording)
+    send(page, text)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(recording)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+
+
+def test_two_browsers_write_offline_to_one_conversation_and_both_keep_what_they_wrote(
+        browser: Browser, site_url: str, vendor: VendorReplay, dav: WebDav):
+    a = open_app(browser, site_url)
+    configure(a, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    ask(a, vendor, f"{MARKER} where shall we go?", FIRST)
+    turn_on_sync(a, dav)
+    expect(status(a)).to_contain_text("Synced at", timeout=REPLY_TIMEOUT_MS)
+    expect(status(a)).to_contain_text("0 received, 3 sent")  # the conversation, the question, the reply
+    a.get_by_role("button", name="Close").click()
+
+    b = open_app(browser, site_url)
+    turn_on_sync(b, dav)
+    expect(status(b)).to_contain_text("3 received", timeout=REPLY_TIMEOUT_MS)
+    configure(b, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    open_conversation(b, f"{MARKER} where shall we go?")
+    expect(b.locator(".transcript li.msg.user .content")).to_have_text(f"{MARKER} where shall we go?")
+
+    dav.stop()  # the folder goes away: both go on writing
+    ask(a, vendor, "From A while the folder was away", FIRST)
+    ask(b, vendor, "From B while the folder was away", SECOND)
+    open_settings(a)
+    expect(status(a)).to_contain_text("Could not reach", timeout=REPLY_TIMEOUT_MS)  # said, not silent
+    a.get_by_role("button", name="Close").click()
+
+    dav.start()
+    sync_now(a)
+    sync_now(b)
+    sync_now(a)
+    for page in (a, b):
+        page.reload()
+        open_conversation(page, f"{MARKER} where shall we go?")
+        users = page.locator(".transcript li.msg.user")
+        expect(users).to_have_count(2)
+        expect(users.last.locator(".branch-pos")).to_have_text("2/2")
+        shown = users.last.locator(".content").inner_text()
+        users.last.get_by_role("button", name="Previous version").click()
+        other = users.last.locator(".content").inner_text()
+        assert {shown, other} == {"From A while the folder was away", "From B while the folder was away"}
+
+    stored = dav.files()
+    assert "header.json" in stored and len(stored) >= 8
+    for name, data in stored.items():
+        assert MARKER.encode() not in data and b"From A" not in data and b"where shall" not in data, name
+        assert MARKER not in name
+
+
+def test_a_wrong_passphrase_is_refused_with_a_sentence_and_writes_nothing(
+        browser: Browser, site_url: str, dav: WebDav):
+    a = open_app(browser, site_url)
+    turn_on_sync(a, dav)
+    expect(status(a)).to_contain_text("Synced at", timeout=REPLY_TIMEOUT_MS)
+    before = dav.files()
+    c = open_app(browser, site_url)
+    turn_on_sync(c, dav, passphrase="not the passphrase")
+    expect(status(c)).to_have_text("This passphrase does not open the sync folder: use the one you chose on your "
+                                   "first device. Nothing was changed.", timeout=REPLY_TIMEOUT_MS)
+    expect(c.get_by_role("button", name="Turn on sync")).to_be_visible()  # still off, the form kept
+    assert dav.files() == before

@@ -1,0 +1,183 @@
+/**
+ * Settings → "Sync": this browser's conversations, end-to-end encrypted, in a WebDAV folder the user owns
+ * (web/sync/: the folder sees only opaque names and ciphertext).
+ *
+ *   const sync = new SyncSettings({element, store, notify});  await sync.load()
+ *
+ * Turned on with the folder's URL, its user name and password, and a sync passphrase (the same on every device;
+ * a wrong one is refused before anything is read or written). Then it syncs at once, again after every change
+ * here (2 s later), when the page comes back into view and every 5 minutes; offline, it waits and catches up.
+ * The status line always says where it stands: off, working (n of total, with a progress bar), synced (when,
+ * what came and went), or why the last try failed and what to do.
+ */
+
+import { h } from "./dom.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { openFolder, SyncPassphraseError, syncOnce } from "../sync/engine.js";
+import { forgetSaved, loadSaved, loadState, saveSaved, saveState } from "../sync/saved.js";
+import { SyncTargetError } from "../sync/target.js";
+import { SyncTamperedError } from "../sync/crypto.js";
+import { WebDavTarget } from "../sync/webdav.js";
+
+const AFTER_CHANGE_MS = 2_000;
+const EVERY_MS = 5 * 60_000;
+
+export class SyncSettings {
+  /** @type {import("../sync/saved.js").SavedSync | null} */
+  #on = null;
+  #running = /** @type {Promise<void> | null} */ (null);
+  #again = false;
+  #timer = /** @type {ReturnType<typeof setTimeout> | undefined} */ (undefined);
+  /** @type {{kind: string, text: string, done?: number, total?: number}} */
+  #status = { kind: "off", text: "" };
+  /** What the user typed in the form, kept while it is redrawn (a refusal keeps every field as it was). */
+  #draft = { url: "", user: "", password: "", passphrase: "" };
+
+  /** @param {{element: HTMLElement, store: any, notify: (message: string, options?: object) => void}} parts */
+  constructor({ element, store, notify }) {
+    Object.assign(this, { element, store, notify });
+    this.element = element;
+    this.store = store;
+    onLanguageChange(() => this.render());
+    store.onLocalChange((/** @type {{type: string}} */ change) => { if (change.type !== "delta") this.#soon(); });
+    document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.#soon(0); });
+    addEventListener("online", () => this.#soon(0));
+    setInterval(() => this.#soon(0), EVERY_MS);
+    this.render();
+  }
+
+  async load() {
+    try {
+      this.#on = await loadSaved(this.store.db);
+    } catch {
+      this.#on = null; // keys this browser can no longer use: sync shows as off, nothing is lost
+    }
+    this.render();
+    if (this.#on) this.#soon(0);
+  }
+
+  /** Every change of this browser's store (this tab's too) asks for a sync a moment later. */
+  #soon(delay = AFTER_CHANGE_MS) {
+    if (!this.#on) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.syncNow(), delay);
+  }
+
+  async syncNow() {
+    if (!this.#on) return;
+    if (this.#running) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#sync(this.#on).finally(() => {
+      this.#running = null;
+      if (this.#again) {
+        this.#again = false;
+        this.#soon(0);
+      }
+    });
+    return this.#running;
+  }
+
+  /** @param {import("../sync/saved.js").SavedSync} on */
+  async #sync(on) {
+    if (!navigator.onLine) return this.#show("offline", t("sync.offline"));
+    const state = await loadState(this.store.db);
+    this.#show("working", t("sync.working"));
+    try {
+      const { downloaded, uploaded } = await syncOnce({
+        store: this.store, target: new WebDavTarget(on.url, on), keys: on.keys, state,
+        onProgress: (done, total) => this.#progress(done, total),
+      });
+      this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }));
+    } catch (err) {
+      this.#show("failed", this.#why(err));
+    } finally {
+      await saveState(this.store.db, state); // what was done stays done: the next sync resumes from here
+    }
+  }
+
+  /** @param {unknown} err */
+  #why(err) {
+    if (err instanceof SyncTargetError || err instanceof SyncPassphraseError) return err.message;
+    if (err instanceof SyncTamperedError) return t("sync.tampered", { message: err.message });
+    return t("sync.failed", { message: err instanceof Error ? err.message : String(err) });
+  }
+
+  /** @param {number} done @param {number} total */
+  #progress(done, total) {
+    this.#status = { kind: "working", text: t("sync.progress", { done, total }), done, total };
+    this.render();
+  }
+
+  /** @param {string} kind @param {string} text */
+  #show(kind, text) {
+    this.#status = { kind, text };
+    this.render();
+  }
+
+  /** @param {{url: string, user: string, password: string, passphrase: string}} form */
+  async #turnOn({ url, user, password, passphrase }) {
+    this.#show("working", t("sync.opening"));
+    try {
+      const target = new WebDavTarget(url, { user, password });
+      const keys = await openFolder(target, passphrase);
+      this.#on = { url: target.label, user, password, keys };
+      await saveSaved(this.store.db, this.#on);
+      this.#draft = { url: "", user: "", password: "", passphrase: "" }; // secrets leave the page's memory
+    } catch (err) {
+      this.#on = null;
+      return this.#show("failed", this.#why(err));
+    }
+    await this.syncNow();
+  }
+
+  async #turnOff() {
+    clearTimeout(this.#timer);
+    this.#on = null;
+    await forgetSaved(this.store.db);
+    this.#show("off", t("sync.turnedOff"));
+  }
+
+  render() {
+    const failed = this.#status.kind === "failed";
+    const status = h("p", { className: failed ? "status-line error" : "status-line", id: "sync-status", "aria-live": "polite",
+                            dataset: { state: this.#status.kind } },
+      this.#status.text || t(this.#on ? "sync.onIdle" : "sync.offIdle"));
+    const bar = this.#status.kind === "working" && this.#status.total
+      ? h("progress", { max: String(this.#status.total), value: String(this.#status.done ?? 0), "aria-label": t("sync.progressLabel") })
+      : null;
+    this.element.replaceChildren(h("legend", {}, t("sync.title")), h("small", { className: "hint" }, t("sync.hint")),
+      ...(this.#on ? this.#onControls() : this.#offControls()), ...(bar ? [bar] : []), status);
+  }
+
+  #onControls() {
+    const on = /** @type {import("../sync/saved.js").SavedSync} */ (this.#on);
+    return [h("p", { className: "hint" }, t("sync.folder", { url: on.url })),
+      h("div", { className: "inline" },
+        h("button", { type: "button", onclick: () => void this.syncNow() }, t("sync.now")),
+        h("button", { type: "button", onclick: () => void this.#turnOff() }, t("sync.off")))];
+  }
+
+  #offControls() {
+    const draft = this.#draft;
+    /** @param {"url" | "user" | "password" | "passphrase"} key @param {string} label @param {Record<string, string>} attrs */
+    const field = (key, label, attrs) => {
+      const input = h("input", { id: `sync-${key}`, autocomplete: "off", spellcheck: "false", ...attrs });
+      const box = /** @type {HTMLInputElement} */ (input);
+      box.value = draft[key];
+      box.addEventListener("input", () => (draft[key] = box.value));
+      return [h("label", { for: `sync-${key}` }, label), input];
+    };
+    const start = () => {
+      if (!draft.url.trim() || !draft.passphrase) return this.#show("failed", t("sync.needFields"));
+      void this.#turnOn({ ...draft, url: draft.url.trim() });
+    };
+    return [...field("url", t("sync.url"), { type: "url", placeholder: "https://cloud.example/remote.php/dav/files/me/orizuru/" }),
+      ...field("user", t("sync.user"), {}),
+      ...field("password", t("sync.password"), { type: "password" }),
+      ...field("passphrase", t("sync.passphrase"), { type: "password", autocomplete: "new-password" }),
+      h("small", { className: "hint" }, t("sync.passphraseHint")),
+      h("div", { className: "inline" }, h("button", { type: "button", onclick: start }, t("sync.on")))];
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * A sync that is on, kept across reloads in the store's IndexedDB ("meta" records "sync" and "sync-state"), so the
+ * passphrase is typed once per browser: the keys are kept as non-extractable CryptoKeys (usable by this origin,
+ * never readable as bytes), and the WebDAV password only sealed with them. Turning sync off forgets all of it.
+ *
+ *   await loadSaved(db) -> {url, user, password, keys} | null
+ *   await saveSaved(db, {url, user, password, keys})
+ *   await loadState(db) -> SyncState;  await saveState(db, state)
+ *   await forgetSaved(db)
+ */
+
+import { SyncKeys } from "./crypto.js";
+
+const CONFIG = "sync";
+const STATE = "sync-state";
+const PASSWORD = "webdav-password";
+
+/** @typedef {{url: string, user: string, password: string, keys: SyncKeys}} SavedSync */
+/** @typedef {{get: (store: string, key: string) => Promise<any>, put: (store: string, value: unknown, key: string) => Promise<unknown>, delete: (store: string, key: string) => Promise<void>}} MetaDb */
+
+/** @param {MetaDb} db @returns {Promise<SavedSync | null>} */
+export async function loadSaved(db) {
+  const saved = await db.get("meta", CONFIG);
+  if (!saved?.keys?.seal || !saved?.keys?.names) return null;
+  const keys = new SyncKeys(saved.keys.seal, saved.keys.names);
+  const password = saved.password ? String(await keys.openRecord(PASSWORD, saved.password)) : "";
+  return { url: String(saved.url), user: String(saved.user ?? ""), password, keys };
+}
+
+/** @param {MetaDb} db @param {SavedSync} sync */
+export async function saveSaved(db, { url, user, password, keys }) {
+  const sealed = password ? await keys.sealRecord(PASSWORD, password) : null;
+  await db.put("meta", { url, user, password: sealed, keys: { seal: keys.seal, names: keys.names } }, CONFIG);
+}
+
+/** @param {MetaDb} db @returns {Promise<import("./engine.js").SyncState>} */
+export async function loadState(db) {
+  const state = await db.get("meta", STATE);
+  return { seen: { ...state?.seen }, sent: { ...state?.sent } };
+}
+
+/** @param {MetaDb} db @param {import("./engine.js").SyncState} state */
+export async function saveState(db, state) {
+  await db.put("meta", state, STATE);
+}
+
+/** @param {MetaDb} db */
+export async function forgetSaved(db) {
+  await db.delete("meta", CONFIG);
+  await db.delete("meta", STATE);
+}
