@@ -209,3 +209,28 @@ test("the newer record wins, and a tie is decided the same way on both sides", (
   assert.equal(isNewer({ ...x, changed: 6 }, y), true);
   assert.notEqual(isNewer(x, y), isNewer(y, x));
 });
+
+test("a folder that goes away mid-sync loses nothing: the next sync resumes and writes nothing twice", async () => {
+  const folder = new Folder();
+  const a = new Device();
+  const keys = await openFolder(folder, PASS);
+  for (let i = 0; i < 5; i += 1) {
+    a.conversations.set(`c${i}`, { id: `c${i}`, title: `t${i}`, created: 1, updated: 1 });
+    a.say(`c${i}`, `m${i}`, `words ${i}`, 2);
+  }
+  const write = folder.write.bind(folder);
+  let allowed = 4;
+  folder.write = async (...args) => {
+    if (allowed-- <= 0) throw new Error("connection reset");
+    return write(...args);
+  };
+  await assert.rejects(sync(a, folder, keys), /connection reset/);
+  const landed = folder.writes;
+  assert.ok(landed > 0 && landed < 10);
+  folder.write = write;
+  await sync(a, folder, keys);
+  assert.equal(folder.writes, 1 + 10, "the header, then each record once");
+  const b = new Device();
+  await sync(b, folder, keys);
+  assert.equal(b.messages.size, 5);
+});
