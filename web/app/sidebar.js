@@ -17,6 +17,7 @@
  */
 
 import { download, h } from "./dom.js";
+import { sharePage } from "./share_page.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { keyboardRows, tabStop } from "./rows.js";
 
@@ -48,6 +49,7 @@ export class Sidebar {
     document.getElementById("export-close").addEventListener("click", () => document.getElementById("export-dialog").close());
     document.getElementById("export-one-json").addEventListener("click", () => this.#export("json"));
     document.getElementById("export-one-markdown").addEventListener("click", () => this.#export("markdown"));
+    document.getElementById("export-one-html").addEventListener("click", () => this.#sharePage());
     document.getElementById("export-all-json").addEventListener("click", () => this.#exportAll());
     let timer = null;
     this.search.addEventListener("input", () => {
@@ -259,6 +261,7 @@ export class Sidebar {
     const hasOne = Boolean(this.chat.conversation);
     document.getElementById("export-one-json").disabled = !hasOne;
     document.getElementById("export-one-markdown").disabled = !hasOne;
+    document.getElementById("export-one-html").disabled = !hasOne;
     document.getElementById("export-none").hidden = hasOne;
     dialog.showModal();
   }
@@ -268,6 +271,15 @@ export class Sidebar {
     if (!conv) return;
     const blob = await this.store.exportConversation(conv.id, format);
     download(blob, `${slug(conv.title)}.${format === "json" ? "json" : "md"}`);
+    document.getElementById("export-dialog").close();
+  }
+
+  /** What the transcript shows, as one page with no script that loads nothing (share_page.js). */
+  async #sharePage() {
+    const conv = this.chat.conversation;
+    if (!conv) return;
+    const blob = await sharePage(document.getElementById("transcript"), conv.title);
+    download(blob, `${slug(conv.title)}.html`);
     document.getElementById("export-dialog").close();
   }
 
