@@ -13,8 +13,9 @@
  * At most `maxNotebooks` conversations keep a sandbox (the least recently used idle one is closed for a new one),
  * and a conversation left for `leftMs` loses its own; its next run starts a fresh notebook and says so.
  *
- *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels, toolWheels, maxNotebooks,
- *        leftMs})   URLs of the site's files (toolWheels: pydantic's and pycore's, for the user's Python tools)
+ *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, python, wheels, toolWheels,
+ *        maxNotebooks, leftMs})   URLs of the site's files (python: the sandbox's own Python, sandbox_py/ as a
+ *        zip; toolWheels: pydantic's and pycore's, for the user's Python tools)
  *   interpreter.configure({indexes: [url], pyodide: url | null})   the package hosts the user turned on (none by
  *        default: the standard library only); a change ends the sandboxes, whose policy names the hosts
  *   await interpreter.run(session, code, {files, timeoutMs, signal})
@@ -66,9 +67,10 @@ export class Interpreter {
   #toolWheels = null; // Promise of [ArrayBuffer]: pydantic's and pycore's wheels, fetched once
   #hosting = null; // Promise: the tools' running sandbox has loaded them
 
-  constructor({ pyodide, frameScript, workerScript, wheels = [], toolWheels = [], maxNotebooks = MAX_NOTEBOOKS,
-                leftMs = LEFT_MS }) {
-    Object.assign(this, { pyodide, frameScript, workerScript, wheels, toolWheelURLs: toolWheels, maxNotebooks, leftMs });
+  constructor({ pyodide, frameScript, workerScript, python, wheels = [], toolWheels = [],
+                maxNotebooks = MAX_NOTEBOOKS, leftMs = LEFT_MS }) {
+    Object.assign(this, { pyodide, frameScript, workerScript, python, wheels, toolWheelURLs: toolWheels,
+                          maxNotebooks, leftMs });
     this.packages = { indexes: [], pyodide: null };
     this.refused = []; // what the sandboxes' policy blocked: {directive, blocked}
   }
@@ -240,10 +242,11 @@ export class Interpreter {
     for (const sandbox of [...this.#notebooks.values(), this.#tools]) sandbox?.stop();
   }
 
-  /** What a new sandbox boots from: Pyodide's files, the worker's source, micropip's wheel (fresh copies). */
+  /** What a new sandbox boots from: Pyodide's files, the worker's source, sandbox_py, micropip's wheel (copies). */
   async materials() {
-    const [files, source, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
-      Promise.all(this.wheels.map((url) => bytes(url)))]);
+    const [files, source, python, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
+      bytes(this.python), Promise.all(this.wheels.map((url) => bytes(url)))]);
+    files["sandbox_py.zip"] = python;
     files.wheels = wheels;
     return { files, source };
   }

@@ -10,8 +10,12 @@
 // replacing self.onmessage or adding a listener hears nothing (nothing comes that way after the boot), and what it
 // posts with self.postMessage goes to the frame, which passes nothing on.
 //
+// Its Python is the package sandbox_py/ (the notebook's cell runner, the Python tools' host), which the page sends
+// as a zip in the boot message; this script only passes messages to it and moves bytes in and out of its files.
+//
 // In:  {type: "boot", port, files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
-//                                   "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer, wheels: [ArrayBuffer]},
+//                                   "pyodide.asm.wasm", "python_stdlib.zip", "sandbox_py.zip": ArrayBuffer,
+//                                   wheels: [ArrayBuffer]},
 //                      packages: {indexes: [url], pyodide: url | null}}   (on self, once) the hosts the user turned on
 // Then over the port:
 //      {type: "run", id, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
@@ -29,85 +33,12 @@
 const DATA = "/mnt/data";
 const OUTPUTS = "/mnt/outputs";
 
-// Runs one cell in a session's namespace: stdout and stderr captured, the last expression's repr, a
-// traceback of the cell's own frames on error, and the files the cell wrote under /mnt/outputs.
-const HELPER = String.raw`
-import contextlib, io, os, traceback
-from pyodide.code import eval_code_async
-
-LIMIT = 100_000
-
-def _clip(text):
-    return text if len(text) <= LIMIT else text[:LIMIT] + f"\n[... {len(text) - LIMIT} more characters not shown]"
-
-def _listing(root):
-    out = {}
-    for folder, _dirs, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            info = os.stat(path)
-            out[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
-    return out
-
-async def run_cell(code, namespace):
-    before = _listing("${OUTPUTS}")
-    stdout, stderr = io.StringIO(), io.StringIO()
-    value = error = None
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        try:
-            result = await eval_code_async(code, globals=namespace, filename="<cell>")
-            if result is not None:
-                value = _clip(repr(result))
-        except BaseException as e:  # SystemExit and KeyboardInterrupt too: the notebook goes on
-            report = traceback.TracebackException.from_exception(e)
-            report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename == "<cell>"])
-            error = _clip("".join(report.format()))
-    after = _listing("${OUTPUTS}")
-    written = sorted(name for name, stamp in after.items() if before.get(name) != stamp)
-    return {"stdout": _clip(stdout.getvalue()), "stderr": _clip(stderr.getvalue()), "value": value,
-            "error": error, "written": written}
-`;
-
-// The user's Python tools: pycore's own code makes each public function a tool (its schema from the type
-// hints, its arguments checked by pydantic, a failure naming the line), here rather than in the core's worker,
-// so that the functions never share a scope with the keys, the tokens or the core's state.
-const TOOLS = String.raw`
-import json
-from pycore.agent.python_tools import ToolSourceError, tools_from_source
-from pycore.agent.tools import ToolContext
-
-sets = {}
-
-def define(set_id, source):
-    if not source.strip():
-        sets.pop(set_id, None)
-        return json.dumps({"tools": []})
-    try:
-        tools = tools_from_source(set_id, source)
-    except ToolSourceError as e:
-        return json.dumps({"error": str(e)})
-    sets[set_id] = {tool.name: tool for tool in tools}
-    return json.dumps({"tools": [{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
-                                 for t in tools]})
-
-async def call(set_id, name, arguments, call_id):
-    tool = sets.get(set_id, {}).get(name)
-    if tool is None:
-        known = ", ".join(sets.get(set_id, {})) or "none"
-        return json.dumps({"content": [{"type": "text", "text": f"no Python tool {name!r} (defined: {known})"}],
-                           "is_error": True})
-    result = await tool.handler(json.loads(arguments), ToolContext(call_id=call_id))
-    return json.dumps({"content": result.content, "is_error": result.is_error,
-                       "structured_content": result.structured}, default=str)
-`;
-
 const post = MessagePort.prototype.postMessage; // taken now: a later change to the prototype does not reach us
 const apply = Reflect.apply;
 let port = null;
 let py = null;
-let runCell = null;
-let tools = null; // Promise of the tool host's module, made at the first tool set
-let namespace = null; // the notebook's variables (a Python dict): they persist between runs
+let notebook = null; // sandbox_py.cell.Notebook: the notebook's variables persist between runs
+let tools = null; // Promise of sandbox_py.tools.ToolHost, made at the first tool set
 
 const send = (message, transfer = []) => apply(post, port, [message, transfer]);
 
@@ -155,6 +86,7 @@ async function boot(files, { indexes = [], pyodide = null }) {
     self.fetch = realFetch;
     const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
     for (const wheel of files.wheels ?? []) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages }); // micropip
+    py.unpackArchive(files["sandbox_py.zip"], "zip", { extractDir: sitePackages });
     if (indexes.length) {
       py.globals.set("_indexes", py.toPy(indexes));
       py.runPython("import micropip; micropip.set_index_urls(list(_indexes)); del _indexes");
@@ -162,10 +94,9 @@ async function boot(files, { indexes = [], pyodide = null }) {
     py.FS.mkdirTree(DATA);
     py.FS.mkdirTree(OUTPUTS);
     py.FS.ignorePermissions = false; // so /mnt/data's files, made read-only, refuse writes
-    const helper = py.pyimport("types").ModuleType("_orizuru_cell");
-    py.runPython(HELPER, { globals: helper.__dict__ });
-    runCell = helper.run_cell;
-    namespace = py.globals.get("dict")();
+    // Pyodide's evaluator is the one thing sandbox_py takes from Pyodide: passed in, so that it runs in CPython too.
+    const { Notebook } = py.pyimport("sandbox_py.cell");
+    notebook = Notebook.callKwargs(py.pyimport("pyodide.code").eval_code_async, { outputs: OUTPUTS });
     lockDown({ network: indexes.length > 0 || Boolean(pyodide) });
     send({ type: "ready", python: py.version });
   } catch (err) {
@@ -215,7 +146,7 @@ async function run({ id, code, files }) {
   let result;
   try {
     mount(files);
-    const proxy = await runCell(code, namespace);
+    const proxy = await notebook.run(code);
     result = proxy.toJs({ dict_converter: Object.fromEntries });
     proxy.destroy();
     result.outputs = result.written.map((name) => ({ name, data: py.FS.readFile(`${OUTPUTS}/${name}`) }));
@@ -227,16 +158,14 @@ async function run({ id, code, files }) {
   send({ type: "result", id, result }, result.outputs.map((o) => o.data.buffer));
 }
 
-/** pydantic and pycore, from the wheels the page sent (the site's own files), then the tool host above. */
+/** pydantic and pycore, from the wheels the page sent (the site's own files), then sandbox_py's tool host. */
 async function startToolHost({ id, wheels }) {
   let result = {};
   try {
     tools ??= (async () => {
       const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
       for (const wheel of wheels) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-      const host = py.pyimport("types").ModuleType("_orizuru_tools");
-      await py.runPythonAsync(TOOLS, { globals: host.__dict__ });
-      return host;
+      return py.pyimport("sandbox_py.tools").ToolHost();
     })();
     await tools;
   } catch (err) {
