@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 import venv
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -262,6 +263,22 @@ def build_pycore_wheel(out: Path) -> Path:
     return next(out.glob("pycore-*.whl"))
 
 
+def build_sandbox_zip(out: Path) -> Path:
+    """The sandbox's Python (sandbox_py/) as a zip the code interpreter's worker unpacks into site-packages.
+
+    A plain zip of the package, the same bytes for the same sources (fixed dates, sorted names): the page sends it
+    in each sandbox's boot message, as it sends Pyodide's files (the sandbox fetches nothing of its own)."""
+    package = ROOT / "sandbox_py"
+    names = sorted(p for p in package.rglob("*") if p.is_file() and p.suffix in (".py", ".typed"))
+    target = out / "sandbox_py.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in names:
+            info = zipfile.ZipInfo(path.relative_to(ROOT).as_posix(), date_time=(1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes())
+    return target
+
+
 # ---------------------------------------------------------------- dist/
 
 
@@ -303,7 +320,8 @@ def build() -> Path:
     ensure_node_modules()
     app_wheels = browser_wheels("app")
     sandbox_wheels = browser_wheels("sandbox")
-    want = fingerprint([WEB, ROOT / "pycore", ROOT / "pyproject.toml", ROOT / "package-lock.json", Path(__file__)])
+    want = fingerprint([WEB, ROOT / "pycore", ROOT / "sandbox_py", ROOT / "pyproject.toml", ROOT / "package-lock.json",
+                        Path(__file__)])
     stamp = DIST / ".build-stamp"
     if stamped(stamp, want):
         return DIST
@@ -340,12 +358,14 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     with tempfile.TemporaryDirectory() as tmp:
         pycore_wheel = build_pycore_wheel(Path(tmp))
         wheels = [hashed_copy(w, out, "wheels") for w in [*app_wheels, pycore_wheel]]
+        sandbox_python = hashed_copy(build_sandbox_zip(Path(tmp)), out, "wheels")
     assets = bundle_web(out)
     # The code interpreter's frame script and worker (web/sandbox/): loaded by URL into a sandboxed frame, as
     # they are (the worker's source is handed over as text), so copied rather than bundled.
     sandbox: dict[str, object] = {name: hashed_copy(WEB / "sandbox" / f"{name}.js", out, "assets")
                                   for name in ("frame", "worker")}
     sandbox["wheels"] = [hashed_copy(w, out, "wheels") for w in sandbox_wheels]  # micropip, for packages
+    sandbox["python"] = sandbox_python  # sandbox_py/: the notebook's cell runner and the Python tools' host
     # The user's Python tools (Tools → Python tools) run in that sandbox too, never in the core's worker: there
     # pycore.agent.python_tools makes their schemas and checks their arguments with pydantic, so the sandbox
     # gets these wheels (the same files as the core's) when the first tool set is defined.
@@ -462,7 +482,7 @@ def lint() -> None:
     log("ruff")
     run([VENV / "bin" / "ruff", "check", "--no-cache", "."],
         hint="fix what ruff names above (`.venv/bin/ruff check --fix .` fixes the simple ones)")
-    log("mypy --strict on pycore/ and server/")
+    log("mypy --strict on pycore/, sandbox_py/ and server/")
     run([VENV / "bin" / "mypy", "--no-incremental", "--cache-dir", os.devnull],
         hint="fix the type errors above; the settings are [tool.mypy] in pyproject.toml")
     log("eslint on web/, tests/ and bench/ JavaScript")
@@ -476,7 +496,7 @@ def cmd_test(args: list[str]) -> int:
     browser_wheels("test")  # fetched now so that the Pyodide suite finds them in .cache/
     lint()
     env = {**os.environ, "ORIZURU_DIST": str(DIST)}
-    # The whole suite measures coverage of pycore/ and server/ against the floor in pyproject.toml
+    # The whole suite measures coverage of pycore/, sandbox_py/ and server/ against the floor in pyproject.toml
     # ([tool.coverage.report] fail_under); a run of chosen tests (ARGS) does not.
     coverage = [] if args else ["--cov", "--cov-report=term:skip-covered"]
     return subprocess.call([venv_python(), "-m", "pytest", *coverage, *args], cwd=ROOT, env=env)

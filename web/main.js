@@ -120,7 +120,8 @@ function codeInterpreter(boot, notify) {
                                       onChange: (value) => sandbox?.then((s) => s.configure(value)) });
   const load = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
     const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
-                                   workerScript: boot.sandbox.worker, wheels: boot.sandbox.wheels,
+                                   workerScript: boot.sandbox.worker, python: boot.sandbox.python,
+                                   wheels: boot.sandbox.wheels,
                                    toolWheels: boot.sandbox.tools,
                                    maxNotebooks: Number(prefs.get(PREFS.interpreterNotebooks)) || undefined,
                                    leftMs: Number(prefs.get(PREFS.interpreterLeftMinutes)) * 60_000 || undefined });

@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "ARCHITECTURE.md"
 # A path in backticks: a known top folder, then a file with an extension or a folder ending in a slash.
-PATH = re.compile(r"`((?:pycore|web|server|tests|docs)/[\w./-]*)`")
+PATH = re.compile(r"`((?:pycore|sandbox_py|web|server|tests|docs)/[\w./-]*)`")
 
 
 def named_paths(text: str) -> list[str]:
@@ -23,6 +23,6 @@ def test_the_architecture_page_names_files_and_every_one_exists() -> None:
 
 
 def test_a_missing_file_is_caught() -> None:
-    assert named_paths("see `web/app/chat.js` and `pycore/nowhere.py`, not `README`") == [
-        "pycore/nowhere.py", "web/app/chat.js"]
+    assert named_paths("see `web/app/chat.js`, `pycore/nowhere.py` and `sandbox_py/gone.py`, not `README`") == [
+        "pycore/nowhere.py", "sandbox_py/gone.py", "web/app/chat.js"]
     assert not (ROOT / "pycore/nowhere.py").exists()

@@ -407,14 +407,14 @@ def test_the_users_python_tools_run_in_the_sandbox_not_beside_the_keys(browser: 
 # the page over: the worker's message handler replaced, a second listener, and MessagePort's postMessage patched
 # to catch the port when the host answers; each answers whatever it receives with a forged result.
 PROBE = '''
-import gc, json, os, types, js
+import gc, json, os, sys, js
 from pyodide.ffi import create_proxy, to_js
 objects = gc.get_objects()
 reached = {"B's file": os.listdir("/mnt/data"),
            "B's variable": any(isinstance(o, dict) and str(o.get("secret_b")).startswith("region,")
                                for o in objects),
-           "the user's tools": any(isinstance(o, types.ModuleType) and o.__name__ == "_orizuru_tools"
-                                   for o in objects)}
+           "the user's tools": "sandbox_py.tools" in sys.modules  # their host (sandbox_py/tools.py) and its sets
+                               or any(type(o).__name__ == "ToolHost" for o in objects)}
 FORGED = {"stdout": "FORGED-BY-MODEL-CODE", "is_error": False,
           "content": [{"type": "text", "text": "FORGED-BY-MODEL-CODE"}]}
 def forge(event):

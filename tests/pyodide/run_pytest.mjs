@@ -1,5 +1,6 @@
-// Runs pytest inside real Pyodide under Node, on the wheels the site ships (dist/) plus the
-// test-only wheels of web/pyodide-wheels.lock.json (from .cache/downloads). The repository is
+// Runs pytest inside real Pyodide under Node, on the wheels the site ships (dist/), the sandbox's Python
+// (sandbox_py/, as the zip the site ships), plus the test-only wheels of web/pyodide-wheels.lock.json (from
+// .cache/downloads). The repository is
 // mounted at /repo, so tests find their fixtures (tests/fixtures) as they do in CPython.
 //
 //   node tests/pyodide/run_pytest.mjs DIST REPO [pytest args...]
@@ -24,16 +25,18 @@ const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
 for (const wheel of [...boot.wheels, ...(boot.later ?? [])].map((w) => path.join(dist, w)).concat(testWheels)) {
   py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel", { extractDir: sitePackages });
 }
+py.unpackArchive(new Uint8Array(fs.readFileSync(path.join(dist, boot.sandbox.python))), "zip", { extractDir: sitePackages });
 py.FS.mkdirTree("/repo");
 py.mountNodeFS("/repo", fs.realpathSync(repo));
 py.globals.set("pytest_args", py.toPy(pytestArgs));
 const code = await py.runPythonAsync(`
 import os, site, sys
-# The source tree is mounted for the tests only: pycore itself must come from the shipped wheel.
+# The source tree is mounted for the tests only: pycore and sandbox_py must come from what the site ships.
 sys.path[:] = [p for p in sys.path if p not in ("", ".")]
 os.chdir("/repo")
-import pytest, pycore
-assert pycore.__file__.startswith(site.getsitepackages()[0]), pycore.__file__
+import pytest, pycore, sandbox_py
+for shipped in (pycore, sandbox_py):
+    assert shipped.__file__.startswith(site.getsitepackages()[0]), shipped.__file__
 print(f"pycore {pycore.__version__} from {pycore.__file__} on Python {sys.version.split()[0]} ({sys.platform})")
 int(pytest.main(["-p", "no:cacheprovider", "-o", "pythonpath=", *pytest_args]))
 `);

@@ -1,4 +1,4 @@
-"""Runs the pycore tests marked ``pyodide`` inside real Pyodide (Node), against the wheels in dist/."""
+"""Runs the tests marked ``pyodide`` inside real Pyodide (Node), against the wheels and the sandbox's zip in dist/."""
 
 import os
 import re
@@ -22,13 +22,24 @@ def run_in_pyodide(*pytest_args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, capture_output=True, text=True, timeout=1200, cwd=ROOT)
 
 
-def test_pycore_suite_passes_inside_pyodide():
-    result = run_in_pyodide("-q", "-m", "pyodide", "tests/pycore")
+def passed_in_pyodide(tests: str) -> int:
+    """How many of the ``pyodide``-marked tests under ``tests`` passed in Pyodide; a failure fails the caller."""
+    result = run_in_pyodide("-q", "-m", "pyodide", tests)
     output = result.stdout + result.stderr[-5000:]
     assert result.returncode == 0, output
     assert "(emscripten)" in result.stdout, output
     passed = re.search(r"(\d+) passed", result.stdout)
-    assert passed and int(passed.group(1)) > 0, output
+    assert passed, output
+    return int(passed.group(1))
+
+
+def test_pycore_suite_passes_inside_pyodide():
+    assert passed_in_pyodide("tests/pycore") > 0
+
+
+def test_the_sandboxs_python_passes_inside_pyodide():
+    """sandbox_py as the code interpreter runs it: from the shipped zip, with Pyodide's own eval_code_async."""
+    assert passed_in_pyodide("tests/sandbox_py") >= 15  # all of tests/sandbox_py: each module is marked
 
 
 def test_a_failing_test_fails_the_pyodide_run():

@@ -12,8 +12,10 @@ let started = false;
 
 addEventListener("message", (event) => {
   if (event.source !== parent || started) return; // only the page that made this frame, and only once
-  const msg = event.data;
-  if (msg?.type !== "start" || !(msg.port instanceof MessagePort)) return;
+  const msg = /** @type {Partial<import("./messages.js").Start> | null} */ (event.data);
+  if (msg?.type !== "start" || !(msg.port instanceof MessagePort) || !msg.files || typeof msg.source !== "string") {
+    return;
+  }
   started = true;
   const worker = new Worker(URL.createObjectURL(new Blob([msg.source], { type: "text/javascript" })));
   worker.onerror = (e) => parent.postMessage({ type: "crashed",

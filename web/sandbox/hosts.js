@@ -9,7 +9,11 @@
 
 export const PYPI = "https://pypi.org/simple";
 
-/** The origins requests may go to: each index's and the repository's, and PyPI's file host with PyPI. */
+/**
+ * The origins requests may go to: each index's and the repository's, and PyPI's file host with PyPI.
+ * @param {Partial<import("./messages.js").PackageHosts>} hosts
+ * @returns {string[]}
+ */
 export function hostsOf({ indexes = [], pyodide = null }) {
   const hosts = new Set();
   for (const url of [...indexes, ...(pyodide ? [pyodide] : [])]) {

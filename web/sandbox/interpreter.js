@@ -13,8 +13,9 @@
  * At most `maxNotebooks` conversations keep a sandbox (the least recently used idle one is closed for a new one),
  * and a conversation left for `leftMs` loses its own; its next run starts a fresh notebook and says so.
  *
- *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, wheels, toolWheels, maxNotebooks,
- *        leftMs})   URLs of the site's files (toolWheels: pydantic's and pycore's, for the user's Python tools)
+ *   const interpreter = new Interpreter({pyodide, frameScript, workerScript, python, wheels, toolWheels,
+ *        maxNotebooks, leftMs})   URLs of the site's files (python: the sandbox's own Python, sandbox_py/ as a
+ *        zip; toolWheels: pydantic's and pycore's, for the user's Python tools)
  *   interpreter.configure({indexes: [url], pyodide: url | null})   the package hosts the user turned on (none by
  *        default: the standard library only); a change ends the sandboxes, whose policy names the hosts
  *   await interpreter.run(session, code, {files, timeoutMs, signal})
@@ -43,6 +44,46 @@
 import { hostsOf } from "./hosts.js";
 import { toBase64 } from "../files/base64.js";
 
+/** @typedef {import("./messages.js").PackageHosts} PackageHosts */
+/** @typedef {import("./messages.js").BootFiles} BootFiles */
+/** @typedef {import("./messages.js").DataFile} DataFile */
+/** @typedef {import("./messages.js").PageRequest} PageRequest */
+/** @typedef {import("./messages.js").Result} Result */
+/** @typedef {import("./messages.js").CellResult} CellResult */
+/** @typedef {import("./messages.js").CallResult} CallResult */
+/** @typedef {import("./messages.js").ToolDefinition} ToolDefinition */
+/** @typedef {"timeout" | "stopped" | "restarted"} Ended   why a request got no answer: its sandbox ended */
+/** @typedef {{result: Result, ended?: undefined} | {ended: Ended, result?: undefined}} Reply */
+/**
+ * @typedef {object} OutputFile   a file a run wrote, as the tool's result carries it
+ * @property {string} name
+ * @property {string} mime_type
+ * @property {string} data   base64
+ * @property {string} [drawn_from]   a PNG drawn here from the SVG of that name
+ */
+/**
+ * @typedef {object} RunResult   what a run gives the model and the card
+ * @property {string} stdout
+ * @property {string} stderr
+ * @property {string | null} value
+ * @property {string | null | undefined} error
+ * @property {OutputFile[]} outputs
+ * @property {number} duration_ms
+ * @property {Ended | "memory" | "closed"} [restarted]
+ * @property {string} [notice]
+ */
+/**
+ * @typedef {object} Options   the site's files (URLs) and the limits
+ * @property {string} pyodide   Pyodide's folder
+ * @property {string} frameScript
+ * @property {string} workerScript
+ * @property {string} python   sandbox_py/ as a zip
+ * @property {string[]} [wheels]   micropip's
+ * @property {string[]} [toolWheels]   pydantic's and pycore's, for the user's Python tools
+ * @property {number} [maxNotebooks]
+ * @property {number} [leftMs]
+ */
+
 export const DEFAULT_TIMEOUT_MS = 60_000;
 const TOOL_HOST_TIMEOUT_MS = 120_000; // loading pydantic and pycore into a new sandbox
 export const MEMORY_CEILING = 1.5 * 1024 ** 3; // bytes of Python heap after a run before the sandbox is renewed
@@ -56,27 +97,52 @@ const CLOSED_NOTICE = "The notebook was restarted before this run (its sandbox h
 export class InterpreterError extends Error {}
 
 export class Interpreter {
-  #notebooks = new Map(); // session -> Sandbox, the least recently used first
-  #closed = new Set(); // sessions whose notebook was closed after it ran: their next run says so
-  #leaving = new Map(); // session -> the timer that closes its notebook, once it is off screen
+  /** @type {Map<string, Sandbox>} session -> Sandbox, the least recently used first */
+  #notebooks = new Map();
+  /** @type {Set<string>} sessions whose notebook was closed after it ran: their next run says so */
+  #closed = new Set();
+  /** @type {Map<string, ReturnType<typeof setTimeout>>} session -> the timer that closes its notebook off screen */
+  #leaving = new Map();
+  /** @type {string | null} */
   #shown = null;
-  #tools = null; // the Sandbox of the user's Python tools
-  #toolSources = new Map(); // set id -> source: the user's Python tool sets, defined again in each new sandbox
-  #defined = new Map(); // set id -> Promise of its definition in the tools' running sandbox
-  #toolWheels = null; // Promise of [ArrayBuffer]: pydantic's and pycore's wheels, fetched once
-  #hosting = null; // Promise: the tools' running sandbox has loaded them
+  /** @type {Sandbox | null} the Sandbox of the user's Python tools */
+  #tools = null;
+  /** @type {Map<string, string>} set id -> source: the user's Python tool sets, defined again in each new sandbox */
+  #toolSources = new Map();
+  /** @type {Map<string, Promise<ToolDefinition[]>>} set id -> its definition in the tools' running sandbox */
+  #defined = new Map();
+  /** @type {Promise<ArrayBuffer[]> | null} pydantic's and pycore's wheels, fetched once */
+  #toolWheels = null;
+  /** @type {Promise<void> | null} the tools' running sandbox has loaded them */
+  #hosting = null;
 
-  constructor({ pyodide, frameScript, workerScript, wheels = [], toolWheels = [], maxNotebooks = MAX_NOTEBOOKS,
-                leftMs = LEFT_MS }) {
-    Object.assign(this, { pyodide, frameScript, workerScript, wheels, toolWheelURLs: toolWheels, maxNotebooks, leftMs });
+  /** @param {Options} options */
+  constructor({ pyodide, frameScript, workerScript, python, wheels = [], toolWheels = [],
+                maxNotebooks = MAX_NOTEBOOKS, leftMs = LEFT_MS }) {
+    this.pyodide = pyodide;
+    this.frameScript = frameScript;
+    this.workerScript = workerScript;
+    this.python = python;
+    this.wheels = wheels;
+    this.toolWheelURLs = toolWheels;
+    this.maxNotebooks = maxNotebooks;
+    this.leftMs = leftMs;
+    /** @type {PackageHosts} */
     this.packages = { indexes: [], pyodide: null };
-    this.refused = []; // what the sandboxes' policy blocked: {directive, blocked}
+    /** @type {{directive: string, blocked: string}[]} what the sandboxes' policy blocked */
+    this.refused = [];
   }
 
   get sandboxes() {
     return this.#notebooks.size + (this.#tools ? 1 : 0);
   }
 
+  /**
+   * @param {string} session
+   * @param {string} code
+   * @param {{files?: DataFile[], timeoutMs?: number, signal?: AbortSignal | null}} [options]
+   * @returns {Promise<RunResult>}
+   */
   async run(session, code, { files = [], timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
     const started = performance.now();
     const sandbox = this.#notebook(session);
@@ -86,26 +152,37 @@ export class Interpreter {
                                         { timeoutMs, signal, transfer: copies.map((f) => f.data) });
     sandbox.ran = true;
     const duration_ms = Math.round(performance.now() - started);
-    const result = reply.ended ? stopped(reply.ended, duration_ms, timeoutMs)
-      : { ...reply.result, duration_ms, outputs: await describeOutputs(reply.result.outputs ?? []) };
-    if (reply.result?.memory > MEMORY_CEILING) {
+    /** @type {RunResult} */
+    let result;
+    let memory = 0;
+    if (reply.ended) result = stopped(reply.ended, duration_ms, timeoutMs);
+    else {
+      const { memory: used, outputs, ...cell } = /** @type {CellResult} */ (reply.result); // the answer to a run
+      memory = used ?? 0;
+      result = { ...cell, duration_ms, outputs: await describeOutputs(outputs ?? []) };
+    }
+    if (memory > MEMORY_CEILING) {
       sandbox.stop();
       result.restarted = "memory";
-      result.error = `${result.error ? `${result.error}\n` : ""}The interpreter used ${gb(reply.result.memory)} of memory ` +
+      result.error = `${result.error ? `${result.error}\n` : ""}The interpreter used ${gb(memory)} of memory ` +
         `(the ceiling is ${gb(MEMORY_CEILING)}), so it was restarted: variables are gone.`;
     }
-    delete result.memory;
     if (closed) Object.assign(result, { restarted: result.restarted ?? "closed", notice: CLOSED_NOTICE });
     return result;
   }
 
-  /** The session's sandbox, the most recently used now; a new one may close the least recently used idle one. */
+  /**
+   * The session's sandbox, the most recently used now; a new one may close the least recently used idle one.
+   * @param {string} session
+   */
   #notebook(session) {
     let sandbox = this.#notebooks.get(session);
     this.#notebooks.delete(session);
     if (!sandbox) {
-      sandbox = new Sandbox(this);
-      sandbox.onStop = () => this.#notebooks.get(session) === sandbox && this.#notebooks.delete(session);
+      const made = (sandbox = new Sandbox(this));
+      made.onStop = () => {
+        if (this.#notebooks.get(session) === made) this.#notebooks.delete(session);
+      };
     }
     this.#notebooks.set(session, sandbox);
     for (const [other, older] of this.#notebooks) {
@@ -116,39 +193,60 @@ export class Interpreter {
     return sandbox;
   }
 
-  /** A notebook closed to free its memory: its next run says its variables are gone. */
+  /**
+   * A notebook closed to free its memory: its next run says its variables are gone.
+   * @param {string} session
+   */
   #close(session) {
     const sandbox = this.#notebooks.get(session);
     if (sandbox?.ran) this.#closed.add(session);
     sandbox?.stop();
   }
 
-  /** The conversation is off screen: its notebook closes after `leftMs`, unless it is shown again or busy. */
+  /**
+   * The conversation is off screen: its notebook closes after `leftMs`, unless it is shown again or busy.
+   * @param {string} session
+   * @param {{again?: boolean}} [options]   start the wait again if it is already waiting
+   */
   #leave(session, { again = false } = {}) {
     if (this.#leaving.has(session) && !again) return;
     clearTimeout(this.#leaving.get(session));
     const timer = setTimeout(() => {
       this.#leaving.delete(session);
-      if (session === this.#shown || !this.#notebooks.has(session)) return;
-      if (this.#notebooks.get(session).busy) this.#leave(session);
+      const sandbox = this.#notebooks.get(session);
+      if (session === this.#shown || !sandbox) return;
+      if (sandbox.busy) this.#leave(session);
       else this.#close(session);
     }, this.leftMs);
     this.#leaving.set(session, timer);
   }
 
+  /** @param {string | null | undefined} session   the conversation on screen, if any */
   shown(session) {
     this.#shown = session ?? null;
-    clearTimeout(this.#leaving.get(session));
-    this.#leaving.delete(session);
+    if (session != null) {
+      clearTimeout(this.#leaving.get(session));
+      this.#leaving.delete(session);
+    }
     for (const other of this.#notebooks.keys()) if (other !== session) this.#leave(other);
   }
 
+  /**
+   * @param {string} set
+   * @param {string | null | undefined} source
+   */
   useTools(set, source) {
     if (source?.trim()) this.#toolSources.set(set, source);
     else this.#toolSources.delete(set);
     this.#defined.delete(set);
   }
 
+  /**
+   * @param {string} set
+   * @param {string | null | undefined} source
+   * @param {{timeoutMs?: number}} [options]
+   * @returns {Promise<ToolDefinition[]>}
+   */
   async defineTools(set, source, { timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
     this.useTools(set, source);
     if (!source?.trim()) {
@@ -158,18 +256,27 @@ export class Interpreter {
     return this.#define(set, timeoutMs);
   }
 
+  /**
+   * @param {string} set
+   * @param {string} name
+   * @param {unknown} args   the model's arguments
+   * @param {{callId?: string, timeoutMs?: number, signal?: AbortSignal | null}} [options]
+   * @returns {Promise<CallResult>}
+   */
   async callTool(set, name, args, { callId = "", timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
     try {
       await this.#define(set, timeoutMs); // in a new sandbox: loading pydantic is not the tool's time
     } catch (err) {
-      return { content: [{ type: "text", text: err.message }], is_error: true };
+      const message = err instanceof Error ? err.message : String(err);
+      return { content: [{ type: "text", text: message }], is_error: true };
     }
     const reply = await this.#toolSandbox().request({ type: "call", set, name, arguments: args, call_id: callId },
                                                     { timeoutMs, signal });
     if (reply.ended) return { content: [{ type: "text", text: stopped(reply.ended, 0, timeoutMs).error }], is_error: true };
-    return reply.result;
+    return /** @type {CallResult} */ (reply.result);
   }
 
+  /** @returns {Sandbox} */
   #toolSandbox() {
     if (!this.#tools) {
       const sandbox = (this.#tools = new Sandbox(this));
@@ -183,29 +290,39 @@ export class Interpreter {
     return this.#tools;
   }
 
-  /** The set, defined in the tools' running sandbox (once per sandbox: a new one defines it again). */
+  /**
+   * The set, defined in the tools' running sandbox (once per sandbox: a new one defines it again).
+   * @param {string} set
+   * @param {number} timeoutMs
+   * @returns {Promise<ToolDefinition[]>}
+   */
   #define(set, timeoutMs) {
-    if (!this.#toolSources.has(set)) return Promise.reject(new InterpreterError(`no Python tool set ${set}`));
-    if (!this.#defined.has(set)) {
-      const source = this.#toolSources.get(set);
-      const defining = (async () => {
+    const source = this.#toolSources.get(set);
+    if (source === undefined) return Promise.reject(new InterpreterError(`no Python tool set ${set}`));
+    let defining = this.#defined.get(set);
+    if (!defining) {
+      const made = (defining = (async () => {
         await this.#toolHost();
         const reply = await this.#toolSandbox().request({ type: "tools", set, source }, { timeoutMs });
         if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, timeoutMs).error);
-        if (reply.result.error) throw new InterpreterError(reply.result.error);
-        return reply.result.tools;
-      })();
-      this.#defined.set(set, defining);
-      defining.catch(() => this.#defined.get(set) === defining && this.#defined.delete(set));
+        const answer = /** @type {import("./messages.js").ToolsResult} */ (reply.result);
+        if (answer.error !== undefined) throw new InterpreterError(answer.error);
+        return answer.tools;
+      })());
+      this.#defined.set(set, made);
+      made.catch(() => this.#defined.get(set) === made && this.#defined.delete(set));
     }
-    return this.#defined.get(set);
+    return defining;
   }
 
-  /** pydantic and pycore in the tools' running sandbox, once: their loading is not counted against a tool's limit. */
+  /**
+   * pydantic and pycore in the tools' running sandbox, once: their loading is not counted against a tool's limit.
+   * @returns {Promise<void>}
+   */
   #toolHost() {
-    this.#hosting ??= (async () => {
-      this.#toolWheels ??= Promise.all(this.toolWheelURLs.map((url) => bytes(url)));
-      const wheels = await this.#toolWheels.catch((err) => {
+    const hosting = (this.#hosting ??= (async () => {
+      const fetching = (this.#toolWheels ??= Promise.all(this.toolWheelURLs.map((url) => bytes(url))));
+      const wheels = await fetching.catch((err) => {
         this.#toolWheels = null;
         throw err;
       });
@@ -213,13 +330,14 @@ export class Interpreter {
       const reply = await this.#toolSandbox().request({ type: "tool-host", wheels: copies },
                                                       { timeoutMs: TOOL_HOST_TIMEOUT_MS, transfer: copies });
       if (reply.ended) throw new InterpreterError(stopped(reply.ended, 0, TOOL_HOST_TIMEOUT_MS).error);
-      if (reply.result.error) throw new InterpreterError(`the Python tools could not start: ${reply.result.error}`);
-    })();
-    const hosting = this.#hosting;
+      const answer = /** @type {import("./messages.js").ToolHostResult} */ (reply.result);
+      if (answer.error) throw new InterpreterError(`the Python tools could not start: ${answer.error}`);
+    })());
     hosting.catch(() => this.#hosting === hosting && (this.#hosting = null));
     return hosting;
   }
 
+  /** @param {Partial<PackageHosts>} [hosts]   the package hosts the user turned on */
   configure({ indexes = [], pyodide = null } = {}) {
     const next = { indexes: [...indexes], pyodide: pyodide || null };
     if (JSON.stringify(next) === JSON.stringify(this.packages)) return;
@@ -227,10 +345,12 @@ export class Interpreter {
     this.stop();
   }
 
+  /** @param {string} session */
   warm(session) {
     this.#notebook(session).start().catch(() => {}); // a failure is reported by the run that needs it
   }
 
+  /** @param {string} session */
   reset(session) {
     this.#closed.delete(session);
     this.#notebooks.get(session)?.stop();
@@ -240,25 +360,33 @@ export class Interpreter {
     for (const sandbox of [...this.#notebooks.values(), this.#tools]) sandbox?.stop();
   }
 
-  /** What a new sandbox boots from: Pyodide's files, the worker's source, micropip's wheel (fresh copies). */
+  /**
+   * What a new sandbox boots from: Pyodide's files, the worker's source, sandbox_py, micropip's wheel (copies).
+   * @returns {Promise<{files: BootFiles, source: string}>}
+   */
   async materials() {
-    const [files, source, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
-      Promise.all(this.wheels.map((url) => bytes(url)))]);
-    files.wheels = wheels;
-    return { files, source };
+    const [pyodide, source, python, wheels] = await Promise.all([this.#pyodideFiles(), text(this.workerScript),
+      bytes(this.python), Promise.all(this.wheels.map((url) => bytes(url)))]);
+    return { files: { ...pyodide, "sandbox_py.zip": python, wheels }, source };
   }
 
+  /** @returns {Promise<Omit<BootFiles, "sandbox_py.zip" | "wheels">>} Pyodide's own files, the site's copy */
   async #pyodideFiles() {
     const base = new URL(this.pyodide, document.baseURI);
-    const get = async (name, as) => {
+    /** @param {string} name */
+    const get = async (name) => {
       const response = await fetch(new URL(name, base));
       if (!response.ok) throw new InterpreterError(`could not load ${name} for the code interpreter: HTTP ${response.status}`);
-      return as === "text" ? response.text() : response.arrayBuffer();
+      return response;
     };
-    const names = { "pyodide.mjs": "text", "pyodide.asm.mjs": "text", "pyodide-lock.json": "text",
-      "pyodide.asm.wasm": "bytes", "python_stdlib.zip": "bytes" };
-    const entries = await Promise.all(Object.entries(names).map(async ([name, as]) => [name, await get(name, as)]));
-    return Object.fromEntries(entries);
+    /** @param {string} name */
+    const asText = async (name) => (await get(name)).text();
+    /** @param {string} name */
+    const asBytes = async (name) => (await get(name)).arrayBuffer();
+    const [mjs, asm, lock, wasm, stdlib] = await Promise.all([asText("pyodide.mjs"), asText("pyodide.asm.mjs"),
+      asText("pyodide-lock.json"), asBytes("pyodide.asm.wasm"), asBytes("python_stdlib.zip")]);
+    return { "pyodide.mjs": mjs, "pyodide.asm.mjs": asm, "pyodide-lock.json": lock, "pyodide.asm.wasm": wasm,
+             "python_stdlib.zip": stdlib };
   }
 }
 
@@ -267,18 +395,29 @@ export class Interpreter {
  * goes to the worker in its boot message, and the frame keeps nothing of it).
  */
 class Sandbox {
+  /** @type {HTMLIFrameElement | null} */
   #frame = null;
+  /** @type {MessagePort | null} */
   #port = null;
-  #ready = null; // Promise of the sandbox's start
-  #pending = new Map(); // request id -> {resolve}
+  /** @type {Promise<void> | null} the sandbox's start */
+  #ready = null;
+  /** @type {Map<number, {resolve: (reply: Reply) => void}>} request id -> its answer's resolver */
+  #pending = new Map();
   #waiting = 0; // requests waiting for the start
   #nextId = 1;
-  #booting = null; // {resolve, reject, files, source} while the sandbox starts
+  /**
+   * @type {{resolve: () => void, reject: (err: Error) => void, files: BootFiles, source: string} | null}
+   *   while the sandbox starts
+   */
+  #booting = null;
 
+  /** @param {Interpreter} host */
   constructor(host) {
     this.host = host;
     this.ran = false;
+    /** @type {() => void} */
     this.onStop = () => {};
+    /** @param {MessageEvent} event */
     this.onMessage = (event) => this.#receive(event);
   }
 
@@ -290,6 +429,11 @@ class Sandbox {
    * One message to the sandbox and its answer: {result}, or {ended: "timeout" | "stopped" | "restarted"} when the
    * limit passed or `signal` stopped it first (which ends the sandbox: a worker cannot be interrupted here).
    */
+  /**
+   * @param {PageRequest} message
+   * @param {{timeoutMs?: number, signal?: AbortSignal | null, transfer?: Transferable[]}} [options]
+   * @returns {Promise<Reply>}
+   */
   async request(message, { timeoutMs = DEFAULT_TIMEOUT_MS, signal = null, transfer = [] } = {}) {
     if (signal?.aborted) return { ended: "stopped" };
     this.#waiting += 1;
@@ -300,7 +444,9 @@ class Sandbox {
     }
     if (!this.#port) return { ended: "restarted" }; // stopped between its start and now
     const id = this.#nextId++;
+    /** @type {Promise<Reply>} */
     const answer = new Promise((resolve) => this.#pending.set(id, { resolve }));
+    /** @param {Ended} why */
     const ended = (why) => () => {
       const mine = this.#pending.get(id);
       if (!mine) return;
@@ -321,9 +467,10 @@ class Sandbox {
     }
   }
 
+  /** @returns {Promise<void>} the sandbox is up: its worker said it is ready */
   start() {
     if (this.#ready) return this.#ready;
-    this.#ready = (async () => {
+    const ready = (this.#ready = (async () => {
       const { files, source } = await this.host.materials();
       if (!this.#ready) throw new InterpreterError("the code interpreter was stopped while it started");
       const frame = document.createElement("iframe");
@@ -332,14 +479,15 @@ class Sandbox {
       frame.title = "Code interpreter sandbox";
       frame.setAttribute("sandbox", "allow-scripts");
       frame.srcdoc = sandboxDocument(new URL(this.host.frameScript, document.baseURI).href, hostsOf(this.host.packages));
+      /** @type {Promise<void>} */
       const up = new Promise((resolve, reject) => (this.#booting = { resolve, reject, files, source }));
       window.addEventListener("message", this.onMessage);
       this.#frame = frame;
       document.body.append(frame);
       await up;
-    })();
-    this.#ready.catch(() => this.stop());
-    return this.#ready;
+    })());
+    ready.catch(() => this.stop());
+    return ready;
   }
 
   stop() {
@@ -355,18 +503,23 @@ class Sandbox {
     this.onStop();
   }
 
-  /** The frame's own words: it is up (then it gets the worker's source, files and port), crashed, or refused. */
+  /**
+   * The frame's own words: it is up (then it gets the worker's source, files and port), crashed, or refused.
+   * @param {MessageEvent} event
+   */
   #receive(event) {
-    if (!this.#frame || event.source !== this.#frame.contentWindow) return; // this sandbox's frame only
-    const msg = event.data;
+    const frame = this.#frame?.contentWindow;
+    if (!frame || event.source !== frame) return; // this sandbox's frame only
+    const msg = /** @type {import("./messages.js").FrameNews | null} */ (event.data);
     if (msg?.type === "frame" && this.#booting && !this.#port) {
       const { files, source } = this.#booting;
       const channel = new MessageChannel();
       this.#port = channel.port1;
       this.#port.onmessage = ({ data }) => this.#answer(data);
       const buffers = Object.values(files).flat().filter((v) => v instanceof ArrayBuffer);
-      this.#frame.contentWindow.postMessage({ type: "start", files, source, packages: this.host.packages,
-                                              port: channel.port2 }, "*", [channel.port2, ...buffers]);
+      /** @type {import("./messages.js").Start} */
+      const start = { type: "start", files, source, packages: this.host.packages, port: channel.port2 };
+      frame.postMessage(start, "*", [channel.port2, ...buffers]);
     } else if (msg?.type === "crashed" && this.#booting) {
       this.#booting.reject(new InterpreterError(`the code interpreter could not start: ${msg.message}`));
       this.#booting = null;
@@ -378,7 +531,10 @@ class Sandbox {
     }
   }
 
-  /** The worker's words, over the channel: up, failed to start, or a request's answer. */
+  /**
+   * The worker's words, over the channel: up, failed to start, or a request's answer.
+   * @param {import("./messages.js").WorkerNews | null} msg
+   */
   #answer(msg) {
     if (msg?.type === "ready") {
       this.#booting?.resolve();
@@ -386,8 +542,8 @@ class Sandbox {
     } else if (msg?.type === "boot-failed") {
       this.#booting?.reject(new InterpreterError(`the code interpreter could not start: ${msg.message}`));
       this.#booting = null;
-    } else if (msg?.type === "result" && this.#pending.has(msg.id)) {
-      this.#pending.get(msg.id).resolve({ result: msg.result });
+    } else if (msg?.type === "result") {
+      this.#pending.get(msg.id)?.resolve({ result: msg.result });
     }
   }
 }
@@ -396,6 +552,10 @@ class Sandbox {
  * The frame's document: its own policy, on top of the page's it inherits, lets it fetch only its blobs and the
  * package hosts the user turned on.
  */
+/**
+ * @param {string} frameScript   frame.js's URL
+ * @param {string[]} hosts   the package hosts' origins
+ */
 function sandboxDocument(frameScript, hosts) {
   const policy = `default-src 'none'; script-src ${frameScript} blob: 'wasm-unsafe-eval'; worker-src blob:; ` +
     `connect-src blob: ${hosts.join(" ")}; style-src 'none'; img-src 'none'; form-action 'none'; base-uri 'none'`;
@@ -403,6 +563,13 @@ function sandboxDocument(frameScript, hosts) {
     `<script src="${frameScript}"></script></head><body></body></html>`;
 }
 
+/**
+ * A run's result when it got no answer: its sandbox ended (past the limit, stopped, or with another run).
+ * @param {Ended} why
+ * @param {number} duration_ms
+ * @param {number} [timeoutMs]
+ * @returns {RunResult & {error: string}}
+ */
 function stopped(why, duration_ms, timeoutMs = 0) {
   const error = {
     timeout: `The code ran past the ${Math.round(timeoutMs / 1000)} s limit and was stopped. The interpreter was restarted: variables are gone.`,
@@ -412,18 +579,26 @@ function stopped(why, duration_ms, timeoutMs = 0) {
   return { stdout: "", stderr: "", value: null, error, outputs: [], duration_ms, restarted: why };
 }
 
+/** @type {Record<string, string>} */
 const IMAGE_TYPES = { png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp",
   svg: "image/svg+xml" };
+/** @type {Record<string, string>} */
 const TEXT_TYPES = { csv: "text/csv", json: "application/json", txt: "text/plain", md: "text/markdown",
   html: "text/html", xml: "application/xml" };
 
+/**
+ * The files a run wrote, as the result carries them (base64, with a type from the name), up to MAX_OUTPUT_BYTES.
+ * @param {import("./messages.js").WrittenFile[]} outputs
+ * @returns {Promise<OutputFile[]>}
+ */
 async function describeOutputs(outputs) {
   let total = 0;
+  /** @type {OutputFile[]} */
   const out = [];
   for (const { name, data } of outputs) {
     total += data.byteLength;
     if (total > MAX_OUTPUT_BYTES) break;
-    const ext = name.split(".").pop().toLowerCase();
+    const ext = (name.split(".").pop() ?? "").toLowerCase();
     const mime_type = IMAGE_TYPES[ext] ?? TEXT_TYPES[ext] ?? "application/octet-stream";
     out.push({ name, mime_type, data: toBase64(new Uint8Array(data)) });
     // An SVG stays a file (a download, never markup in the page); a PNG drawn from it shows inline and goes to
@@ -436,6 +611,10 @@ async function describeOutputs(outputs) {
 
 const MAX_SIDE = 2048;
 
+/**
+ * @param {Uint8Array<ArrayBuffer>} svg
+ * @returns {Promise<Uint8Array | null>}   a PNG of it, or null where the browser cannot draw one
+ */
 async function rasterize(svg) {
   const url = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
   try {
@@ -447,9 +626,11 @@ async function rasterize(svg) {
     canvas.width = Math.max(1, Math.round((image.naturalWidth || 800) * scale));
     canvas.height = Math.max(1, Math.round((image.naturalHeight || 600) * scale));
     const context = canvas.getContext("2d");
+    if (!context) return null; // no 2D canvas here: the SVG stays a file
     context.fillStyle = "#fff"; // transparent areas read as white, as the figure would print
     context.fillRect(0, 0, canvas.width, canvas.height);
     context.drawImage(image, 0, 0, canvas.width, canvas.height);
+    /** @type {Blob | null} */
     const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/png"));
     return blob ? new Uint8Array(await blob.arrayBuffer()) : null;
   } finally {
@@ -457,16 +638,19 @@ async function rasterize(svg) {
   }
 }
 
+/** @param {string} url  @returns {Promise<ArrayBuffer>} */
 async function bytes(url) {
   const response = await fetch(new URL(url, document.baseURI));
   if (!response.ok) throw new InterpreterError(`could not load the code interpreter: HTTP ${response.status}`);
   return response.arrayBuffer();
 }
 
+/** @param {string} url  @returns {Promise<string>} */
 async function text(url) {
   const response = await fetch(new URL(url, document.baseURI));
   if (!response.ok) throw new InterpreterError(`could not load the code interpreter: HTTP ${response.status}`);
   return response.text();
 }
 
+/** @param {number} bytes */
 const gb = (bytes) => `${(bytes / 1024 ** 3).toFixed(1)} GB`;

@@ -14,10 +14,24 @@
 
 import { fromBase64 } from "../files/base64.js";
 
+/** @typedef {import("./messages.js").ContentItem} ContentItem */
+/** @typedef {import("./interpreter.js").RunResult} RunResult */
+/**
+ * @typedef {object} StoredPart   what this module reads of a stored message's part (pycore's document, image)
+ * @property {string} type
+ * @property {string} [name]
+ * @property {string} [data]   base64
+ * @property {string} [text]
+ * @property {string} [mime_type]
+ */
+/** @typedef {{role: string, parts?: StoredPart[]}} StoredMessage */
+/** @typedef {{type: "document", name: string, mime_type: string, data: string}} KeptFile */
+
 export const DATA_DIR = "/mnt/data";
 export const OUTPUT_DIR = "/mnt/outputs";
 
 /** The tool's definition; `packages`: the user turned package hosts on, so micropip can install. */
+/** @param {{packages?: boolean}} [options] */
 export function pythonTool({ packages = false } = {}) {
   return {
     name: "python",
@@ -40,10 +54,16 @@ export function pythonTool({ packages = false } = {}) {
 
 export const PYTHON_TOOL = Object.freeze(pythonTool());
 
+/** @type {Record<string, string>} */
 const EXTENSIONS = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 const VISION_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
 
+/**
+ * @param {StoredMessage[] | null | undefined} messages
+ * @returns {import("./messages.js").DataFile[]}
+ */
 export function filesOf(messages) {
+  /** @type {Map<string, ArrayBuffer>} */
   const files = new Map();
   let images = 0;
   for (const message of messages ?? []) {
@@ -54,31 +74,49 @@ export function filesOf(messages) {
         files.set(safeName(part.name), bytes.buffer);
       } else if (part.type === "image" && part.data) {
         images += 1;
-        files.set(`image-${images}.${EXTENSIONS[part.mime_type] ?? "bin"}`, fromBase64(part.data).buffer);
+        files.set(`image-${images}.${EXTENSIONS[part.mime_type ?? ""] ?? "bin"}`, fromBase64(part.data).buffer);
       }
     }
   }
   return [...files].map(([name, data]) => ({ name, data }));
 }
 
-/** A file name to write under /mnt/data: its last path segment, without what a file system would refuse. */
+/**
+ * A file name to write under /mnt/data: its last path segment, without what a file system would refuse.
+ * @param {unknown} name
+ */
 function safeName(name) {
-  const base = [...String(name ?? "").split(/[\\/]/).pop()].filter((c) => c.charCodeAt(0) >= 32).join("").trim();
+  const base = [...(String(name ?? "").split(/[\\/]/).pop() ?? "")].filter((c) => c.charCodeAt(0) >= 32).join("").trim();
   return base && base !== "." && base !== ".." ? base.slice(0, 200) : "";
 }
 
+/**
+ * @param {{outputs?: import("./interpreter.js").OutputFile[]}} result
+ * @returns {KeptFile[]}
+ */
 export function keptFiles(result) {
   return (result.outputs ?? []).filter((o) => !VISION_TYPES.has(o.mime_type))
-    .map((o) => ({ type: "document", name: o.name, mime_type: o.mime_type, data: o.data }));
+    .map((o) => ({ type: /** @type {const} */ ("document"), name: o.name, mime_type: o.mime_type,
+                   data: o.data }));
 }
 
+/**
+ * @param {StoredPart} part
+ * @returns {ContentItem}
+ */
 export function fileResource(part) {
   return { type: "resource", resource: { uri: `file://${OUTPUT_DIR}/${part.name}`, mimeType: part.mime_type,
                                          ...(part.data ? { blob: part.data } : { text: part.text ?? "" }) } };
 }
 
+/**
+ * @param {RunResult} result
+ * @returns {ContentItem[]}
+ */
 export function toolContent(result) {
+  /** @type {string[]} */
   const sections = [];
+  /** @type {(label: string, text: unknown) => number} */
   const section = (label, text) => sections.push(`${label}:\n${String(text).replace(/\s+$/, "")}`);
   if (result.notice) section("note", result.notice); // the notebook was restarted before this run
   if (result.stdout) section("stdout", result.stdout);
@@ -90,6 +128,7 @@ export function toolContent(result) {
   if (written.length) sections.push(`files written:\n${written.map((o) => `${OUTPUT_DIR}/${o.name}`).join("\n")}`);
   if (!sections.length) sections.push("(no output)");
   sections.push(`(ran in ${result.duration_ms ?? 0} ms)`);
+  /** @type {ContentItem[]} */
   const content = [{ type: "text", text: sections.join("\n\n") }];
   // A picture goes inline (and to a vision model); any other file is kept beside the result (keptFiles),
   // where the card offers it: the model, told its name above, could not read its bytes anyway.

@@ -10,8 +10,13 @@
 // replacing self.onmessage or adding a listener hears nothing (nothing comes that way after the boot), and what it
 // posts with self.postMessage goes to the frame, which passes nothing on.
 //
+// Its Python is the package sandbox_py/ (the notebook's cell runner, the Python tools' host), which the page sends
+// as a zip in the boot message; this script only passes messages to it and moves bytes in and out of its files.
+//
+// The shapes below, as types: messages.js.
 // In:  {type: "boot", port, files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
-//                                   "pyodide.asm.wasm", "python_stdlib.zip": ArrayBuffer, wheels: [ArrayBuffer]},
+//                                   "pyodide.asm.wasm", "python_stdlib.zip", "sandbox_py.zip": ArrayBuffer,
+//                                   wheels: [ArrayBuffer]},
 //                      packages: {indexes: [url], pyodide: url | null}}   (on self, once) the hosts the user turned on
 // Then over the port:
 //      {type: "run", id, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
@@ -26,99 +31,57 @@
 "use strict";
 
 (() => {
+/** @typedef {import("pyodide").PyodideInterface} Pyodide */
+/** @typedef {import("pyodide/ffi").PyProxy} PyProxy */
+/** @typedef {import("./messages.js").Boot} Boot */
+/** @typedef {import("./messages.js").BootFiles} BootFiles */
+/** @typedef {import("./messages.js").PackageHosts} PackageHosts */
+/** @typedef {import("./messages.js").PageRequest} PageRequest */
+/** @typedef {import("./messages.js").DataFile} DataFile */
+/** @typedef {import("./messages.js").CellResult} CellResult */
+/** @typedef {import("./messages.js").WorkerNews} WorkerNews */
+/** @typedef {{run(code: string): Promise<PyProxy>}} Notebook   sandbox_py.cell.Notebook */
+/** @typedef {{define(set: string, source: string): string,
+ *             call(set: string, name: string, args: string, callId: string): Promise<string>}} ToolHost
+ *   sandbox_py.tools.ToolHost: JSON text in and out */
+/** @typedef {Omit<CellResult, "outputs" | "memory"> & {written: string[]}} Ran   what Notebook.run returns */
+
 const DATA = "/mnt/data";
 const OUTPUTS = "/mnt/outputs";
 
-// Runs one cell in a session's namespace: stdout and stderr captured, the last expression's repr, a
-// traceback of the cell's own frames on error, and the files the cell wrote under /mnt/outputs.
-const HELPER = String.raw`
-import contextlib, io, os, traceback
-from pyodide.code import eval_code_async
-
-LIMIT = 100_000
-
-def _clip(text):
-    return text if len(text) <= LIMIT else text[:LIMIT] + f"\n[... {len(text) - LIMIT} more characters not shown]"
-
-def _listing(root):
-    out = {}
-    for folder, _dirs, names in os.walk(root):
-        for name in names:
-            path = os.path.join(folder, name)
-            info = os.stat(path)
-            out[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
-    return out
-
-async def run_cell(code, namespace):
-    before = _listing("${OUTPUTS}")
-    stdout, stderr = io.StringIO(), io.StringIO()
-    value = error = None
-    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
-        try:
-            result = await eval_code_async(code, globals=namespace, filename="<cell>")
-            if result is not None:
-                value = _clip(repr(result))
-        except BaseException as e:  # SystemExit and KeyboardInterrupt too: the notebook goes on
-            report = traceback.TracebackException.from_exception(e)
-            report.stack = traceback.StackSummary.from_list([f for f in report.stack if f.filename == "<cell>"])
-            error = _clip("".join(report.format()))
-    after = _listing("${OUTPUTS}")
-    written = sorted(name for name, stamp in after.items() if before.get(name) != stamp)
-    return {"stdout": _clip(stdout.getvalue()), "stderr": _clip(stderr.getvalue()), "value": value,
-            "error": error, "written": written}
-`;
-
-// The user's Python tools: pycore's own code makes each public function a tool (its schema from the type
-// hints, its arguments checked by pydantic, a failure naming the line), here rather than in the core's worker,
-// so that the functions never share a scope with the keys, the tokens or the core's state.
-const TOOLS = String.raw`
-import json
-from pycore.agent.python_tools import ToolSourceError, tools_from_source
-from pycore.agent.tools import ToolContext
-
-sets = {}
-
-def define(set_id, source):
-    if not source.strip():
-        sets.pop(set_id, None)
-        return json.dumps({"tools": []})
-    try:
-        tools = tools_from_source(set_id, source)
-    except ToolSourceError as e:
-        return json.dumps({"error": str(e)})
-    sets[set_id] = {tool.name: tool for tool in tools}
-    return json.dumps({"tools": [{"name": t.name, "description": t.description, "inputSchema": t.input_schema}
-                                 for t in tools]})
-
-async def call(set_id, name, arguments, call_id):
-    tool = sets.get(set_id, {}).get(name)
-    if tool is None:
-        known = ", ".join(sets.get(set_id, {})) or "none"
-        return json.dumps({"content": [{"type": "text", "text": f"no Python tool {name!r} (defined: {known})"}],
-                           "is_error": True})
-    result = await tool.handler(json.loads(arguments), ToolContext(call_id=call_id))
-    return json.dumps({"content": result.content, "is_error": result.is_error,
-                       "structured_content": result.structured}, default=str)
-`;
-
 const post = MessagePort.prototype.postMessage; // taken now: a later change to the prototype does not reach us
 const apply = Reflect.apply;
+/** @type {MessagePort | null} */
 let port = null;
+/** @type {Pyodide | null} */
 let py = null;
-let runCell = null;
-let tools = null; // Promise of the tool host's module, made at the first tool set
-let namespace = null; // the notebook's variables (a Python dict): they persist between runs
+/** @type {Notebook | null} */
+let notebook = null; // sandbox_py.cell.Notebook: the notebook's variables persist between runs
+/** @type {Promise<ToolHost> | null} */
+let tools = null; // Promise of sandbox_py.tools.ToolHost, made at the first tool set
 
+/** @type {(message: WorkerNews, transfer?: Transferable[]) => void} */
 const send = (message, transfer = []) => apply(post, port, [message, transfer]);
 
-self.onmessage = async ({ data: msg }) => {
-  if (msg?.type !== "boot" || port || !(msg.port instanceof MessagePort)) return;
+/** @param {unknown} err  @returns {string} */
+const said = (err) => String(err instanceof Error ? err.message : err);
+
+/** Python, once it is up (a request before that is answered with this error). */
+function python() {
+  if (!py) throw new Error("Python is not up in the code interpreter");
+  return py;
+}
+
+self.onmessage = async (/** @type {MessageEvent} */ { data }) => {
+  const msg = /** @type {Partial<Boot> | null} */ (data);
+  if (msg?.type !== "boot" || port || !(msg.port instanceof MessagePort) || !msg.files) return;
   self.onmessage = null; // the boot comes once; the rest comes over the port
   port = msg.port;
-  port.onmessage = ({ data }) => handle(data);
+  port.onmessage = ({ data: request }) => handle(request);
   await boot(msg.files, msg.packages ?? {});
 };
 
+/** @param {(PageRequest & {id: number}) | null} msg  from the page, over the port */
 async function handle(msg) {
   if (msg?.type === "run") await run(msg);
   else if (msg?.type === "tool-host") await startToolHost(msg);
@@ -126,56 +89,65 @@ async function handle(msg) {
   else if (msg?.type === "call") await callTool(msg);
 }
 
+/**
+ * @param {BootFiles} files
+ * @param {Partial<PackageHosts>} packages
+ */
 async function boot(files, { indexes = [], pyodide = null }) {
   try {
+    /** @param {"pyodide.mjs" | "pyodide.asm.mjs"} name */
     const blobURL = (name) => URL.createObjectURL(new Blob([files[name]], { type: "text/javascript" }));
+    /** @type {Record<string, string>} */
     const types = { "pyodide.asm.wasm": "application/wasm", "python_stdlib.zip": "application/zip" };
     const realFetch = self.fetch;
     // Pyodide fetches its wasm and standard library by URL: answer from the bytes the page sent.
     self.fetch = async (input) => {
-      const name = new URL(String(input?.url ?? input)).pathname.split("/").pop();
-      if (!(name in types)) throw new TypeError("the code interpreter has no network");
+      const name = new URL(input instanceof Request ? input.url : String(input)).pathname.split("/").pop();
+      if (name !== "pyodide.asm.wasm" && name !== "python_stdlib.zip") {
+        throw new TypeError("the code interpreter has no network");
+      }
       return new Response(files[name], { headers: { "content-type": types[name] } });
     };
-    const { loadPyodide } = await import(blobURL("pyodide.mjs"));
+    const { loadPyodide } = /** @type {typeof import("pyodide")} */ (await import(blobURL("pyodide.mjs")));
     const asm = await import(blobURL("pyodide.asm.mjs"));
     // Pyodide's own packages (numpy, pandas...) come only from the repository the user turned on; without
     // one, the lock lists none, so micropip looks for everything on the indexes the user turned on.
     const lock = JSON.parse(files["pyodide-lock.json"]);
     if (!pyodide) lock.packages = {};
-    py = await loadPyodide({
+    const up = (py = await loadPyodide({
       indexURL: "https://sandbox.invalid/pyodide/", // never fetched: see self.fetch above
       createPyodideModule: asm.default,
       lockFileContents: JSON.stringify(lock),
       ...(pyodide ? { packageBaseUrl: pyodide } : {}),
       packages: [],
-    });
+    }));
     // Python is up: from here on only the frame's policy decides (the package hosts, or nothing). Before any
     // module that keeps a reference to fetch (pyodide.http, which micropip imports) is imported.
     self.fetch = realFetch;
-    const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-    for (const wheel of files.wheels ?? []) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages }); // micropip
+    const sitePackages = up.runPython("import site; site.getsitepackages()[0]");
+    for (const wheel of files.wheels ?? []) up.unpackArchive(wheel, "wheel", { extractDir: sitePackages }); // micropip
+    up.unpackArchive(files["sandbox_py.zip"], "zip", { extractDir: sitePackages });
     if (indexes.length) {
-      py.globals.set("_indexes", py.toPy(indexes));
-      py.runPython("import micropip; micropip.set_index_urls(list(_indexes)); del _indexes");
+      up.globals.set("_indexes", up.toPy(indexes));
+      up.runPython("import micropip; micropip.set_index_urls(list(_indexes)); del _indexes");
     }
-    py.FS.mkdirTree(DATA);
-    py.FS.mkdirTree(OUTPUTS);
-    py.FS.ignorePermissions = false; // so /mnt/data's files, made read-only, refuse writes
-    const helper = py.pyimport("types").ModuleType("_orizuru_cell");
-    py.runPython(HELPER, { globals: helper.__dict__ });
-    runCell = helper.run_cell;
-    namespace = py.globals.get("dict")();
+    up.FS.mkdirTree(DATA);
+    up.FS.mkdirTree(OUTPUTS);
+    up.FS.ignorePermissions = false; // so /mnt/data's files, made read-only, refuse writes
+    // Pyodide's evaluator is the one thing sandbox_py takes from Pyodide: passed in, so that it runs in CPython too.
+    const { Notebook } = up.pyimport("sandbox_py.cell");
+    notebook = Notebook.callKwargs(up.pyimport("pyodide.code").eval_code_async, { outputs: OUTPUTS });
     lockDown({ network: indexes.length > 0 || Boolean(pyodide) });
-    send({ type: "ready", python: py.version });
+    send({ type: "ready", python: up.version });
   } catch (err) {
-    send({ type: "boot-failed", message: String(err?.message ?? err) });
+    send({ type: "boot-failed", message: said(err) });
   }
 }
 
 /**
  * Take the ways out of this scope: storage, more workers and, unless the user turned package hosts on, the
  * network. The frame's policy blocks all of it too (and with hosts on, it lets `fetch` reach only those).
+ * @param {{network: boolean}} options
  */
 function lockDown({ network }) {
   // The channel's objects, frozen: code cannot patch them to catch the port when this script answers.
@@ -185,8 +157,9 @@ function lockDown({ network }) {
   const names = ["XMLHttpRequest", "WebSocket", "WebSocketStream", "EventSource", "WebTransport",
     "importScripts", "Worker", "SharedWorker", "indexedDB", "caches", "BroadcastChannel",
     ...(network ? [] : ["fetch", "Request"])];
+  const global = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (self));
   for (const name of names) {
-    for (let scope = self; scope; scope = Object.getPrototypeOf(scope)) {
+    for (let scope = global; scope; scope = Object.getPrototypeOf(scope)) {
       if (Object.prototype.hasOwnProperty.call(scope, name)) {
         try {
           delete scope[name];
@@ -198,72 +171,86 @@ function lockDown({ network }) {
   }
 }
 
+/** @param {DataFile[] | undefined} files  the conversation's files, read-only under /mnt/data */
 function mount(files) {
+  const { FS } = python();
   for (const { name, data } of files ?? []) {
     const path = `${DATA}/${name}`;
     try {
-      py.FS.chmod(path, 0o644); // a copy the last run may have changed is put back as it was
+      FS.chmod(path, 0o644); // a copy the last run may have changed is put back as it was
     } catch {
       // not there yet
     }
-    py.FS.writeFile(path, new Uint8Array(data));
-    py.FS.chmod(path, 0o444);
+    FS.writeFile(path, new Uint8Array(data));
+    FS.chmod(path, 0o444);
   }
 }
 
+/** @param {import("./messages.js").RunRequest & {id: number}} request */
 async function run({ id, code, files }) {
+  /** @type {CellResult} */
   let result;
   try {
+    if (!notebook) throw new Error("the notebook is not up");
     mount(files);
-    const proxy = await runCell(code, namespace);
-    result = proxy.toJs({ dict_converter: Object.fromEntries });
+    const proxy = await notebook.run(code);
+    const { written, ...ran } = /** @type {Ran} */ (proxy.toJs({ dict_converter: Object.fromEntries }));
     proxy.destroy();
-    result.outputs = result.written.map((name) => ({ name, data: py.FS.readFile(`${OUTPUTS}/${name}`) }));
-    delete result.written;
+    const { FS } = python();
+    result = { ...ran, outputs: written.map((name) => ({ name, data: FS.readFile(`${OUTPUTS}/${name}`) })), memory: 0 };
   } catch (err) {
-    result = { stdout: "", stderr: "", value: null, error: String(err?.message ?? err), outputs: [] };
+    result = { stdout: "", stderr: "", value: null, error: said(err), outputs: [], memory: 0 };
   }
-  result.memory = py._module?.HEAP8?.length ?? 0;
+  // Pyodide's Emscripten module is not in its types: its heap is how much memory Python holds now.
+  const emscripten = /** @type {{_module?: {HEAP8?: Int8Array}} | null} */ (/** @type {unknown} */ (py));
+  result.memory = emscripten?._module?.HEAP8?.length ?? 0;
   send({ type: "result", id, result }, result.outputs.map((o) => o.data.buffer));
 }
 
-/** pydantic and pycore, from the wheels the page sent (the site's own files), then the tool host above. */
+/**
+ * pydantic and pycore, from the wheels the page sent (the site's own files), then sandbox_py's tool host.
+ * @param {import("./messages.js").ToolHostRequest & {id: number}} request
+ */
 async function startToolHost({ id, wheels }) {
+  /** @type {{error?: string}} */
   let result = {};
   try {
     tools ??= (async () => {
-      const sitePackages = py.runPython("import site; site.getsitepackages()[0]");
-      for (const wheel of wheels) py.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
-      const host = py.pyimport("types").ModuleType("_orizuru_tools");
-      await py.runPythonAsync(TOOLS, { globals: host.__dict__ });
-      return host;
+      const up = python();
+      const sitePackages = up.runPython("import site; site.getsitepackages()[0]");
+      for (const wheel of wheels) up.unpackArchive(wheel, "wheel", { extractDir: sitePackages });
+      return /** @type {ToolHost} */ (up.pyimport("sandbox_py.tools").ToolHost());
     })();
     await tools;
   } catch (err) {
     tools = null;
-    result = { error: String(err?.message ?? err) };
+    result = { error: said(err) };
   }
   send({ type: "result", id, result });
 }
 
+/** @param {import("./messages.js").ToolsRequest & {id: number}} request */
 async function defineTools({ id, set, source }) {
+  /** @type {import("./messages.js").ToolsResult} */
   let result;
   try {
     if (!tools) throw new Error("the Python tools' host is not loaded");
     result = JSON.parse((await tools).define(set, source));
   } catch (err) {
-    result = { error: String(err?.message ?? err) };
+    result = { error: said(err) };
   }
   send({ type: "result", id, result });
 }
 
+/** @param {import("./messages.js").CallRequest & {id: number}} request */
 async function callTool({ id, set, name, arguments: args, call_id }) {
+  /** @type {import("./messages.js").CallResult} */
   let result;
   try {
     if (!tools) throw new Error("the Python tools' host is not loaded");
     result = JSON.parse(await (await tools).call(set, name, JSON.stringify(args ?? {}), call_id));
   } catch (err) {
-    result = { content: [{ type: "text", text: `${name} failed in the sandbox: ${err?.message ?? err}` }], is_error: true };
+    result = { content: [{ type: "text", text: `${name} failed in the sandbox: ${said(err)}` }], is_error: true };
   }
   send({ type: "result", id, result });
 }
