@@ -120,3 +120,60 @@ def test_a_wrong_passphrase_is_refused_with_a_sentence_and_writes_nothing(
                                    "first device. Nothing was changed.", timeout=REPLY_TIMEOUT_MS)
     expect(c.get_by_role("button", name="Turn on sync")).to_be_visible()  # still off, the form kept
     assert dav.files() == before
+
+
+# The operating system's folder picker cannot be clicked in a headless browser: it hands the page a folder of the
+# browser's own file system (OPFS), which has the same FileSystemDirectoryHandle API a chosen folder has.
+PICKER = """window.showDirectoryPicker = async () => {
+    const root = await navigator.storage.getDirectory();
+    return root.getDirectoryHandle("Dropbox-orizuru", {create: true});
+};"""
+FOLDER_FILES = """async () => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle("Dropbox-orizuru", {create: true});
+    const out = {};
+    for await (const [name, handle] of dir.entries()) {
+        out[name] = Array.from(new Uint8Array(await (await handle.getFile()).arrayBuffer()));
+    }
+    return out;
+}"""
+PUT_FILES = """async (files) => {
+    const dir = await (await navigator.storage.getDirectory()).getDirectoryHandle("Dropbox-orizuru", {create: true});
+    for (const [name, bytes] of Object.entries(files)) {
+        const writable = await (await dir.getFileHandle(name, {create: true})).createWritable();
+        await writable.write(new Uint8Array(bytes));
+        await writable.close();
+    }
+}"""
+
+
+def turn_on_folder_sync(page: Page) -> None:
+    dialog = open_settings(page)
+    dialog.get_by_label("Sync passphrase").fill(PASSPHRASE)
+    dialog.get_by_role("button", name="Use a folder on this computer…").click()
+
+
+def test_a_folder_on_this_computer_carried_to_another_device_brings_the_conversation(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    first = browser.new_context()
+    first.add_init_script(PICKER)
+    a = open_app(browser, site_url, context=first)
+    configure(a, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
+    ask(a, vendor, f"{MARKER} packing list", FIRST)
+    turn_on_folder_sync(a)
+    expect(status(a)).to_contain_text("0 received, 3 sent", timeout=REPLY_TIMEOUT_MS)
+    expect(a.get_by_role("dialog", name="Settings")).to_contain_text("the folder Dropbox-orizuru on this computer")
+    files = a.evaluate(FOLDER_FILES)
+    assert len(files) == 4 and "header.json" in files
+    assert not any(MARKER.encode() in bytes(data) for data in files.values())
+
+    second = browser.new_context()  # another computer, whose Dropbox app has brought the folder over
+    second.add_init_script(PICKER)
+    b = open_app(browser, site_url, context=second)
+    b.evaluate(PUT_FILES, files)
+    turn_on_folder_sync(b)
+    expect(status(b)).to_contain_text("3 received, 0 sent", timeout=REPLY_TIMEOUT_MS)
+    b.get_by_role("button", name="Close").click()
+    open_conversation(b, f"{MARKER} packing list")
+    expect(b.locator(".transcript li.msg.user .content")).to_have_text(f"{MARKER} packing list")
+    first.close()
+    second.close()

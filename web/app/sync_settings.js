@@ -4,8 +4,9 @@
  *
  *   const sync = new SyncSettings({element, store, notify});  await sync.load()
  *
- * Turned on with the folder's URL, its user name and password, and a sync passphrase (the same on every device;
- * a wrong one is refused before anything is read or written). Then it syncs at once, again after every change
+ * Turned on with a WebDAV folder (its URL, user name and password) or a folder on this computer (the File System
+ * Access API's picker, where the browser has it), and a sync passphrase (the same on every device; a wrong one is
+ * refused before anything is read or written). Then it syncs at once, again after every change
  * here (2 s later), when the page comes back into view and every 5 minutes; offline, it waits and catches up.
  * The status line always says where it stands: off, working (n of total, with a progress bar), synced (when,
  * what came and went), or why the last try failed and what to do.
@@ -18,9 +19,20 @@ import { forgetSaved, loadSaved, loadState, saveSaved, saveState } from "../sync
 import { SyncTargetError } from "../sync/target.js";
 import { SyncTamperedError } from "../sync/crypto.js";
 import { WebDavTarget } from "../sync/webdav.js";
+import { FolderTarget } from "../sync/folder.js";
 
 const AFTER_CHANGE_MS = 2_000;
 const EVERY_MS = 5 * 60_000;
+
+/** @param {import("../sync/saved.js").SavedSync} on */
+function targetOf(on) {
+  return on.kind === "folder" ? new FolderTarget(on.handle) : new WebDavTarget(on.url, on);
+}
+
+/** @param {import("../sync/saved.js").SavedSync} on */
+function labelOf(on) {
+  return on.kind === "folder" ? t("sync.localFolder", { name: on.handle.name }) : on.url;
+}
 
 export class SyncSettings {
   /** @type {import("../sync/saved.js").SavedSync | null} */
@@ -82,11 +94,13 @@ export class SyncSettings {
   /** @param {import("../sync/saved.js").SavedSync} on */
   async #sync(on) {
     if (!navigator.onLine) return this.#show("offline", t("sync.offline"));
+    const target = targetOf(on);
+    if (target instanceof FolderTarget && !(await target.allowed(false))) return this.#show("failed", t("sync.allowAgain"));
     const state = await loadState(this.store.db);
     this.#show("working", t("sync.working"));
     try {
       const { downloaded, uploaded } = await syncOnce({
-        store: this.store, target: new WebDavTarget(on.url, on), keys: on.keys, state,
+        store: this.store, target, keys: on.keys, state,
         onProgress: (done, total) => this.#progress(done, total),
       });
       this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }));
@@ -116,13 +130,16 @@ export class SyncSettings {
     this.render();
   }
 
-  /** @param {{url: string, user: string, password: string, passphrase: string}} form */
-  async #turnOn({ url, user, password, passphrase }) {
+  /**
+   * @param {{kind: "webdav", url: string, user: string, password: string} | {kind: "folder", handle: FileSystemDirectoryHandle}} place
+   * @param {string} passphrase
+   */
+  async #turnOn(place, passphrase) {
     this.#show("working", t("sync.opening"));
     try {
-      const target = new WebDavTarget(url, { user, password });
+      const target = place.kind === "folder" ? new FolderTarget(place.handle) : new WebDavTarget(place.url, place);
       const keys = await openFolder(target, passphrase);
-      this.#on = { url: target.label, user, password, keys };
+      this.#on = place.kind === "folder" ? { ...place, keys } : { ...place, url: target.label, keys };
       await saveSaved(this.store.db, this.#on);
       this.#draft = { url: "", user: "", password: "", passphrase: "" }; // secrets leave the page's memory
     } catch (err) {
@@ -153,9 +170,12 @@ export class SyncSettings {
 
   #onControls() {
     const on = /** @type {import("../sync/saved.js").SavedSync} */ (this.#on);
-    return [h("p", { className: "hint" }, t("sync.folder", { url: on.url })),
+    const allow = async () => { // a click: the browser may ask the user to let this page use the folder again
+      if (on.kind === "folder" && await new FolderTarget(on.handle).allowed(true)) await this.syncNow();
+    };
+    return [h("p", { className: "hint" }, t("sync.folder", { url: labelOf(on) })),
       h("div", { className: "inline" },
-        h("button", { type: "button", onclick: () => void this.syncNow() }, t("sync.now")),
+        h("button", { type: "button", onclick: () => void (on.kind === "folder" ? allow() : this.syncNow()) }, t("sync.now")),
         h("button", { type: "button", onclick: () => void this.#turnOff() }, t("sync.off")))];
   }
 
@@ -171,13 +191,27 @@ export class SyncSettings {
     };
     const start = () => {
       if (!draft.url.trim() || !draft.passphrase) return this.#show("failed", t("sync.needFields"));
-      void this.#turnOn({ ...draft, url: draft.url.trim() });
+      void this.#turnOn({ kind: "webdav", url: draft.url.trim(), user: draft.user, password: draft.password },
+        draft.passphrase);
+    };
+    const pick = /** @type {{showDirectoryPicker?: (o: object) => Promise<FileSystemDirectoryHandle>}} */ (
+      /** @type {unknown} */ (window)).showDirectoryPicker;
+    const chooseFolder = async () => {
+      if (!draft.passphrase) return this.#show("failed", t("sync.needPassphrase"));
+      let handle;
+      try {
+        handle = await /** @type {NonNullable<typeof pick>} */ (pick)({ id: "orizuru-sync", mode: "readwrite" });
+      } catch {
+        return this.#show("off", t("sync.noFolderChosen"));
+      }
+      await this.#turnOn({ kind: "folder", handle }, draft.passphrase);
     };
     return [...field("url", t("sync.url"), { type: "url", placeholder: "https://cloud.example/remote.php/dav/files/me/orizuru/" }),
       ...field("user", t("sync.user"), {}),
       ...field("password", t("sync.password"), { type: "password" }),
       ...field("passphrase", t("sync.passphrase"), { type: "password", autocomplete: "new-password" }),
       h("small", { className: "hint" }, t("sync.passphraseHint")),
-      h("div", { className: "inline" }, h("button", { type: "button", onclick: start }, t("sync.on")))];
+      h("div", { className: "inline" }, h("button", { type: "button", onclick: start }, t("sync.on")),
+        pick ? h("button", { type: "button", onclick: () => void chooseFolder() }, t("sync.chooseFolder")) : null)];
   }
 }

@@ -1,10 +1,11 @@
 /**
  * A sync that is on, kept across reloads in the store's IndexedDB ("meta" records "sync" and "sync-state"), so the
  * passphrase is typed once per browser: the keys are kept as non-extractable CryptoKeys (usable by this origin,
- * never readable as bytes), and the WebDAV password only sealed with them. Turning sync off forgets all of it.
+ * never readable as bytes), the WebDAV password only sealed with them, a local folder as its handle (the browser
+ * asks again for access after a restart). Turning sync off forgets all of it.
  *
- *   await loadSaved(db) -> {url, user, password, keys} | null
- *   await saveSaved(db, {url, user, password, keys})
+ *   await loadSaved(db) -> SavedSync | null
+ *   await saveSaved(db, SavedSync)
  *   await loadState(db) -> SyncState;  await saveState(db, state)
  *   await forgetSaved(db)
  */
@@ -15,7 +16,10 @@ const CONFIG = "sync";
 const STATE = "sync-state";
 const PASSWORD = "webdav-password";
 
-/** @typedef {{url: string, user: string, password: string, keys: SyncKeys}} SavedSync */
+/**
+ * @typedef {{kind: "webdav", url: string, user: string, password: string, keys: SyncKeys}
+ *          | {kind: "folder", handle: FileSystemDirectoryHandle, keys: SyncKeys}} SavedSync
+ */
 /** @typedef {{get: (store: string, key: string) => Promise<any>, put: (store: string, value: unknown, key: string) => Promise<unknown>, delete: (store: string, key: string) => Promise<void>}} MetaDb */
 
 /** @param {MetaDb} db @returns {Promise<SavedSync | null>} */
@@ -23,14 +27,17 @@ export async function loadSaved(db) {
   const saved = await db.get("meta", CONFIG);
   if (!saved?.keys?.seal || !saved?.keys?.names) return null;
   const keys = new SyncKeys(saved.keys.seal, saved.keys.names);
+  if (saved.kind === "folder") return saved.handle ? { kind: "folder", handle: saved.handle, keys } : null;
   const password = saved.password ? String(await keys.openRecord(PASSWORD, saved.password)) : "";
-  return { url: String(saved.url), user: String(saved.user ?? ""), password, keys };
+  return { kind: "webdav", url: String(saved.url), user: String(saved.user ?? ""), password, keys };
 }
 
 /** @param {MetaDb} db @param {SavedSync} sync */
-export async function saveSaved(db, { url, user, password, keys }) {
-  const sealed = password ? await keys.sealRecord(PASSWORD, password) : null;
-  await db.put("meta", { url, user, password: sealed, keys: { seal: keys.seal, names: keys.names } }, CONFIG);
+export async function saveSaved(db, sync) {
+  const keys = { seal: sync.keys.seal, names: sync.keys.names };
+  if (sync.kind === "folder") return void await db.put("meta", { kind: "folder", handle: sync.handle, keys }, CONFIG);
+  const sealed = sync.password ? await sync.keys.sealRecord(PASSWORD, sync.password) : null;
+  await db.put("meta", { kind: "webdav", url: sync.url, user: sync.user, password: sealed, keys }, CONFIG);
 }
 
 /** @param {MetaDb} db @returns {Promise<import("./engine.js").SyncState>} */
