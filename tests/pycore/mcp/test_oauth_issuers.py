@@ -4,6 +4,8 @@ there afresh, and nothing the first one issued (client id, secret, refresh token
 
 from __future__ import annotations
 
+import json
+
 from cors_apps import serve_app
 from test_oauth import APP, Recording
 from test_oauth_cases import Documents, asm, prm
@@ -44,3 +46,18 @@ async def test_t_a14_a_new_authorization_server_gets_a_new_registration_and_noth
     assert "/as-b/register" in docs.seen
     to_b = [r for r in http.sent[first:] if r.url.startswith(f"{base}/as-b")]
     assert to_b and not [r for r in to_b if "as-a-" in f"{r.url} {r.headers} {r.body!r}"]
+
+
+async def test_dynamic_registration_names_the_application_type_of_the_redirect() -> None:
+    """MCP 2026-07-28: ``web`` for the page served from its site, ``native`` for one on this computer."""
+    docs, http = Documents(), Recording()
+    try:
+        with serve_app(docs.app()) as base:
+            authorization_server(docs, base, "as-a")
+            docs.paths[PRM] = prm(base, authorization_servers=[f"{base}/as-a"])
+            for redirect in ("https://app.example/orizuru/", APP):
+                await OAuthClient(http).begin(base + "/mcp", redirect)
+    finally:
+        await http.aclose()
+    sent = [json.loads(r.body or b"{}") for r in http.sent if r.url.endswith("/register")]
+    assert [body["application_type"] for body in sent] == ["web", "native"]
