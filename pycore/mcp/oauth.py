@@ -560,6 +560,15 @@ class OAuthClient:
                 return None  # the request goes without a token; its 401 asks the user to authorize again
         return tokens
 
+    async def forget_key(self, resource: str) -> None:
+        """Drop the DPoP key of ``resource`` (signing out): the next sign-in binds its tokens to a new one."""
+        try:
+            name = canonical_resource(resource)
+        except OAuthError:
+            return  # no token, so no key, for such a URL
+        if self.dpop_keys is not None:
+            await self.dpop_keys.forget(name)
+
     def note_nonce(self, url: str, response: Response) -> bool:
         """Remember the ``DPoP-Nonce`` ``response`` brought for its origin; whether it brought a new one."""
         nonce = response.headers.get("dpop-nonce")
