@@ -19,7 +19,8 @@ dynamic registration RFC 7591) and records the PKCE verifier, the issuer and the
 (RFC 8707) under a random single-use ``state``. ``finish`` accepts only a callback whose ``state`` is
 pending and whose ``iss`` (when present, or when the server promises it) is the recorded issuer, then
 redeems the code. :class:`AuthorizedTransport` puts the token on requests inside its resource only
-and refreshes it when it expires or the server answers 401.
+and refreshes it when it expires or the server answers 401. Where the authorization server offers DPoP, tokens
+are bound to the worker's key for the resource and each request carries a fresh proof (:mod:`pycore.mcp.dpop`).
 """
 
 from __future__ import annotations
@@ -623,8 +624,9 @@ def installed() -> OAuthClient | None:
 
 
 class AuthorizedTransport(Transport):
-    """Adds ``Authorization: Bearer`` to requests inside the token's resource — never to another origin or
-    path — and, on a 401 to a request that carried a token, refreshes once and sends it again."""
+    """Adds ``Authorization: Bearer`` (or ``DPoP`` with its proof) to requests inside the token's resource —
+    never to another origin or path — and, on a 401 to a request that carried a token, refreshes once and sends
+    it again."""
 
     def __init__(self, inner: Transport, oauth: OAuthClient, server_url: str) -> None:
         self.inner = inner
