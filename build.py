@@ -32,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import venv
 import zipfile
 from pathlib import Path
@@ -390,11 +391,38 @@ def assemble(out: Path, app_wheels: list[Path], sandbox_wheels: list[Path]) -> N
     if (WEB / "icons").is_dir():
         shutil.copytree(WEB / "icons", out / "icons")
     write_host_headers(out, html)
+    write_client_metadata(out, os.environ.get("ORIZURU_SITE_URL"))
     # The page <-> core contract (pycore/contract.py) as JSON Schema, for anyone embedding the core.
     run([str(venv_python()), "-m", "pycore", "contract", "--schema", str(out / "contract.schema.json")],
         hint="the core's contract did not build: run `.venv/bin/python -m pycore contract` to see why")
     write_service_worker(out)
     write_precompressed(out)
+
+
+# The app's OAuth Client ID Metadata Document, beside index.html (web/app/oauth.js looks for it there).
+CLIENT_METADATA = "oauth-client.json"
+
+
+def write_client_metadata(out: Path, site_url: str | None) -> None:
+    """dist/oauth-client.json: the app's Client ID Metadata Document (MCP 2026-07-28 registration, tried before
+    dynamic registration). Its URL is the app's client_id, so it can be written only for the https URL the site
+    is served at (ORIZURU_SITE_URL, e.g. https://example.org/orizuru/); without one there is none, and
+    authorization servers get a dynamic registration as before."""
+    if not site_url:
+        log(f"no ORIZURU_SITE_URL: no {CLIENT_METADATA} (authorization servers get a dynamic registration)")
+        return
+    parts = urllib.parse.urlsplit(site_url)
+    if parts.scheme != "https" or not parts.netloc or parts.query or parts.fragment:
+        raise BuildError(f"ORIZURU_SITE_URL {site_url!r} must be the https URL the site is served at "
+                         "(a client metadata document's URL is an https URL)")
+    base = site_url if site_url.endswith("/") else site_url + "/"
+    document = {
+        "client_id": base + CLIENT_METADATA, "client_name": "Orizuru", "client_uri": base,
+        "redirect_uris": [base, base + "index.html"], "application_type": "web",
+        "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"],
+        "token_endpoint_auth_method": "none",
+    }
+    (out / CLIENT_METADATA).write_text(json.dumps(document, indent=2) + "\n")
 
 
 # The frame MCP App views are drawn in (web/mcp_app/frame.html), at the site's top: it has a policy of its own.

@@ -9,6 +9,14 @@
 // with) reads as absent: the user is asked to sign in again.
 //
 //   read(name) -> Promise<string | undefined>     write(name, text) -> Promise     remove(name) -> Promise
+//
+// DPoP (RFC 9449, SECURITY.md T-A12): one ECDSA P-256 key pair per server, generated with a non-extractable
+// private half and kept in the same IndexedDB, so a token bound to it is useless to whoever copies it out of the
+// worker: only this worker can sign the proof each request needs.
+//
+//   dpopPublicJwk(name) -> Promise<string>        the public key as JSON (kty, crv, x, y); made on first use
+//   dpopSign(name, text) -> Promise<string>       ES256 signature (r||s) of the ASCII text, base64url
+//   dpopForget(name) -> Promise
 
 const DB_NAME = "orizuru-oauth";
 const KEYS = "keys";
@@ -88,5 +96,58 @@ export async function remove(name) {
   const { db } = await vault();
   const tx = db.transaction(RECORDS, "readwrite");
   tx.objectStore(RECORDS).delete(name);
+  await done(tx);
+}
+
+const dpopId = (name) => `dpop ${name}`;
+const dpopPairs = new Map(); // name -> Promise<CryptoKeyPair>
+
+async function openDpopPair(name) {
+  const { db } = await vault();
+  // As for the vault's key: a candidate first, then one transaction keeps whichever pair was saved first.
+  const candidate = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
+  const tx = db.transaction(KEYS, "readwrite");
+  const keys = tx.objectStore(KEYS);
+  let pair = await request(keys.get(dpopId(name)));
+  if (!pair) {
+    pair = { privateKey: candidate.privateKey, publicKey: candidate.publicKey };
+    keys.add(pair, dpopId(name));
+  }
+  await done(tx);
+  return pair;
+}
+
+function dpopPair(name) {
+  if (!dpopPairs.has(name)) {
+    dpopPairs.set(name, openDpopPair(name).catch((err) => {
+      dpopPairs.delete(name);
+      throw err;
+    }));
+  }
+  return dpopPairs.get(name);
+}
+
+function base64url(bytes) {
+  let text = "";
+  for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte);
+  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export async function dpopPublicJwk(name) {
+  const { publicKey } = await dpopPair(name);
+  const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", publicKey);
+  return JSON.stringify({ kty, crv, x, y });
+}
+
+export async function dpopSign(name, text) {
+  const { privateKey } = await dpopPair(name);
+  return base64url(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, privateKey, encoder.encode(text)));
+}
+
+export async function dpopForget(name) {
+  const { db } = await vault();
+  dpopPairs.delete(name);
+  const tx = db.transaction(KEYS, "readwrite");
+  tx.objectStore(KEYS).delete(dpopId(name));
   await done(tx);
 }

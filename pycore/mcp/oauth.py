@@ -19,7 +19,8 @@ dynamic registration RFC 7591) and records the PKCE verifier, the issuer and the
 (RFC 8707) under a random single-use ``state``. ``finish`` accepts only a callback whose ``state`` is
 pending and whose ``iss`` (when present, or when the server promises it) is the recorded issuer, then
 redeems the code. :class:`AuthorizedTransport` puts the token on requests inside its resource only
-and refreshes it when it expires or the server answers 401.
+and refreshes it when it expires or the server answers 401. Where the authorization server offers DPoP, tokens
+are bound to the worker's key for the resource and each request carries a fresh proof (:mod:`pycore.mcp.dpop`).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from pycore.contract.results import AuthorizationRequest  # what the page gets: declared in the contract
 from pycore.exceptions import APIConnectionError
 from pycore.http import Request, Response, Transport, is_redirect, redirect_target
+from pycore.mcp import dpop
 from pycore.mcp.errors import OAuthCallbackError, OAuthError
 from pycore.mcp.oauth_urls import (
     authorization_server_metadata_urls,
@@ -84,6 +86,7 @@ class ServerMetadata(_Model):
     token_endpoint_auth_methods_supported: list[str] | None = None
     client_id_metadata_document_supported: bool | None = None
     authorization_response_iss_parameter_supported: bool | None = None
+    dpop_signing_alg_values_supported: list[str] | None = None
 
 
 class ClientRegistration(_Model):
@@ -111,6 +114,11 @@ class TokenSet(_Model):
     issuer: str
     token_endpoint: str
     client: ClientRegistration
+
+    @property
+    def dpop(self) -> bool:
+        """Bound to the worker's DPoP key for ``resource``: sent with a fresh proof, useless without it."""
+        return self.token_type.lower() == "dpop"
 
     def expired(self, now: float | None = None) -> bool:
         return self.expires_at is not None and (now or time.time()) >= self.expires_at - EXPIRY_MARGIN
@@ -215,7 +223,7 @@ class OAuthClient:
     def __init__(
         self, http: Transport, store: OAuthStore | None = None, *, client_name: str = "Orizuru",
         clients: Mapping[str, Mapping[str, str]] | None = None, client_metadata_url: str | None = None,
-        timeout: float = 30.0,
+        timeout: float = 30.0, dpop_keys: dpop.DPoPKeys | None | bool = True,
     ) -> None:
         self.http = http
         self.store = store or MemoryOAuthStore()
@@ -223,6 +231,9 @@ class OAuthClient:
         self.clients = {issuer: dict(value) for issuer, value in (clients or {}).items()}
         self.client_metadata_url = client_metadata_url
         self.timeout = timeout
+        # True: this runtime's default keys (CPython's ``cryptography``); the worker passes its WebCrypto keys.
+        self.dpop_keys = dpop.default_keys() if dpop_keys is True else dpop_keys or None
+        self.dpop_nonces: dict[str, str] = {}  # the last DPoP-Nonce each origin gave
         self._step_ups: dict[tuple[str, str], int] = {}
         self.challenges: dict[str, str] = {}  # the last 401/403 challenge seen per server URL (for begin)
 
@@ -440,7 +451,8 @@ class OAuthClient:
         form = {"grant_type": "authorization_code", "code": code, "redirect_uri": pending.redirect_uri,
                 "code_verifier": pending.code_verifier, "resource": pending.resource}
         tokens = await self._token_request(pending.metadata.token_endpoint, pending.client, form,
-                                           resource=pending.resource, scope=pending.scope)
+                                           resource=pending.resource, scope=pending.scope,
+                                           dpop_bound=dpop.supports(pending.metadata.dpop_signing_alg_values_supported))
         await self.store.set_tokens(tokens)
         return tokens
 
@@ -451,14 +463,14 @@ class OAuthClient:
                              url=tokens.resource, code="invalid_grant")
         form = {"grant_type": "refresh_token", "refresh_token": tokens.refresh_token, "resource": tokens.resource}
         fresh = await self._token_request(tokens.token_endpoint, tokens.client, form, resource=tokens.resource,
-                                          scope=tokens.scope)
+                                          scope=tokens.scope, dpop_bound=tokens.dpop)
         if fresh.refresh_token is None:
             fresh.refresh_token = tokens.refresh_token
         await self.store.set_tokens(fresh)
         return fresh
 
     async def _token_request(self, endpoint: str, client: ClientRegistration, form: dict[str, str], *,
-                             resource: str, scope: str | None) -> TokenSet:
+                             resource: str, scope: str | None, dpop_bound: bool = False) -> TokenSet:
         headers: dict[str, str] = {}
         form = {**form, "client_id": client.client_id}
         if client.client_secret and client.token_endpoint_auth_method == "client_secret_basic":
@@ -467,31 +479,43 @@ class OAuthClient:
             form.pop("client_id")
         elif client.client_secret:
             form["client_secret"] = client.client_secret
+        dpop_key = canonical_resource(resource) if dpop_bound and self.dpop_keys else None
         raw = await self._post(endpoint, urlencode(form).encode(), "application/x-www-form-urlencoded", "token",
-                               headers)
+                               headers, dpop_key=dpop_key)
         access = raw.get("access_token")
         if not isinstance(access, str) or not access:
             raise OAuthError(f"{endpoint} answered without an access_token", url=endpoint)
-        if str(raw.get("token_type", "Bearer")).lower() != "bearer":
-            raise OAuthError(f"{endpoint} issued a {raw.get('token_type')!r} token; only Bearer is supported",
-                             url=endpoint)
+        token_type = str(raw.get("token_type", "Bearer"))
+        if token_type.lower() not in (("bearer", "dpop") if dpop_key else ("bearer",)):
+            raise OAuthError(f"{endpoint} issued a {token_type[:32]!r} token; only Bearer"
+                             f"{' and DPoP' if dpop_key else ''} are supported", url=endpoint)
         expires_in = raw.get("expires_in")
         return TokenSet(
-            access_token=access, refresh_token=raw.get("refresh_token") or None,
+            access_token=access, token_type="DPoP" if token_type.lower() == "dpop" else "Bearer",
+            refresh_token=raw.get("refresh_token") or None,
             expires_at=time.time() + float(expires_in) if isinstance(expires_in, int | float) else None,
             scope=raw.get("scope") or scope, resource=resource, issuer=client.issuer, token_endpoint=endpoint,
             client=client,
         )
 
     async def _post(self, url: str, body: bytes, content_type: str, what: str,
-                    headers: dict[str, str] | None = None) -> dict[str, Any]:
-        request = Request("POST", url, {"content-type": content_type, "accept": "application/json",
-                                        **(headers or {})}, body, timeout=self.timeout)
-        try:
-            response = await self.http.send(request)
-        except APIConnectionError as e:
-            raise OAuthError(f"could not reach the {what} endpoint {url} ({e}); in a browser this is often missing "
-                             "CORS on the authorization server: connect through the local relay", url=url) from e
+                    headers: dict[str, str] | None = None, *, dpop_key: str | None = None) -> dict[str, Any]:
+        """POST and read the JSON answer; with ``dpop_key``, a DPoP proof by that key goes along, and a
+        ``use_dpop_nonce`` refusal is tried once more with the nonce it gave (RFC 9449 §8)."""
+        headers = {"content-type": content_type, "accept": "application/json", **(headers or {})}
+        for attempt in range(2):
+            if dpop_key is not None and self.dpop_keys is not None:
+                headers["dpop"] = await dpop.proof(self.dpop_keys, dpop_key, "POST", url,
+                                                   nonce=self.dpop_nonces.get(dpop.origin(url)))
+            try:
+                response = await self.http.send(Request("POST", url, headers, body, timeout=self.timeout))
+            except APIConnectionError as e:
+                raise OAuthError(f"could not reach the {what} endpoint {url} ({e}); in a browser this is often "
+                                 "missing CORS on the authorization server: connect through the local relay",
+                                 url=url) from e
+            if not (dpop_key and self.note_nonce(url, response) and response.status == 400 and attempt == 0):
+                break
+            await response.aclose()  # a nonce refusal (or a 400 that brought a nonce): once more, with it
         if is_redirect(response):
             await response.aclose()
             where = redirect_target(url, response) or "another address (the browser does not show where)"
@@ -537,6 +561,36 @@ class OAuthClient:
                 return None  # the request goes without a token; its 401 asks the user to authorize again
         return tokens
 
+    async def forget_key(self, resource: str) -> None:
+        """Drop the DPoP key of ``resource`` (signing out): the next sign-in binds its tokens to a new one."""
+        try:
+            name = canonical_resource(resource)
+        except OAuthError:
+            return  # no token, so no key, for such a URL
+        if self.dpop_keys is not None:
+            await self.dpop_keys.forget(name)
+
+    def note_nonce(self, url: str, response: Response) -> bool:
+        """Remember the ``DPoP-Nonce`` ``response`` brought for its origin; whether it brought a new one."""
+        nonce = response.headers.get("dpop-nonce")
+        if not nonce or len(nonce) > 512 or self.dpop_nonces.get(dpop.origin(url)) == nonce:
+            return False
+        self.dpop_nonces[dpop.origin(url)] = nonce
+        return True
+
+    async def authorize_request(self, request: Request, tokens: TokenSet) -> Request:
+        """``request`` carrying ``tokens``: ``Authorization: Bearer``, or for a DPoP-bound token
+        ``Authorization: DPoP`` with a fresh proof of the worker's key for the token's resource."""
+        headers = {k: v for k, v in request.headers.items() if k.lower() not in ("authorization", "dpop")}
+        if tokens.dpop and self.dpop_keys is not None:
+            headers["authorization"] = f"DPoP {tokens.access_token}"
+            headers["dpop"] = await dpop.proof(self.dpop_keys, canonical_resource(tokens.resource), request.method,
+                                               request.url, access_token=tokens.access_token,
+                                               nonce=self.dpop_nonces.get(dpop.origin(request.url)))
+        else:
+            headers["authorization"] = f"Bearer {tokens.access_token}"
+        return replace(request, headers=headers)
+
     def transport_for(self, server_url: str, inner: Transport | None = None) -> AuthorizedTransport:
         return AuthorizedTransport(inner or self.http, self, server_url)
 
@@ -570,8 +624,9 @@ def installed() -> OAuthClient | None:
 
 
 class AuthorizedTransport(Transport):
-    """Adds ``Authorization: Bearer`` to requests inside the token's resource — never to another origin or
-    path — and, on a 401 to a request that carried a token, refreshes once and sends it again."""
+    """Adds ``Authorization: Bearer`` (or ``DPoP`` with its proof) to requests inside the token's resource —
+    never to another origin or path — and, on a 401 to a request that carried a token, refreshes once and sends
+    it again."""
 
     def __init__(self, inner: Transport, oauth: OAuthClient, server_url: str) -> None:
         self.inner = inner
@@ -582,7 +637,7 @@ class AuthorizedTransport(Transport):
         tokens = await self.oauth.tokens_for(request.url)
         if tokens is None:
             return self._remember(request, await self.inner.send(request))
-        response = self._remember(request, await self.inner.send(_with_token(request, tokens)))
+        response = await self._send_with(request, tokens)
         if response.status != 401 or not tokens.refresh_token:
             return response
         await response.aclose()
@@ -591,7 +646,19 @@ class AuthorizedTransport(Transport):
         except OAuthError:
             await self.oauth.store.delete_tokens(tokens.resource)
             return await self.inner.send(request)  # its 401 (with the challenge) tells the caller to authorize
-        return self._remember(request, await self.inner.send(_with_token(request, tokens)))
+        return await self._send_with(request, tokens)
+
+    async def _send_with(self, request: Request, tokens: TokenSet) -> Response:
+        """``request`` with the token; a DPoP ``use_dpop_nonce`` refusal is tried once more with the server's
+        nonce (RFC 9449 §9)."""
+        response = await self.inner.send(await self.oauth.authorize_request(request, tokens))
+        fresh_nonce = self.oauth.note_nonce(request.url, response)
+        challenge = parse_www_authenticate(response.headers.get("www-authenticate"))
+        if tokens.dpop and fresh_nonce and response.status == 401 and challenge.get("error") == dpop.NONCE_ERROR:
+            await response.aclose()
+            response = await self.inner.send(await self.oauth.authorize_request(request, tokens))
+            self.oauth.note_nonce(request.url, response)
+        return self._remember(request, response)
 
     def _remember(self, request: Request, response: Response) -> Response:
         """Keep the challenge of a 401/403 so ``begin`` can use it when the page cannot read the header."""
@@ -605,12 +672,6 @@ class AuthorizedTransport(Transport):
 
     async def aclose(self) -> None:
         await self.inner.aclose()
-
-
-def _with_token(request: Request, tokens: TokenSet) -> Request:
-    headers = {k: v for k, v in request.headers.items() if k.lower() != "authorization"}
-    headers["authorization"] = f"Bearer {tokens.access_token}"
-    return replace(request, headers=headers)
 
 
 # -- helpers ----------------------------------------------------------------------------------------

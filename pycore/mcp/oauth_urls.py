@@ -159,11 +159,11 @@ def same_issuer(claimed: str, expected: str) -> bool:
 
 
 def parse_www_authenticate(value: str | None) -> dict[str, str]:
-    """The parameters of a ``Bearer`` challenge (RFC 6750 §3): ``resource_metadata``, ``scope``, ``error`` …
-    Other schemes' parameters are ignored; an absent or unparsable header gives ``{}``."""
+    """The parameters of a ``Bearer`` or ``DPoP`` challenge (RFC 6750 §3, RFC 9449 §7.1): ``resource_metadata``,
+    ``scope``, ``error`` … Other schemes' parameters are ignored; an absent or unparsable header gives ``{}``."""
     if not value:
         return {}
-    found = re.search(r"(?:^|,)\s*Bearer(?:\s+|$)", value, re.IGNORECASE)
+    found = re.search(r"(?:^|,)\s*(?:Bearer|DPoP)(?:\s+|$)", value, re.IGNORECASE)
     if found is None:
         return {}
     rest = value[found.end():]

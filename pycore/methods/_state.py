@@ -15,6 +15,7 @@ from pycore.agent.pending import Pending
 if TYPE_CHECKING:
     from pycore.client import ChatClient
     from pycore.http import Transport
+    from pycore.mcp.dpop import DPoPKeys
     from pycore.mcp.oauth import OAuthClient
     from pycore.mcp.oauth_vault import Vault
     from pycore.methods._registry import Emit
@@ -63,17 +64,21 @@ class WorkerState:
     _oauth: OAuthClient | None = None
     # where the OAuth client keeps tokens across reloads (the browser's IndexedDB, encrypted; memory in CPython)
     oauth_vault: Vault | None = None
+    # the keys DPoP-bound tokens are bound to, kept as long as the vault (the worker's WebCrypto keys in IndexedDB)
+    oauth_keys: DPoPKeys | None = None
 
     def oauth(self) -> OAuthClient:
         """The OAuth client every MCP session uses, created and installed on first use."""
         if self._oauth is None:
             from pycore.http import default_transport
             from pycore.mcp.oauth import OAuthClient, install
-            from pycore.mcp.oauth_idb import default_vault
+            from pycore.mcp.oauth_idb import default_dpop_keys, default_vault
             from pycore.mcp.oauth_vault import VaultOAuthStore
 
             self.oauth_vault = self.oauth_vault or default_vault()
-            self._oauth = OAuthClient(default_transport(), VaultOAuthStore(self.oauth_vault))
+            self.oauth_keys = self.oauth_keys or default_dpop_keys()
+            self._oauth = OAuthClient(default_transport(), VaultOAuthStore(self.oauth_vault),
+                                      dpop_keys=self.oauth_keys or False)
             install(self._oauth)
         return self._oauth
 

@@ -72,8 +72,11 @@ async def oauth_status(params: OAuthServerParams, emit: Emit, worker: WorkerStat
 
 @method("mcp.oauth_forget", params=OAuthServerParams, result=OAuthStatus)
 async def oauth_forget(params: OAuthServerParams, emit: Emit, worker: WorkerState) -> OAuthStatus:
-    """``{server_url}`` → ``{authorized: false}``: drop the server's tokens (sign out), from the vault too."""
+    """``{server_url}`` → ``{authorized: false}``: drop the server's tokens (sign out), from the vault too, and
+    its DPoP key, so a token bound to it that survived anywhere is useless."""
     oauth = worker.oauth()
     tokens = await oauth.tokens_for(params.server_url)
-    await oauth.store.delete_tokens(tokens.resource if tokens else params.server_url)
+    resource = tokens.resource if tokens else params.server_url
+    await oauth.store.delete_tokens(resource)
+    await oauth.forget_key(resource)
     return OAuthStatus(authorized=False)

@@ -172,3 +172,14 @@ def test_the_app_frame_gets_the_views_limits_written_in_and_refuses_a_frame_with
     monkeypatch.setattr(build, "WEB", web)
     with pytest.raises(build.BuildError, match="must hold"):
         build.write_app_frame(tmp_path / "broken.html")
+
+
+def test_the_client_metadata_document_names_its_own_url_and_the_page(tmp_path):
+    build.write_client_metadata(tmp_path, "https://example.org/orizuru")
+    document = json.loads((tmp_path / "oauth-client.json").read_text())
+    assert document["client_id"] == "https://example.org/orizuru/oauth-client.json"
+    assert document["redirect_uris"] == ["https://example.org/orizuru/", "https://example.org/orizuru/index.html"]
+    assert (document["application_type"], document["token_endpoint_auth_method"]) == ("web", "none")
+    build.write_client_metadata(tmp_path / "none", None)  # the site's URL unknown: no document, nothing fails
+    with pytest.raises(build.BuildError, match="https"):
+        build.write_client_metadata(tmp_path, "http://example.org/")

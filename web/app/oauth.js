@@ -28,6 +28,8 @@
  *                                     same-origin BroadcastChannel; wipe the query; close. true if handled
  *   safeAuthorizationUrl(url)         a URL object if http(s), else throws (never navigate to
  *                                     javascript:, data:, file:; SECURITY.md C21/T-A3)
+ *   siteClientMetadataUrl(loc?, fetch?)  the URL of the site's oauth-client.json (its client id) when
+ *                                     it is there and names itself and this page, else undefined
  *   signIn(core, {serverUrl, wwwAuthenticate?, scope?, clientId?, clientSecret?, clientMetadataUrl?,
  *                 signal?, timeoutMs?})
  *                                     MUST be called from a user gesture (the popup is opened at once,
@@ -90,12 +92,31 @@ export function safeAuthorizationUrl(url) {
   return parsed;
 }
 
+// The site's own Client ID Metadata Document (build.py writes it when told the site's URL): its URL, when it is
+// served at the https URL it names as client_id and lists this page as a redirect, else undefined (the worker
+// then registers dynamically).
+export const CLIENT_METADATA = "oauth-client.json";
+
+export async function siteClientMetadataUrl(loc = window.location, fetchDocument = fetch) {
+  const url = new URL(CLIENT_METADATA, redirectUri(loc)).href;
+  if (!url.startsWith("https:")) return undefined;
+  try {
+    const response = await fetchDocument(url, { cache: "no-cache", credentials: "omit" });
+    const metadata = response.ok ? await response.json() : null;
+    const listed = Array.isArray(metadata?.redirect_uris) && metadata.redirect_uris.includes(redirectUri(loc));
+    return metadata?.client_id === url && listed ? url : undefined;
+  } catch {
+    return undefined; // not there, or not JSON: no document
+  }
+}
+
 export async function signIn(core, { serverUrl, wwwAuthenticate, scope, clientId, clientSecret, clientMetadataUrl,
                                      signal, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
   // Opened before the first await: a popup opened later than the click is blocked.
   const popup = window.open("about:blank", POPUP_NAME, POPUP_FEATURES);
   if (!popup) throw new Error("the browser blocked the sign-in window; allow pop-ups for this site and try again");
   try {
+    clientMetadataUrl ??= await siteClientMetadataUrl();
     const begun = await core.call("mcp.oauth_begin", {
       server_url: serverUrl, redirect_uri: redirectUri(), www_authenticate: wwwAuthenticate, scope,
       client_id: clientId, client_secret: clientSecret, client_metadata_url: clientMetadataUrl,

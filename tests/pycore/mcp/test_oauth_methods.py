@@ -14,6 +14,7 @@ from test_oauth import APP, browser
 from pycore import wire
 from pycore.mcp import MCPAuthRequiredError, MCPInsufficientScopeError, OAuthCallbackError
 from pycore.mcp.oauth import ClientRegistration, TokenSet, install
+from pycore.mcp.oauth_urls import canonical_resource
 from pycore.mcp.oauth_vault import MemoryVault, VaultOAuthStore
 from pycore.methods._state import STATE
 
@@ -33,6 +34,7 @@ async def new_worker(*, keep_vault: bool = True) -> None:
     install(None)
     if not keep_vault:
         STATE.oauth_vault = MemoryVault()
+        STATE.oauth_keys = None
 
 
 async def test_begin_finish_connect_and_reload() -> None:
@@ -57,7 +59,10 @@ async def test_begin_finish_connect_and_reload() -> None:
         assert again["status"] == "connected"
         assert (await call("mcp.oauth_status", server_url=url))["authorized"]
         await call("mcp.disconnect", id="p")
+        assert STATE.oauth_keys is not None
+        key = await STATE.oauth_keys.public_jwk(canonical_resource(url))
         assert (await call("mcp.oauth_forget", server_url=url)) == {"authorized": False}
+        assert await STATE.oauth_keys.public_jwk(canonical_resource(url)) != key  # the DPoP key went with it
         await new_worker()  # forgotten in the vault too, not only in this worker's memory
         with pytest.raises(MCPAuthRequiredError):
             await call("mcp.connect", id="p", url=url)
