@@ -47,7 +47,7 @@
  *   setPinned(id, bool); setFolder(id, name | null)         how the sidebar groups it
  *   blobs                                                  attachment bytes in OPFS (blobs.js): messages are
  *        stored with references and read back with the bytes, so callers always see whole parts
- *   syncRecords(); applySyncedConversation(c, isNewer); applySyncedMessage(m); blobRefsOf(m)   for sync/engine.js
+ *   syncRecords(); applySyncedConversation(c, isNewer); applySyncedMessages([m]); blobRefsOf(m)   for sync/engine.js
  *   onLocalChange(cb) -> unsubscribe                       this tab's own changes (sync sends them)
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
  *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
@@ -483,17 +483,25 @@ export class Store {
     return applied;
   }
 
-  /** Another device's message: added when this browser has neither it nor a purge of its conversation. */
-  async applySyncedMessage(message) {
-    let applied = false;
-    await this._write(message.conversation_id, ["conversations", "messages"], async (tx) => {
-      if (!(await tx.objectStore("conversations").get(message.conversation_id))) return;
-      if (await tx.objectStore("messages").get(message.id)) return;
-      tx.objectStore("messages").add(message).catch(ignore);
-      applied = true;
+  /** Other devices' messages, in one transaction: each added when this browser has neither it nor a purge of its
+   * conversation. Resolves to how many were added. */
+  async applySyncedMessages(messages) {
+    const added = [];
+    const conversationIds = [...new Set(messages.map((m) => m.conversation_id))];
+    await this._write(conversationIds[0] ?? "", ["conversations", "messages"], async (tx) => {
+      const present = new Set();
+      for (const id of conversationIds) if (await tx.objectStore("conversations").get(id)) present.add(id);
+      for (const message of messages) {
+        if (!present.has(message.conversation_id) || await tx.objectStore("messages").get(message.id)) continue;
+        tx.objectStore("messages").add(message).catch(ignore);
+        added.push(message);
+      }
     });
-    if (applied) this._announceSynced({ type: "message", conversation_id: message.conversation_id, message_id: message.id });
-    return applied;
+    for (const id of new Set(added.map((m) => m.conversation_id))) {
+      this.searchIndex.forget(id);
+      this._announceSynced({ type: "message", conversation_id: id });
+    }
+    return added.length;
   }
 
   blobRefsOf(message) {

@@ -27,6 +27,8 @@ const HEADER = "header.json";
 const FORMAT = "orizuru.sync";
 const CHECK = "orizuru sync check";
 const RETRIES = 5;
+const CONCURRENCY = 8;
+const BATCH = 500;
 const encoder = new TextEncoder();
 
 /** The passphrase does not open this folder's records. */
@@ -45,7 +47,7 @@ export class SyncPassphraseError extends Error {
  * @typedef {object} SyncStore   what sync needs of the transcript store (store/transcripts.js)
  * @property {() => Promise<{conversations: SyncedConversation[], messages: SyncedMessage[]}>} syncRecords
  * @property {(c: SyncedConversation, isNewer: (a: SyncedConversation, b: SyncedConversation) => boolean) => Promise<boolean>} applySyncedConversation
- * @property {(m: SyncedMessage) => Promise<boolean>} applySyncedMessage
+ * @property {(messages: SyncedMessage[]) => Promise<number>} applySyncedMessages
  * @property {{read: (ref: string) => Promise<Uint8Array | null>, write: (ref: string, bytes: Uint8Array) => Promise<void>}} blobs
  * @property {(message: SyncedMessage) => string[]} blobRefsOf
  */
@@ -116,48 +118,90 @@ async function keysFromHeader(bytes, passphrase) {
  */
 export async function syncOnce({ store, target, keys, state, onProgress = () => {} }) {
   const remote = new Map((await target.list()).map((e) => [e.name, e.etag]));
-  // Attachments first, then conversations, then messages: what a record refers to is there before it.
-  const incoming = [...remote].filter(([name, etag]) => name !== HEADER && SYNC_NAME.test(name) && state.seen[name] !== etag)
-    .sort(([a], [b]) => (a < b ? -1 : 1));
+  const incoming = [...remote].filter(([name, etag]) => name !== HEADER && SYNC_NAME.test(name) && state.seen[name] !== etag);
   const local = await store.syncRecords();
   const total = incoming.length + local.conversations.length + local.messages.length;
   let done = 0;
   const step = () => onProgress(++done, total);
-  let downloaded = 0;
-  for (const [name, etag] of incoming) {
-    if (await download(store, target, keys, name)) downloaded += 1;
-    state.seen[name] = etag;
-    step();
-  }
+  const downloaded = await downloadAll({ store, target, keys, state, incoming, step });
   let uploaded = 0;
-  for (const conversation of local.conversations) {
+  await pool(local.conversations, async (conversation) => {
     if (await uploadConversation(store, target, keys, state, remote, conversation)) uploaded += 1;
     step();
-  }
-  for (const message of local.messages) {
+  });
+  await pool(local.messages, async (message) => {
     if (await uploadMessage(store, target, keys, state, remote, message)) uploaded += 1;
     step();
-  }
+  });
   onProgress(total, total);
   return { downloaded, uploaded };
 }
 
-/** @param {SyncStore} store @param {import("./target.js").SyncTarget} target @param {SyncKeys} keys @param {string} name */
-async function download(store, target, keys, name) {
-  const found = await target.read(name);
-  if (!found) return false;
-  const value = /** @type {Record<string, unknown>} */ (await keys.openRecord(name, found.bytes));
-  let changed = false;
-  if (name.startsWith("b-") && typeof value.ref === "string" && typeof value.data === "string") {
-    await store.blobs.write(value.ref, fromBase64(value.data));
-  } else if (name.startsWith("c-") && await keys.nameOf("c", String(value.id)) === name) {
-    changed = await store.applySyncedConversation(/** @type {SyncedConversation} */ (value), isNewer);
-  } else if (name.startsWith("m-") && await keys.nameOf("m", String(value.id)) === name) {
-    changed = await store.applySyncedMessage(/** @type {SyncedMessage} */ (value));
-  } else {
-    throw new SyncTamperedError(name); // a record under another record's name: replayed or moved
+/**
+ * `fn` over `items`, CONCURRENCY at a time (a folder answers several requests at once; one at a time is slow).
+ * @template T @param {T[]} items @param {(item: T) => Promise<void>} fn
+ */
+async function pool(items, fn) {
+  let next = 0;
+  const work = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, items.length) }, work));
+}
+
+/**
+ * What the folder has and this browser has not applied: attachments first, then conversations, then messages (what
+ * a record refers to is there before it); messages are applied in batches, one transaction each.
+ * @param {{store: SyncStore, target: import("./target.js").SyncTarget, keys: SyncKeys, state: SyncState,
+ *          incoming: [string, string][], step: () => void}} options
+ */
+async function downloadAll({ store, target, keys, state, incoming, step }) {
+  const of = (/** @type {string} */ kind) => incoming.filter(([name]) => name.startsWith(`${kind}-`));
+  let downloaded = 0;
+  await pool(of("b"), async ([name, etag]) => {
+    const value = await fetchRecord(target, keys, name, "b");
+    if (value && typeof value.ref === "string" && typeof value.data === "string") {
+      await store.blobs.write(value.ref, fromBase64(value.data));
+    }
+    state.seen[name] = etag;
+    step();
+  });
+  await pool(of("c"), async ([name, etag]) => {
+    const value = await fetchRecord(target, keys, name, "c");
+    if (value && await store.applySyncedConversation(/** @type {SyncedConversation} */ (value), isNewer)) downloaded += 1;
+    state.seen[name] = etag;
+    step();
+  });
+  const messages = of("m");
+  for (let i = 0; i < messages.length; i += BATCH) {
+    const batch = messages.slice(i, i + BATCH);
+    /** @type {SyncedMessage[]} */
+    const values = [];
+    await pool(batch, async ([name]) => {
+      const value = await fetchRecord(target, keys, name, "m");
+      if (value) values.push(/** @type {SyncedMessage} */ (value));
+    });
+    downloaded += await store.applySyncedMessages(values);
+    for (const [name, etag] of batch) {
+      state.seen[name] = etag;
+      step();
+    }
   }
-  return changed;
+  return downloaded;
+}
+
+/**
+ * One record, opened: null when it is gone since the listing. A record sealed for another name does not open
+ * (SyncTamperedError), nor one whose id is not the one its name was made from.
+ * @param {import("./target.js").SyncTarget} target @param {SyncKeys} keys @param {string} name @param {string} kind
+ */
+async function fetchRecord(target, keys, name, kind) {
+  const found = await target.read(name);
+  if (!found) return null;
+  const value = /** @type {Record<string, unknown>} */ (await keys.openRecord(name, found.bytes));
+  const id = kind === "b" ? value.ref : value.id;
+  if (await keys.nameOf(kind, String(id)) !== name) throw new SyncTamperedError(name);
+  return value;
 }
 
 /**
