@@ -33,7 +33,10 @@ function request(req) {
   });
 }
 
-/** @param {IDBTransaction} tx @returns {Promise<void>} */
+/**
+ * @param {IDBTransaction} tx
+ * @returns {Promise<void>}
+ */
 function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
@@ -70,7 +73,10 @@ function vault() {
   return opened;
 }
 
-/** @param {string} name @returns {Promise<string | undefined>} */
+/**
+ * @param {string} name
+ * @returns {Promise<string | undefined>}
+ */
 export async function read(name) {
   const { db, key } = await vault();
   const record = /** @type {SealedRecord | undefined} */ (await request(db.transaction(RECORDS).objectStore(RECORDS).get(name)));
@@ -84,7 +90,10 @@ export async function read(name) {
   }
 }
 
-/** @param {string} name @param {string} text */
+/**
+ * @param {string} name
+ * @param {string} text
+ */
 export async function write(name, text) {
   const { db, key } = await vault();
   const iv = crypto.getRandomValues(new Uint8Array(12));

@@ -62,7 +62,10 @@ export class WorkerClient {
     worker.addEventListener("error", (ev) => this.#failAll(ev.message || "the worker failed to start"));
   }
 
-  /** @param {BootParams} params @returns {Call<unknown>} */
+  /**
+   * @param {BootParams} params
+   * @returns {Call<unknown>}
+   */
   boot(params) {
     return this.#request({ type: "boot", ...params });
   }

@@ -66,14 +66,22 @@ sw.addEventListener("fetch", (event) => {
   }
 });
 
-/** @param {Request} request @param {string} key @returns {Promise<Response>} */
+/**
+ * @param {Request} request
+ * @param {string} key
+ * @returns {Promise<Response>}
+ */
 async function cacheFirst(request, key) {
   const cached = await caches.match(key, { cacheName: CACHE });
   return cached ?? fetch(request);
 }
 
 // The network (for an immutable file: the HTTP cache) untouched, Cache Storage only when it fails.
-/** @param {Request} request @param {string} key @returns {Promise<Response>} */
+/**
+ * @param {Request} request
+ * @param {string} key
+ * @returns {Promise<Response>}
+ */
 async function networkThenCache(request, key) {
   try {
     return await fetch(request);
@@ -85,7 +93,11 @@ async function networkThenCache(request, key) {
 }
 
 // The network, and a fresh copy into Cache Storage for the next offline start.
-/** @param {Request} request @param {string} key @returns {Promise<Response>} */
+/**
+ * @param {Request} request
+ * @param {string} key
+ * @returns {Promise<Response>}
+ */
 async function networkFirst(request, key) {
   try {
     const response = await fetch(request);

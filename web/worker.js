@@ -29,7 +29,10 @@ const running = new Map(); // call id -> Python task, for cancel
 
 /** @param {Record<string, unknown>} message */
 const post = (message) => scope.postMessage(message);
-/** @param {string} level @param {unknown} message */
+/**
+ * @param {string} level
+ * @param {unknown} message
+ */
 const log = (level, message) => post({ type: "log", level, message: String(message) });
 
 scope.addEventListener("message", (/** @type {MessageEvent<PageMessage>} */ { data: msg }) => {
@@ -41,7 +44,10 @@ scope.addEventListener("message", (/** @type {MessageEvent<PageMessage>} */ { da
 /** @param {BootMessage} message */
 async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
   let stage = "runtime";
-  /** @param {string} next @param {unknown} [detail] */
+  /**
+   * @param {string} next
+   * @param {unknown} [detail]
+   */
   const enter = (next, detail) => {
     performance.mark(`stage:${next}`); // read by bench/boot
     post({ type: "stage", stage: (stage = next), detail });
@@ -81,7 +87,11 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
  * The wheels only some methods import (focus memory's jinja2, the MCP client's wire types), fetched and installed
  * once the core is ready. A failure is logged, not thrown: the methods that need them then name the missing module.
  */
-/** @param {Pyodide} py @param {string} extractDir @param {string[]} urls */
+/**
+ * @param {Pyodide} py
+ * @param {string} extractDir
+ * @param {string[]} urls
+ */
 async function installLater(py, extractDir, urls) {
   try {
     const all = await Promise.all(urls.map((url) => fetchBytes(url)));
@@ -129,7 +139,10 @@ async function fetchBytes(url) {
   return response.arrayBuffer();
 }
 
-/** @param {unknown} err @returns {{ message?: unknown, type?: unknown }} what a thrown value says of itself */
+/**
+ * @param {unknown} err
+ * @returns {{ message?: unknown, type?: unknown }} what a thrown value says of itself
+ */
 function errorFields(err) {
   return typeof err === "object" && err !== null ? err : {};
 }

@@ -134,8 +134,11 @@ export class Agent {
     if (id != null) this.client?.cancel(id);
   }
 
-  /** A tool of this page: the model may call it during `run`; `handler` runs here, in the page. */
-  /** @param {ToolDefinition} definition @param {ToolHandler} handler */
+  /**
+   * A tool of this page: the model may call it during `run`; `handler` runs here, in the page.
+   * @param {ToolDefinition} definition
+   * @param {ToolHandler} handler
+   */
   registerTool(definition, handler) {
     if (!definition?.name || typeof handler !== "function") {
       throw new TypeError("registerTool({name, description, inputSchema}, handler): a name and a function");
@@ -152,8 +155,10 @@ export class Agent {
     return [...this.pageTools.values()].map((t) => t.definition);
   }
 
-  /** Answer a `page_tool` event: run the registered handler and send its result to the core. */
-  /** @param {PageToolEvent} ev */
+  /**
+   * Answer a `page_tool` event: run the registered handler and send its result to the core.
+   * @param {PageToolEvent} ev
+   */
   async answerPageTool(ev) {
     const tool = this.pageTools.get(ev.name);
     /** @type {Record<string, unknown>[]} */
@@ -169,8 +174,11 @@ export class Agent {
     await this.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError });
   }
 
-  /** Connect an MCP server by URL (streamable HTTP or SSE); its tools join the next runs. */
-  /** @param {string} url @param {{ headers?: Record<string, string> }} [options] */
+  /**
+   * Connect an MCP server by URL (streamable HTTP or SSE); its tools join the next runs.
+   * @param {string} url
+   * @param {{ headers?: Record<string, string> }} [options]
+   */
   async connect(url, { headers = {} } = {}) {
     const id = `url:${url}`;
     const info = await this.call("mcp.connect", { id, url, headers });
@@ -243,7 +251,10 @@ export class Agent {
   }
 }
 
-/** @param {string} site @returns {Promise<Boot>} */
+/**
+ * @param {string} site
+ * @returns {Promise<Boot>}
+ */
 async function fetchBoot(site) {
   const response = await fetch(new URL("boot.json", site));
   if (!response.ok) throw new Error(`${new URL("boot.json", site)}: HTTP ${response.status}: is this an Orizuru site?`);

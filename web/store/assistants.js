@@ -83,7 +83,10 @@ export class Assistants {
     return [...builtins, ...own];
   }
 
-  /** @param {string} id @returns {Promise<Assistant | undefined>} */
+  /**
+   * @param {string} id
+   * @returns {Promise<Assistant | undefined>}
+   */
   async get(id) {
     return (await this.db.get("assistants", id)) ?? BUILTIN_ASSISTANTS.find((a) => a.id === id);
   }
@@ -111,7 +114,10 @@ export class Assistants {
    * already here (a built-in's above all) comes in as a copy, with an id of its own and "(imported)" after its name,
    * so an import never replaces anything: `clash` names what it would have replaced.
    */
-  /** @param {string} text @returns {Promise<ImportPlanItem[]>} */
+  /**
+   * @param {string} text
+   * @returns {Promise<ImportPlanItem[]>}
+   */
   async readImport(text) {
     /** @type {{format?: unknown, assistants?: unknown} | null} */
     let data;
@@ -151,8 +157,10 @@ export class Assistants {
     });
   }
 
-  /** What readImport() found, written: every one a new assistant (it never replaces one). */
-  /** @param {ImportPlanItem[]} plan */
+  /**
+   * What readImport() found, written: every one a new assistant (it never replaces one).
+   * @param {ImportPlanItem[]} plan
+   */
   async addImported(plan) {
     plan = plan.filter((p) => !p.skip);
     const now = Date.now();
@@ -163,15 +171,21 @@ export class Assistants {
   }
 }
 
-/** Whether two assistants would run the same way (their ids, names and dates aside). */
-/** @param {Assistant} a @param {Assistant} b */
+/**
+ * Whether two assistants would run the same way (their ids, names and dates aside).
+ * @param {Assistant} a
+ * @param {Assistant} b
+ */
 function sameSettings(a, b) {
   const settings = (/** @type {Assistant} */ { id: _i, name: _n, builtin: _b, updated: _u, ...rest }) => JSON.stringify(rest);
   return settings(normalizeAssistant(a)) === settings(normalizeAssistant(b));
 }
 
-/** An assistant with every field present and checked; an Error names the first bad field. */
-/** @param {AssistantFields} input @returns {Assistant} */
+/**
+ * An assistant with every field present and checked; an Error names the first bad field.
+ * @param {AssistantFields} input
+ * @returns {Assistant}
+ */
 export function normalizeAssistant(input) {
   /** @type {AssistantFields} */
   const a = { ...DEFAULTS, ...input };
@@ -210,7 +224,12 @@ export function effectiveSettings(assistant, overrides = {}) {
   return /** @type {Assistant} */ (out);
 }
 
-/** @param {unknown} value @param {string} field @param {number} min @param {number} max */
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @param {number} min
+ * @param {number} max
+ */
 function number(value, field, min, max) {
   if (value === null || value === undefined || value === "") return null;
   const n = Number(value);
@@ -218,7 +237,11 @@ function number(value, field, min, max) {
   return n;
 }
 
-/** @param {unknown} value @param {string} field @param {number} min */
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @param {number} min
+ */
 function integer(value, field, min) {
   if (value === null || value === undefined || value === "") return null;
   const n = Number(value);
@@ -226,7 +249,10 @@ function integer(value, field, min) {
   return n;
 }
 
-/** @param {AssistantFields["reasoning"]} value @returns {AssistantReasoning} */
+/**
+ * @param {AssistantFields["reasoning"]} value
+ * @returns {AssistantReasoning}
+ */
 function reasoning(value) {
   if (value === null || value === undefined || value === "") return null;
   if (value.effort !== undefined && value.effort !== null) {
@@ -236,7 +262,10 @@ function reasoning(value) {
   return { budget_tokens: integer(value.budget_tokens, "reasoning.budget_tokens", 1024) };
 }
 
-/** @param {AssistantFields["tools"]} value @returns {Assistant["tools"]} */
+/**
+ * @param {AssistantFields["tools"]} value
+ * @returns {Assistant["tools"]}
+ */
 function tools(value) {
   const mcp = value?.mcp ?? "all";
   if (mcp !== "all" && !(Array.isArray(mcp) && mcp.every((id) => typeof id === "string"))) {

@@ -38,8 +38,10 @@ export class ChangeChannel {
     }
   }
 
-  /** Deliver a change to this tab's own subscribers. */
-  /** @param {ChangeNotice} change */
+  /**
+   * Deliver a change to this tab's own subscribers.
+   * @param {ChangeNotice} change
+   */
   emit(change) {
     for (const cb of this.listeners) {
       try {
@@ -50,7 +52,10 @@ export class ChangeChannel {
     }
   }
 
-  /** @param {ChangeListener} cb @returns {() => void} */
+  /**
+   * @param {ChangeListener} cb
+   * @returns {() => void}
+   */
   subscribe(cb) {
     this.listeners.add(cb);
     return () => {

@@ -36,7 +36,11 @@ export class WrongPassphraseError extends Error {
   }
 }
 
-/** @param {unknown} passphrase @param {unknown} plaintext @returns {Promise<KeyRecord>} */
+/**
+ * @param {unknown} passphrase
+ * @param {unknown} plaintext
+ * @returns {Promise<KeyRecord>}
+ */
 export async function encryptSecret(passphrase, plaintext) {
   if (typeof passphrase !== "string" || passphrase.length === 0) throw new Error("a passphrase is required to save a key");
   if (typeof plaintext !== "string") throw new Error("the secret to encrypt must be a string");
@@ -51,7 +55,11 @@ export async function encryptSecret(passphrase, plaintext) {
   return { ...header, ciphertext: toBase64(new Uint8Array(ciphertext)) };
 }
 
-/** @param {unknown} passphrase @param {unknown} record @returns {Promise<string>} */
+/**
+ * @param {unknown} passphrase
+ * @param {unknown} record
+ * @returns {Promise<string>}
+ */
 export async function decryptSecret(passphrase, record) {
   if (!isKeyRecord(record)) throw new Error("not an encrypted key record (expected format \"orizuru.secret\" version 1)");
   if (record.iterations < MIN_ITERATIONS) throw new WrongPassphraseError();
@@ -66,7 +74,10 @@ export async function decryptSecret(passphrase, record) {
   }
 }
 
-/** @param {unknown} value @returns {value is KeyRecord} */
+/**
+ * @param {unknown} value
+ * @returns {value is KeyRecord}
+ */
 export function isKeyRecord(value) {
   if (value === null || typeof value !== "object") return false;
   const fields = /** @type {Record<string, unknown>} */ (value);
@@ -77,7 +88,11 @@ export function isKeyRecord(value) {
   );
 }
 
-/** @param {string} passphrase @param {Uint8Array<ArrayBuffer>} salt @param {number} iterations */
+/**
+ * @param {string} passphrase
+ * @param {Uint8Array<ArrayBuffer>} salt
+ * @param {number} iterations
+ */
 async function deriveKey(passphrase, salt, iterations) {
   const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(passphrase), "PBKDF2", false, ["deriveKey"]);
   return crypto.subtle.deriveKey({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, material,
@@ -94,7 +109,10 @@ function headerBytes({ format, version, kdf, iterations, cipher, salt, iv }) {
 class KeyRing {
   /** @type {Map<string, string>} */
   #keys = new Map();
-  /** @param {string} id @param {unknown} key */
+  /**
+   * @param {string} id
+   * @param {unknown} key
+   */
   set(id, key) {
     if (typeof key !== "string" || !key) throw new Error("an API key must be a non-empty string");
     this.#keys.set(id, key);

@@ -45,7 +45,10 @@ function storage() {
 }
 
 export const prefs = {
-  /** @param {string} key @returns {string | null} */
+  /**
+   * @param {string} key
+   * @returns {string | null}
+   */
   get(key) {
     try {
       return storage()?.getItem(key) ?? null;
@@ -53,7 +56,10 @@ export const prefs = {
       return null;
     }
   },
-  /** @param {string} key @param {unknown} value */
+  /**
+   * @param {string} key
+   * @param {unknown} value
+   */
   set(key, value) {
     try {
       storage()?.setItem(key, String(value));
@@ -74,7 +80,10 @@ export const prefs = {
       return fallback; // unreadable: the default is the safe way to be wrong
     }
   },
-  /** @param {string} key @param {unknown} value */
+  /**
+   * @param {string} key
+   * @param {unknown} value
+   */
   setJSON(key, value) {
     this.set(key, JSON.stringify(value));
   },

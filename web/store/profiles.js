@@ -39,7 +39,10 @@ export class Profiles {
     return all.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** @param {string} id @returns {Promise<Profile | undefined>} */
+  /**
+   * @param {string} id
+   * @returns {Promise<Profile | undefined>}
+   */
   get(id) {
     return this.db.get("profiles", id);
   }

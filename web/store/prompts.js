@@ -20,14 +20,20 @@ export const PROMPTS_FORMAT = "orizuru.prompts";
 
 const VARIABLE = /\{\{\s*([\p{L}\p{N}_-]+)\s*\}\}/gu;
 
-/** @param {unknown} text @returns {string[]} */
+/**
+ * @param {unknown} text
+ * @returns {string[]}
+ */
 export function variablesOf(text) {
   return [...new Set([...String(text).matchAll(VARIABLE)].map((m) => m[1]))];
 }
 
 /** Values are looked up as the object's own text only: {{__proto__}} or {{constructor}} never reach an object's
  *  internals (an imported prompt may name anything). */
-/** @param {unknown} text @param {Record<string, unknown> | null | undefined} values */
+/**
+ * @param {unknown} text
+ * @param {Record<string, unknown> | null | undefined} values
+ */
 export function fillPrompt(text, values) {
   /** @param {string} name */
   const own = (name) => {
@@ -50,7 +56,10 @@ export class Prompts {
     return all.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** @param {{id?: string, name: unknown, text: unknown}} fields @returns {Promise<SavedPrompt>} */
+  /**
+   * @param {{id?: string, name: unknown, text: unknown}} fields
+   * @returns {Promise<SavedPrompt>}
+   */
   async save({ id = crypto.randomUUID(), name, text }) {
     const prompt = { id, ...checked({ name, text }), updated: Date.now() };
     await this.db.put("prompts", prompt);
@@ -110,7 +119,10 @@ export class Prompts {
   }
 }
 
-/** @param {{name?: unknown, text?: unknown}} fields @returns {{name: string, text: string}} */
+/**
+ * @param {{name?: unknown, text?: unknown}} fields
+ * @returns {{name: string, text: string}}
+ */
 function checked({ name, text }) {
   if (typeof name !== "string" || !name.trim()) throw new Error("name: a prompt needs a name");
   if (/\s/.test(name.trim())) throw new Error("name: one word, as it is typed after / (e.g. review-code)");

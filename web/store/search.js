@@ -110,14 +110,21 @@ export class SearchIndex {
     for (const c of conversations) this.#keep(c.id, { updated: c.updated, messages: inOrder(byConversation.get(c.id) ?? []) }, since);
   }
 
-  /** Keep what a read begun when forget() had been called `since` times found, unless forgotten since. */
-  /** @param {string} id @param {Entry} entry @param {number} since */
+  /**
+   * Keep what a read begun when forget() had been called `since` times found, unless forgotten since.
+   * @param {string} id
+   * @param {Entry} entry
+   * @param {number} since
+   */
   #keep(id, entry, since) {
     if ((this.#forgotten.get(id) ?? 0) <= since) this.#entries.set(id, entry);
   }
 }
 
-/** @param {IndexedMessage} message @returns {SearchText} */
+/**
+ * @param {IndexedMessage} message
+ * @returns {SearchText}
+ */
 function textOf(message) {
   return { id: message.id, created: message.created, text: textOfParts(message.parts) };
 }

@@ -88,13 +88,18 @@ export class ConversationTree {
     return { index: kids.indexOf(msg.id) + 1, count: kids.length };
   }
 
-  /** Show the branch through `msg`: it becomes the chosen one at its fork (below it, the newest). */
-  /** @param {M} msg */
+  /**
+   * Show the branch through `msg`: it becomes the chosen one at its fork (below it, the newest).
+   * @param {M} msg
+   */
   choose(msg) {
     this.chosen.set(msg.parent_id ?? ROOT, msg.id);
   }
 
-  /** @param {M} msg @param {number} delta */
+  /**
+   * @param {M} msg
+   * @param {number} delta
+   */
   step(msg, delta) {
     const key = msg.parent_id ?? ROOT;
     const kids = this.children.get(key) ?? [];
@@ -103,8 +108,11 @@ export class ConversationTree {
     return next;
   }
 
-  /** The user message a reply answers: the nearest ancestor the person typed (not tool results). */
-  /** @param {M} msg @returns {M | null} */
+  /**
+   * The user message a reply answers: the nearest ancestor the person typed (not tool results).
+   * @param {M} msg
+   * @returns {M | null}
+   */
   promptOf(msg) {
     /** @type {M | undefined} */
     let cur = msg;
@@ -113,7 +121,10 @@ export class ConversationTree {
   }
 }
 
-/** @param {TreeMessage} a @param {TreeMessage} b */
+/**
+ * @param {TreeMessage} a
+ * @param {TreeMessage} b
+ */
 function byCreated(a, b) {
   return (a.created ?? 0) - (b.created ?? 0);
 }
