@@ -150,9 +150,16 @@ export class TemplatesEditor {
     }
   }
 
-  /** @param {string} message */
+  /**
+   * What went wrong, under the form; before the form is there (the templates did not load), in its place.
+   * @param {string} message
+   */
   #problem(message) {
-    if (!this.status) return;
+    if (!this.status) {
+      this.root.replaceChildren(h("summary", {}, this.t("focus.templates")),
+        h("p", { className: "hint error", role: "alert" }, this.t("focus.templates_failed", { error: message })));
+      return;
+    }
     this.status.textContent = message;
     this.status.classList.add("error");
   }
