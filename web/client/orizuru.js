@@ -168,7 +168,7 @@ export class Agent {
       if (!tool) throw new Error(`this page has no tool named ${ev.name}`);
       content = toContent(await tool.handler(ev.arguments ?? {}, { id: ev.call_id, name: ev.name }));
     } catch (err) {
-      content = [{ type: "text", text: String(err instanceof Error ? err.message : err) }];
+      content = [{ type: "text", text: String(/** @type {{message?: unknown}} */ (Object(err)).message ?? err) }];
       isError = true;
     }
     await this.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError });

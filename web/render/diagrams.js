@@ -71,7 +71,7 @@ export function renderDiagrams(root) {
       const note = document.createElement("p");
       note.className = "md-diagram-error";
       note.setAttribute("role", "note");
-      note.textContent = `Diagram not drawn: ${String(error instanceof Error ? error.message : error).split("\n")[0].slice(0, 300)}`;
+      note.textContent = `Diagram not drawn: ${String(/** @type {{message?: unknown}} */ (Object(error)).message ?? error).split("\n")[0].slice(0, 300)}`;
       block.append(note); // inside its frame: the blocks around it stay as they are
     });
     track(drawing);

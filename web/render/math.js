@@ -104,7 +104,7 @@ function typeset(token) {
     try {
       html = katex.renderToString(token.text, { ...KATEX_OPTIONS, displayMode: token.display });
     } catch (error) {
-      const message = String(error instanceof Error ? error.message : error).replace(/^KaTeX parse error: /, "");
+      const message = String(/** @type {{message?: unknown}} */ (Object(error)).message ?? error).replace(/^KaTeX parse error: /, "");
       html = `<span class="math-error"><code>${escapeHtml(token.raw.trim())}</code> ` +
         `<span class="math-error-message">${escapeHtml(message)}</span></span>`;
     }
