@@ -24,8 +24,16 @@ const RECORDS = "records";
 const KEY_ID = "aes-gcm";
 const encoder = new TextEncoder();
 
-let opened = null; // Promise<{db, key}>
+/** @typedef {{ iv: Uint8Array<ArrayBuffer>, data: ArrayBuffer }} SealedRecord */
 
+/** @type {Promise<{ db: IDBDatabase, key: CryptoKey }> | null} */
+let opened = null;
+
+/**
+ * @template T
+ * @param {IDBRequest<T>} req
+ * @returns {Promise<T>}
+ */
 function request(req) {
   return new Promise((resolve, reject) => {
     req.onsuccess = () => resolve(req.result);
@@ -33,6 +41,10 @@ function request(req) {
   });
 }
 
+/**
+ * @param {IDBTransaction} tx
+ * @returns {Promise<void>}
+ */
 function done(tx) {
   return new Promise((resolve, reject) => {
     tx.oncomplete = () => resolve();
@@ -52,7 +64,7 @@ async function open() {
   const candidate = await crypto.subtle.generateKey({ name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
   const tx = db.transaction(KEYS, "readwrite");
   const keys = tx.objectStore(KEYS);
-  let key = await request(keys.get(KEY_ID));
+  let key = /** @type {CryptoKey | undefined} */ (await request(keys.get(KEY_ID)));
   if (!key) {
     keys.add(candidate, KEY_ID);
     key = candidate;
@@ -69,9 +81,13 @@ function vault() {
   return opened;
 }
 
+/**
+ * @param {string} name
+ * @returns {Promise<string | undefined>}
+ */
 export async function read(name) {
   const { db, key } = await vault();
-  const record = await request(db.transaction(RECORDS).objectStore(RECORDS).get(name));
+  const record = /** @type {SealedRecord | undefined} */ (await request(db.transaction(RECORDS).objectStore(RECORDS).get(name)));
   if (!record) return undefined;
   try {
     const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: record.iv, additionalData: encoder.encode(name) },
@@ -82,6 +98,10 @@ export async function read(name) {
   }
 }
 
+/**
+ * @param {string} name
+ * @param {string} text
+ */
 export async function write(name, text) {
   const { db, key } = await vault();
   const iv = crypto.getRandomValues(new Uint8Array(12));
@@ -92,6 +112,7 @@ export async function write(name, text) {
   await done(tx);
 }
 
+/** @param {string} name */
 export async function remove(name) {
   const { db } = await vault();
   const tx = db.transaction(RECORDS, "readwrite");

@@ -26,11 +26,35 @@
 
 export const STAGES = Object.freeze(["runtime", "packages", "core", "ready"]);
 
+/**
+ * @typedef {import("./types/contract").Method} Method
+ * @typedef {import("./types/contract").CoreEvent} CoreEvent
+ * @typedef {import("./types/contract").WireError} WireError
+ * @typedef {(event: CoreEvent) => void} EventHandler
+ * @typedef {(stage: string, detail: unknown) => void} StageHandler
+ * @typedef {(level: string, message: string) => void} LogHandler
+ * @typedef {{ base: string, pyodide: string, wheels: string[], later: string[] }} BootParams
+ * @typedef {{ resolve: (value: unknown) => void, reject: (reason: Error) => void, onEvent: EventHandler }} Pending
+ * @typedef {{ type: "log", level: string, message: string } | { type: "stage", stage: string, detail: unknown }
+ *   | { type: "event", id: number, event: CoreEvent } | { type: "result", id: number, result: unknown }
+ *   | { type: "error", id: number, error: WireError & { stage?: string } }} WorkerMessage
+ */
+/**
+ * A request's promise, with the id `cancel` takes (null while a call still waits for the core to be ready).
+ * @template T
+ * @typedef {Promise<T> & { readonly id: number | null }} Call
+ */
+
 /** A page-side client: sends requests, matches replies by id, streams events to a callback. */
 export class WorkerClient {
+  /**
+   * @param {Worker} worker
+   * @param {{ onStage?: StageHandler, onLog?: LogHandler }} [handlers]
+   */
   constructor(worker, { onStage = () => {}, onLog = () => {} } = {}) {
     this.worker = worker;
     this.nextId = 1;
+    /** @type {Map<number, Pending>} */
     this.pending = new Map();
     this.onStage = onStage;
     this.onLog = onLog;
@@ -38,26 +62,43 @@ export class WorkerClient {
     worker.addEventListener("error", (ev) => this.#failAll(ev.message || "the worker failed to start"));
   }
 
+  /**
+   * @param {BootParams} params
+   * @returns {Call<unknown>}
+   */
   boot(params) {
     return this.#request({ type: "boot", ...params });
   }
 
-  call(method, params = {}, onEvent = () => {}) {
-    return this.#request({ type: "call", method, params }, onEvent);
+  /**
+   * @template {Method} M
+   * @param {M} method
+   * @param {import("./types/contract").Params<M>} [params]
+   * @param {EventHandler} [onEvent]
+   * @returns {Call<import("./types/contract").Result<M>>}
+   */
+  call(method, params = /** @type {import("./types/contract").Params<M>} */ ({}), onEvent = () => {}) {
+    return /** @type {Call<import("./types/contract").Result<M>>} */ (this.#request({ type: "call", method, params }, onEvent));
   }
 
+  /** @param {number} id */
   cancel(id) {
     this.worker.postMessage({ type: "cancel", id });
   }
 
+  /**
+   * @param {{ type: string } & Record<string, unknown>} message
+   * @param {EventHandler} [onEvent]
+   * @returns {Call<unknown>}
+   */
   #request(message, onEvent = () => {}) {
     const id = this.nextId++;
     const promise = new Promise((resolve, reject) => this.pending.set(id, { resolve, reject, onEvent }));
-    promise.id = id;
     this.worker.postMessage({ ...message, id });
-    return promise;
+    return Object.assign(promise, { id });
   }
 
+  /** @param {WorkerMessage} msg */
   #receive(msg) {
     if (msg.type === "log") return this.onLog(msg.level, msg.message);
     if (msg.type === "stage") return this.onStage(msg.stage, msg.detail);
@@ -69,6 +110,7 @@ export class WorkerClient {
     else entry.reject(Object.assign(new Error(msg.error.message), msg.error));
   }
 
+  /** @param {string} message */
   #failAll(message) {
     // The worker itself did not load (its script failed): the contract's boot_failed, so every rejection has a code.
     const error = { code: "boot_failed", message, details: {}, stage: "runtime" };

@@ -18,15 +18,16 @@
 //   - everything else, and every request to another origin (vendors, MCP servers) or to the
 //     relay's endpoints (/mcp/, /sse/, /api/): not touched at all — no respondWith, no caching.
 
+const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 const BUILD = self.ORIZURU_BUILD ?? { version: "dev", precache: [] };
 const CACHE = `orizuru-${BUILD.version}`;
 const IMMUTABLE = ["assets/", "wheels/", "pyodide/"];
 const RELAY = ["mcp/", "sse/", "api/"];
-const scope = new URL(self.registration.scope);
+const scope = new URL(sw.registration.scope);
 const PAGE = new URL("./", scope).href;
 const PRECACHED = new Set(BUILD.precache.map((path) => new URL(path, scope).href));
 
-self.addEventListener("install", (event) => {
+sw.addEventListener("install", (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
@@ -34,21 +35,21 @@ self.addEventListener("install", (event) => {
       await cache.addAll(BUILD.precache.map((path) => new Request(new URL(path, scope), {
         cache: IMMUTABLE.some((p) => path.startsWith(p)) ? "default" : "no-cache",
       })));
-      await self.skipWaiting();
+      await sw.skipWaiting();
     })(),
   );
 });
 
-self.addEventListener("activate", (event) => {
+sw.addEventListener("activate", (event) => {
   event.waitUntil(
     (async () => {
       for (const name of await caches.keys()) if (name.startsWith("orizuru-") && name !== CACHE) await caches.delete(name);
-      await self.clients.claim();
+      await sw.clients.claim();
     })(),
   );
 });
 
-self.addEventListener("fetch", (event) => {
+sw.addEventListener("fetch", (event) => {
   const { request } = event;
   if (request.method !== "GET") return;
   const url = new URL(request.url);
@@ -65,12 +66,22 @@ self.addEventListener("fetch", (event) => {
   }
 });
 
+/**
+ * @param {Request} request
+ * @param {string} key
+ * @returns {Promise<Response>}
+ */
 async function cacheFirst(request, key) {
   const cached = await caches.match(key, { cacheName: CACHE });
   return cached ?? fetch(request);
 }
 
 // The network (for an immutable file: the HTTP cache) untouched, Cache Storage only when it fails.
+/**
+ * @param {Request} request
+ * @param {string} key
+ * @returns {Promise<Response>}
+ */
 async function networkThenCache(request, key) {
   try {
     return await fetch(request);
@@ -82,6 +93,11 @@ async function networkThenCache(request, key) {
 }
 
 // The network, and a fresh copy into Cache Storage for the next offline start.
+/**
+ * @param {Request} request
+ * @param {string} key
+ * @returns {Promise<Response>}
+ */
 async function networkFirst(request, key) {
   try {
     const response = await fetch(request);

@@ -3,21 +3,51 @@
 
 import * as oauthVault from "./oauth_vault.js";
 
+/**
+ * The little of Pyodide this worker uses (the runtime is loaded by URL at boot and brings no types here).
+ * @typedef {{ runPython(code: string): unknown, pyimport(name: "pycore.wire"): Wire,
+ *   unpackArchive(buffer: ArrayBuffer, format: "wheel", options: { extractDir: string }): void,
+ *   registerJsModule(name: string, module: object): void }} Pyodide
+ * @typedef {{ loadPyodide(options: { indexURL: string, packages: string[], stdout: (line: string) => void,
+ *   stderr: (line: string) => void }): Promise<Pyodide> }} PyodideModule
+ * @typedef {{ info(): string, call(method: string, params: string, emit: (event: string) => void): PyTask }} Wire
+ *   pycore.wire as a PyProxy
+ * @typedef {Promise<string> & { copy(): PyTask, cancel(): void, destroy(): void }} PyTask
+ *   a PyProxy of a Python task: awaiting it consumes it
+ * @typedef {import("./protocol.js").BootParams & { type: "boot", id: number }} BootMessage
+ * @typedef {{ type: "call", id: number, method: string, params?: unknown }} CallMessage
+ * @typedef {BootMessage | CallMessage | { type: "cancel", id: number }} PageMessage
+ */
+
+const scope = /** @type {DedicatedWorkerGlobalScope} */ (/** @type {unknown} */ (self));
+
+/** @type {Wire | null} */
 let wire = null; // pycore.wire, once the core is up
 let installed = Promise.resolve(); // the wheels installed after ready (`later`): calls wait for them
+/** @type {Map<number, PyTask>} */
 const running = new Map(); // call id -> Python task, for cancel
 
-const post = (message) => self.postMessage(message);
+/** @param {Record<string, unknown>} message */
+const post = (message) => scope.postMessage(message);
+/**
+ * @param {string} level
+ * @param {unknown} message
+ */
 const log = (level, message) => post({ type: "log", level, message: String(message) });
 
-self.addEventListener("message", ({ data: msg }) => {
+scope.addEventListener("message", (/** @type {MessageEvent<PageMessage>} */ { data: msg }) => {
   if (msg.type === "boot") boot(msg);
   else if (msg.type === "call") call(msg);
   else if (msg.type === "cancel") running.get(msg.id)?.cancel();
 });
 
+/** @param {BootMessage} message */
 async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
   let stage = "runtime";
+  /**
+   * @param {string} next
+   * @param {unknown} [detail]
+   */
   const enter = (next, detail) => {
     performance.mark(`stage:${next}`); // read by bench/boot
     post({ type: "stage", stage: (stage = next), detail });
@@ -27,7 +57,7 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
     const indexURL = new URL(pyodideDir, base).href;
     // Fetching the wheels starts now, so they download while the interpreter starts.
     const wheelBytes = wheels.map((w) => fetchBytes(new URL(w, base).href));
-    const { loadPyodide } = await import(`${indexURL}pyodide.mjs`);
+    const { loadPyodide } = /** @type {PyodideModule} */ (await import(`${indexURL}pyodide.mjs`));
     const py = await loadPyodide({
       indexURL,
       packages: [],
@@ -35,7 +65,7 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
       stderr: (line) => log("warn", line),
     });
     enter("packages", { count: wheels.length });
-    const extractDir = py.runPython("import site; site.getsitepackages()[0]");
+    const extractDir = /** @type {string} */ (py.runPython("import site; site.getsitepackages()[0]"));
     for (const [i, bytes] of wheelBytes.entries()) {
       py.unpackArchive(await bytes, "wheel", { extractDir });
       post({ type: "stage", stage, detail: { count: wheels.length, done: i + 1 } });
@@ -57,6 +87,11 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
  * The wheels only some methods import (focus memory's jinja2, the MCP client's wire types), fetched and installed
  * once the core is ready. A failure is logged, not thrown: the methods that need them then name the missing module.
  */
+/**
+ * @param {Pyodide} py
+ * @param {string} extractDir
+ * @param {string[]} urls
+ */
 async function installLater(py, extractDir, urls) {
   try {
     const all = await Promise.all(urls.map((url) => fetchBytes(url)));
@@ -69,12 +104,14 @@ async function installLater(py, extractDir, urls) {
 
 // A call's outcome comes back from pycore.wire.call as {result} or {error: {code, message, details}}
 // (pycore/contract/): the page gets a stable code and a clean sentence, never a Python traceback.
+/** @param {CallMessage} message */
 async function call({ id, method, params }) {
   if (!wire) {
     post({ type: "error", id, error: { code: "not_ready", message: "the core is not ready yet", details: {} } });
     return;
   }
   await installed;
+  /** @param {string} event */
   const emit = (event) => post({ type: "event", id, event: JSON.parse(event) });
   const task = wire.call(method, JSON.stringify(params ?? {}), emit);
   // Awaiting a PyProxy of a task consumes (destroys) it, so Stop keeps its own copy to cancel with.
@@ -86,7 +123,7 @@ async function call({ id, method, params }) {
     else post({ type: "result", id, result: outcome.result });
   } catch (err) {
     // Only a cancelled task (Stop) or a failure of the interpreter itself ends up here.
-    const cancelled = err?.type === "CancelledError";
+    const cancelled = errorFields(err).type === "CancelledError";
     post({ type: "error", id, error: { code: cancelled ? "cancelled" : "internal", message: errorMessage(err),
                                        details: {} } });
   } finally {
@@ -95,15 +132,26 @@ async function call({ id, method, params }) {
   }
 }
 
+/** @param {string} url */
 async function fetchBytes(url) {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   return response.arrayBuffer();
 }
 
+/**
+ * @param {unknown} err
+ * @returns {{ message?: unknown, type?: unknown }} what a thrown value says of itself
+ */
+function errorFields(err) {
+  return typeof err === "object" && err !== null ? err : {};
+}
+
+/** @param {unknown} err */
 function errorMessage(err) {
   // Python tracebacks are long; the last line names the error.
-  const text = String(err?.message ?? err);
+  const { message, type } = errorFields(err);
+  const text = String(message ?? err);
   const lines = text.trim().split("\n");
-  return err?.type ? lines[lines.length - 1] : text;
+  return type ? lines[lines.length - 1] : text;
 }

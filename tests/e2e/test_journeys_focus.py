@@ -257,3 +257,18 @@ def test_the_prompt_templates_are_edited_checked_previewed_used_and_reset_in_the
     expect(templates.get_by_label("Template source (Jinja)")).to_have_value("ANSWER AS A HAIKU.\n" + default)
     templates.get_by_role("button", name="Reset to default").click()
     expect(templates.get_by_label("Template source (Jinja)")).to_have_value(default)
+
+
+def test_templates_that_cannot_be_loaded_say_why_instead_of_loading_forever(browser: Browser, site_url: str):
+    """Focus memory's templates come from jinja2, a wheel the worker installs after start-up; when it could not be
+    fetched, opening the templates said "Loading the templates…" for ever: the error had no place to go."""
+    context = browser.new_context(service_workers="block")
+    context.route("**/jinja2-*.whl", lambda route: route.abort())
+    page = open_app(browser, site_url, context=context)
+    open_panel(page)
+    panel(page).get_by_role("switch", name="Focus memory").check()
+    templates = panel(page).locator("details.focus-templates")
+    templates.locator("summary").click()
+    expect(templates.get_by_role("alert")).to_contain_text("jinja2")
+    expect(templates).not_to_contain_text("Loading the templates")
+    context.close()

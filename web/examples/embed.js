@@ -1,9 +1,21 @@
 // The example of README "Embedding the agent in your page": the library, two page tools, one question.
 import { createAgent, VENDORS } from "../orizuru.js";
 
-const $ = (id) => document.getElementById(id);
-$("vendors").append(...VENDORS.map((v) => Object.assign(document.createElement("option"), { value: v.id, label: v.label })));
-const log = (line) => $("log").append(`${line}\n`);
+/**
+ * This page's element `id`, of the kind it must be.
+ * @template {HTMLElement} T
+ * @param {string} id
+ * @param {{ new (): T, prototype: T }} kind
+ * @returns {T}
+ */
+function $(id, kind) {
+  const el = document.getElementById(id);
+  if (!(el instanceof kind)) throw new Error(`embed.html has no #${id}`);
+  return el;
+}
+$("vendors", HTMLDataListElement).append(...VENDORS.map((v) => Object.assign(document.createElement("option"), { value: v.id, label: v.label })));
+/** @param {string} line */
+const log = (line) => $("log", HTMLElement).append(`${line}\n`);
 const agent = createAgent({ onStage: (stage) => log(`core: ${stage}`) });
 
 agent.registerTool({
@@ -11,7 +23,7 @@ agent.registerTool({
   description: "Roll dice; returns each die's value.",
   inputSchema: { type: "object", properties: { count: { type: "integer", minimum: 1, maximum: 10 },
                                                sides: { type: "integer", minimum: 2 } } },
-}, ({ count = 1, sides = 6 }) => Array.from({ length: count }, () => 1 + Math.floor(Math.random() * sides)));
+}, ({ count = 1, sides = 6 }) => Array.from({ length: Number(count) }, () => 1 + Math.floor(Math.random() * Number(sides))));
 
 agent.registerTool({
   name: "local_time",
@@ -19,21 +31,25 @@ agent.registerTool({
   inputSchema: { type: "object", properties: {} },
 }, () => ({ now: new Date().toString(), zone: Intl.DateTimeFormat().resolvedOptions().timeZone }));
 
-$("ask").addEventListener("submit", async (ev) => {
+$("ask", HTMLFormElement).addEventListener("submit", async (ev) => {
   ev.preventDefault();
-  const profile = Object.fromEntries(new FormData($("profile")));
-  agent.profile = { ...profile, baseUrl: profile.baseUrl || undefined };
-  $("answer").textContent = "";
+  const profile = new FormData($("profile", HTMLFormElement));
+  /** @param {string} name */
+  const field = (name) => String(profile.get(name) ?? "");
+  agent.profile = { vendor: field("vendor"), model: field("model"), apiKey: field("apiKey"),
+                    baseUrl: field("baseUrl") || undefined };
+  $("answer", HTMLElement).textContent = "";
   try {
-    const result = await agent.run(new FormData($("ask")).get("question"), {
+    const result = await agent.run(String(new FormData($("ask", HTMLFormElement)).get("question") ?? ""), {
       onEvent: (event) => {
-        if (event.type === "text_delta") $("answer").append(event.text);
+        if (event.type === "text_delta") $("answer", HTMLElement).append(event.text);
         else log(JSON.stringify(event).slice(0, 300));
       },
     });
     log(`done: ${result.stop_reason}${result.error ? ` (${result.error.code}: ${result.error.message})` : ""}`);
   } catch (err) {
-    log(`failed: ${err.code ?? "error"}: ${err.message}`);
+    const { code, message } = /** @type {{ code?: string, message?: string }} */ (err ?? {});
+    log(`failed: ${code ?? "error"}: ${message}`);
   }
 });
-$("stop").addEventListener("click", () => agent.stop());
+$("stop", HTMLButtonElement).addEventListener("click", () => agent.stop());

@@ -21,14 +21,32 @@
 import { h } from "../app/dom.js";
 import { t as appT } from "../app/i18n.js";
 
+/**
+ * The conversation's focus state as the core writes it: the contract's FocusState with every field present.
+ * @typedef {import("../types/contract").FocusState} FocusState
+ * @typedef {Required<import("../types/contract").Item>} FocusItem
+ * @typedef {Omit<Required<FocusState>, "evolving" | "cost"> & {evolving: FocusItem[],
+ *   cost: Required<import("../types/contract").Cost>}} PanelState
+ * @typedef {typeof appT} Translate
+ * @typedef {Pick<import("../types/contract").Synthesis, "tokens" | "budget" | "over_budget">} PromptSize
+ * @typedef {{state?: FocusState | null, onChange?: (state: PanelState) => void, t?: Translate | null}} PanelOptions
+ */
+
+/** @type {Readonly<PanelState>} */
 const EMPTY = Object.freeze({ version: 1, enabled: false, core: null, evolving: [], turn: [], window: 3, seen: 0,
   cost: { calls: 0, failures: 0, input_tokens: 0, output_tokens: 0 } });
 
+/** @param {FocusItem[]} evolving */
 function nextId(evolving) {
   const numbers = evolving.map((item) => Number(item.id.slice(1))).filter(Number.isFinite);
   return `c${Math.max(0, ...numbers) + 1}`;
 }
 
+/**
+ * @param {PanelState} state
+ * @param {string} id
+ * @returns {PanelState}
+ */
 function withoutItem(state, id) {
   const evolving = state.evolving
     .filter((item) => item.id !== id)
@@ -36,12 +54,20 @@ function withoutItem(state, id) {
   return { ...state, evolving };
 }
 
+/**
+ * @param {Element} element
+ * @param {PanelOptions} [options]
+ */
 export function mountFocusPanel(element, options = {}) {
   const panel = new FocusPanel(element, options);
   return {
+    /** @param {FocusState | null} next */
     update(next) { panel.update(next); },
+    /** @param {import("../types/contract").UpdateResult} result */
     setStatus(result) { panel.setStatus(result); },
+    /** @param {PromptSize | null} synthesis */
     setPrompt(synthesis) { panel.setPrompt(synthesis); },
+    /** @param {Translate} next */
     setT(next) { panel.setT(next); },
     state() { return structuredClone(panel.current); },
     destroy() { panel.root.remove(); },
@@ -50,39 +76,51 @@ export function mountFocusPanel(element, options = {}) {
 
 /** The panel's state (what the user sees and edits) and its drawing: each section a method. */
 class FocusPanel {
+  /**
+   * @param {Element} element
+   * @param {PanelOptions} [options]
+   */
   constructor(element, { state = null, onChange = () => {}, t = null } = {}) {
-    this.current = structuredClone(state ?? EMPTY);
+    this.current = stateOf(state);
     this.tr = t ?? appT;
     this.onChange = onChange;
+    /** @type {import("../types/contract").UpdateResult | null} */
     this.status = null;
+    /** @type {PromptSize | null} */
     this.prompt = null;
+    /** @type {string | null} */
     this.editing = null; // "core" or an item id
     this.root = h("section", { className: "focus-panel" });
     element.append(this.root);
     this.render();
   }
 
+  /** @param {FocusState | null} next */
   update(next) {
-    this.current = structuredClone(next ?? EMPTY);
+    this.current = stateOf(next);
     this.editing = null;
     this.render();
   }
 
+  /** @param {import("../types/contract").UpdateResult} result */
   setStatus(result) {
     this.status = result;
     this.render();
   }
 
+  /** @param {PromptSize | null} synthesis */
   setPrompt(synthesis) {
     this.prompt = synthesis;
     this.render();
   }
 
+  /** @param {Translate} next */
   setT(next) {
     this.tr = next;
     this.render();
   }
 
+  /** @param {PanelState} next */
   commit(next) {
     this.current = next;
     this.editing = null;
@@ -90,14 +128,19 @@ class FocusPanel {
     this.onChange(structuredClone(next));
   }
 
+  /** @param {string | null} what */
   edit(what) {
     this.editing = what;
     this.render();
   }
 
+  /**
+   * @param {string} initial
+   * @param {(text: string) => void} save
+   */
   editor(initial, save) {
     const tr = this.tr;
-    const input = h("textarea", { className: "focus-edit", rows: 2, "aria-label": tr("focus.edit_label") });
+    const input = /** @type {HTMLTextAreaElement} */ (h("textarea", { className: "focus-edit", rows: 2, "aria-label": tr("focus.edit_label") }));
     input.value = initial;
     const done = () => {
       const text = input.value.trim();
@@ -133,10 +176,12 @@ class FocusPanel {
     return section;
   }
 
+  /** @param {FocusItem} item */
   itemRow(item) {
     const { current, tr } = this;
     const row = h("li", { className: `focus-item${item.pinned ? " pinned" : ""}${item.conflicts_with.length ? " conflict" : ""}`,
       "data-id": item.id });
+    /** @param {(item: FocusItem) => Partial<FocusItem>} change */
     const changeItem = (change) => this.commit({ ...current,
       evolving: current.evolving.map((other) => (other.id === item.id ? { ...other, ...change(other) } : other)) });
     if (this.editing === item.id) {
@@ -147,7 +192,7 @@ class FocusPanel {
     if (item.kind === "decision") row.append(h("span", { className: "focus-badge" }, tr("focus.decision")));
     if (item.source_id) row.append(h("span", { className: "focus-source" }, tr("focus.from_message", { id: item.source_id })));
     const byId = new Map(current.evolving.map((other) => [other.id, other]));
-    for (const other of item.conflicts_with.map((id) => byId.get(id)).filter(Boolean)) {
+    for (const other of item.conflicts_with.flatMap((id) => byId.get(id) ?? [])) {
       row.append(h("p", { className: "focus-conflict", role: "note" }, `⚠ ${tr("focus.conflict", { text: other.text })}`));
     }
     const keepBoth = () => this.commit({ ...current, evolving: current.evolving.map((other) => (
@@ -170,8 +215,8 @@ class FocusPanel {
     const items = [...current.evolving.filter((i) => i.pinned), ...current.evolving.filter((i) => !i.pinned)];
     const list = h("ul", { className: "focus-items" });
     for (const item of items) list.append(this.itemRow(item));
-    const input = h("input", { type: "text", className: "focus-add-input", placeholder: tr("focus.add_placeholder"),
-      "aria-label": tr("focus.add_placeholder") });
+    const input = /** @type {HTMLInputElement} */ (h("input", { type: "text", className: "focus-add-input",
+      placeholder: tr("focus.add_placeholder"), "aria-label": tr("focus.add_placeholder") }));
     const add = () => {
       const text = input.value.trim();
       if (!text) return;
@@ -208,8 +253,8 @@ class FocusPanel {
 
   render() {
     const id = `focus-switch-${Math.random().toString(36).slice(2, 8)}`;
-    const toggle = h("input", { type: "checkbox", role: "switch", id, className: "focus-switch",
-      checked: this.current.enabled, "aria-checked": String(Boolean(this.current.enabled)) });
+    const toggle = /** @type {HTMLInputElement} */ (h("input", { type: "checkbox", role: "switch", id,
+      className: "focus-switch", checked: this.current.enabled, "aria-checked": String(Boolean(this.current.enabled)) }));
     toggle.addEventListener("change", () => this.commit({ ...this.current, enabled: toggle.checked }));
     const header = h("div", { className: "focus-header" }, toggle, h("label", { for: id }, this.tr("focus.switch")));
     const body = this.current.enabled
@@ -217,4 +262,14 @@ class FocusPanel {
       : [h("p", { className: "focus-off" }, this.tr("focus.off_hint"))];
     this.root.replaceChildren(header, ...body);
   }
+}
+
+/**
+ * A copy of `state` to edit, or the empty state. The core writes every field of a focus state (pycore/focus/), so
+ * what comes from it, or from the store that kept it, has them all.
+ * @param {FocusState | null | undefined} state
+ * @returns {PanelState}
+ */
+function stateOf(state) {
+  return structuredClone(/** @type {PanelState | null | undefined} */ (state) ?? EMPTY);
 }

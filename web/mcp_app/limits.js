@@ -6,9 +6,15 @@
 export const MESSAGE_LIMIT = 8 * 2 ** 20; // one message
 export const SECOND_LIMIT = 16 * 2 ** 20; // in one second
 
-/** How big a message is (string lengths, bytes of binary data, 8 a value), counted until it passes `limit`. */
+/**
+ * How big a message is (string lengths, bytes of binary data, 8 a value), counted until it passes `limit`.
+ * @param {unknown} value
+ * @param {number} limit
+ * @returns {number}
+ */
 export function messageSize(value, limit) {
   let size = 0;
+  /** @type {unknown[]} */
   const stack = [value];
   while (stack.length && size <= limit) {
     const item = stack.pop();
@@ -18,7 +24,7 @@ export function messageSize(value, limit) {
       for (const key in item) {
         size += key.length + 8;
         if (size > limit) break;
-        stack.push(item[key]);
+        stack.push(/** @type {Record<string, unknown>} */ (item)[key]);
       }
     } else size += 8;
   }

@@ -24,18 +24,26 @@ const SECURE = /^(https|wss):\/\/(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))
 const SHARED_SECOND_LEVEL = new Set(["ac", "co", "com", "edu", "go", "gov", "ne", "net", "or", "org"]);
 const PRIVATE_NAMES = /(^|\.)(localhost|local|internal|home\.arpa)$/;
 // IPv4 ranges that are this machine, a private network, link-local, shared, benchmarking, multicast or reserved.
+/** @type {[string, number][]} */
 const PRIVATE_V4 = [["0.0", 8], ["10.0", 8], ["100.64", 10], ["127.0", 8], ["169.254", 16], ["172.16", 12],
                     ["192.0", 24], ["192.168", 16], ["198.18", 15], ["224.0", 3]];
 
-/** A wildcard over a whole top-level domain or a shared second level (`*.com`, `*.co.uk`) matches strangers. */
+/**
+ * A wildcard over a whole top-level domain or a shared second level (`*.com`, `*.co.uk`) matches strangers.
+ * @param {string} host
+ */
 function tooWide(host) {
   if (!host.startsWith("*.")) return false;
   const labels = host.slice(2).split(".");
-  if (labels.length < 2 || !/^[a-z]/.test(labels.at(-1))) return true;
+  if (labels.length < 2 || !/^[a-z]/.test(labels[labels.length - 1])) return true;
   return labels.length === 2 && labels[1].length === 2 && SHARED_SECOND_LEVEL.has(labels[0]);
 }
 
-/** A declared origin as a policy source, or null: no paths, keywords, quotes, spaces or semicolons. */
+/**
+ * A declared origin as a policy source, or null: no paths, keywords, quotes, spaces or semicolons.
+ * @param {unknown} entry
+ * @returns {string | null}
+ */
 export function origin(entry) {
   if (typeof entry !== "string") return null;
   const value = entry.trim().toLowerCase().replace(/\/$/, "");
@@ -43,8 +51,10 @@ export function origin(entry) {
   return tooWide(hostOf(value)) ? null : value;
 }
 
+/** @param {string} source */
 const hostOf = (source) => source.replace(/^[a-z]+:\/\//, "").replace(/:(\d+|\*)$/, "");
 
+/** @param {string} host */
 function privateV4(host) {
   const parts = host.split(".");
   if (parts.length !== 4 || !parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) < 256)) return false;
@@ -56,13 +66,17 @@ function privateV4(host) {
   });
 }
 
-/** A declared source on this machine or a private network (any all-numeric host that is not a public IPv4). */
+/**
+ * A declared source on this machine or a private network (any all-numeric host that is not a public IPv4).
+ * @param {string} source
+ */
 function privateSource(source) {
   const host = hostOf(source).replace(/^\*\./, "");
   if (PRIVATE_NAMES.test(host) || LOOPBACK.test(source)) return true;
   return /^[0-9.]+$/.test(host) && (privateV4(host) || host.split(".").length !== 4);
 }
 
+/** @param {string | URL} url */
 export function isLocalURL(url) {
   let host;
   try {
@@ -73,11 +87,27 @@ export function isLocalURL(url) {
   return host === "[::1]" || host === "localhost" || host.endsWith(".localhost") || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
+/**
+ * @typedef {"resourceDomains" | "connectDomains" | "frameDomains" | "baseUriDomains"} DomainKey
+ * @typedef {Record<DomainKey, string[]>} GrantedDomains   the declaration's shape, with what was kept
+ */
+
+/**
+ * @param {{[key: string]: unknown} | null} [csp]   the resource's `_meta.ui.csp`, as the server sent it
+ * @param {{local?: boolean}} [options]
+ * @returns {{policy: string, refused: string[], unreachable: string[], granted: GrantedDomains}}
+ */
 export function viewPolicy(csp = {}, { local = false } = {}) {
+  /** @type {string[]} */
   const refused = [];
+  /** @type {string[]} */
   const unreachable = [];
+  /** @param {DomainKey} key */
   const sources = (key) => {
-    const list = Array.isArray(csp?.[key]) ? csp[key] : [];
+    const declared = csp?.[key];
+    /** @type {unknown[]} */
+    const list = Array.isArray(declared) ? declared : [];
+    /** @type {string[]} */
     const kept = [];
     for (const entry of list) {
       const value = origin(entry);
@@ -87,9 +117,13 @@ export function viewPolicy(csp = {}, { local = false } = {}) {
     }
     return kept;
   };
-  const granted = {};
-  for (const key of ["resourceDomains", "connectDomains", "frameDomains", "baseUriDomains"]) granted[key] = sources(key);
+  /** @type {GrantedDomains} */
+  const granted = { resourceDomains: [], connectDomains: [], frameDomains: [], baseUriDomains: [] };
+  for (const key of /** @type {DomainKey[]} */ (["resourceDomains", "connectDomains", "frameDomains", "baseUriDomains"])) {
+    granted[key] = sources(key);
+  }
   const { resourceDomains: resources, connectDomains: connect, frameDomains: frames, baseUriDomains: bases } = granted;
+  /** @param {...(string | string[])} items */
   const list = (...items) => items.flat().join(" ");
   const directives = [
     "default-src 'none'",
@@ -109,6 +143,10 @@ export function viewPolicy(csp = {}, { local = false } = {}) {
 
 const DOCTYPE = /^\s*<!doctype[^>]*>/i;
 
+/**
+ * @param {string} html
+ * @param {string} policy
+ */
 export function withPolicy(html, policy) {
   const meta = `<meta http-equiv="Content-Security-Policy" content="${policy.replace(/"/g, "&quot;")}">`;
   const doctype = html.match(DOCTYPE)?.[0] ?? "<!doctype html>";

@@ -46,19 +46,61 @@ const MIN_HEIGHT = 48;
 const MAX_HEIGHT = 800;
 const HOST_INFO = { name: "Orizuru", version: "1" };
 
+/**
+ * @typedef {import("@modelcontextprotocol/ext-apps/app-bridge").AppBridge} AppBridge
+ * @typedef {import("../types/contract").ApprovalEvent} ApprovalEvent
+ * @typedef {"allow" | "always" | "deny"} Decision
+ * @typedef {import("../types/contract").Params<"mcp.app_call_tool">} AppCallParams
+ * @typedef {{policy: AppCallParams["policy"], trusted: AppCallParams["trusted"]}} ServerChoices
+ * @typedef {{core: Pick<import("../client/orizuru.js").Agent, "call">, frameURL: string, serverId: string,
+ *   uri: string, tool: string, args?: Record<string, unknown>, result?: CallToolResult, theme?: "light" | "dark",
+ *   askToRun?: (ev: ApprovalEvent, view: AppView) => Promise<Decision>, policyFor?: () => ServerChoices,
+ *   onMessage?: (text: string) => void, local?: boolean}} AppViewOptions
+ * @typedef {"size" | "rate" | "flood"} StopReason
+ * @typedef {Awaited<ReturnType<NonNullable<AppBridge["oncalltool"]>>>} CallToolResult   MCP's, as the server sent it
+ * @typedef {Awaited<ReturnType<NonNullable<AppBridge["onreadresource"]>>>} ReadResourceResult   MCP's, as sent
+ */
+
+/** @type {Promise<typeof import("@modelcontextprotocol/ext-apps/app-bridge")> | null} */
 let bridgeModule = null;
 const loadBridge = () => (bridgeModule ??= import("@modelcontextprotocol/ext-apps/app-bridge"));
 
 export class AppViewError extends Error {}
 
 export class AppView {
-  constructor({ core, frameURL, serverId, uri, tool, args = {}, result = {}, theme = "light",
+  /** @param {AppViewOptions} options */
+  constructor({ core, frameURL, serverId, uri, tool, args = {}, result = { content: [] }, theme = "light",
                 askToRun = (ev, view) => view.ask(ev), policyFor = () => ({ policy: [], trusted: false }), onMessage = () => {},
                 local = false }) {
-    Object.assign(this, { core, frameURL, serverId, uri, tool, args, result, theme, askToRun, policyFor, onMessage, local });
+    this.core = core;
+    this.frameURL = frameURL;
+    this.serverId = serverId;
+    this.uri = uri;
+    this.tool = tool;
+    this.args = args;
+    this.result = result;
+    this.theme = theme;
+    this.askToRun = askToRun;
+    this.policyFor = policyFor;
+    this.onMessage = onMessage;
+    this.local = local;
+    /** @type {{messages: number, dropped: number, stopped: StopReason | null}} */
     this.stats = { messages: 0, dropped: 0, stopped: null };
-    this.frame = h("iframe", { className: "mcp-app-frame", title: t("app.title", { name: tool }),
-                               sandbox: "allow-scripts", referrerpolicy: "no-referrer" });
+    /** @type {AppBridge | undefined} */
+    this.bridge = undefined;
+    /** @type {string | undefined} the policy the view's document runs under */
+    this.policy = undefined;
+    /** @type {((event: MessageEvent) => void) | undefined} */
+    this.guard = undefined;
+    /** @type {{start: number, count: number, size: number} | undefined} this second's messages */
+    this.window = undefined;
+    /** @type {number | undefined} the height the view asked for last */
+    this.height = undefined;
+    this.asking = false;
+    /** @type {(() => void) | null} answers the open question no */
+    this.unanswered = null;
+    this.frame = /** @type {HTMLIFrameElement} */ (h("iframe", { className: "mcp-app-frame", title: t("app.title", { name: tool }),
+                               sandbox: "allow-scripts", referrerpolicy: "no-referrer" }));
     this.frame.style.height = `${MIN_HEIGHT * 3}px`;
     this.notice = h("p", { className: "mcp-app-notice", role: "status", hidden: true });
     this.askEl = h("section", { className: "tool-approval mcp-app-ask", hidden: true });
@@ -71,10 +113,10 @@ export class AppView {
     const contents = (await this.core.call("mcp.read_resource", { id: this.serverId, uri: this.uri })).contents ?? [];
     const item = contents.find((c) => c.uri === this.uri) ?? contents[0];
     if (!item || String(item.mimeType ?? "").replace(/\s/g, "").toLowerCase() !== APP_MIME) {
-      throw new AppViewError(t("app.notAView", { uri: this.uri, type: item?.mimeType ?? "nothing" }));
+      throw new AppViewError(t("app.notAView", { uri: this.uri, type: String(item?.mimeType ?? "nothing") }));
     }
-    const html = typeof item.text === "string" ? item.text : decodeBase64(item.blob ?? "");
-    const { policy, refused, unreachable, granted } = viewPolicy(item._meta?.ui?.csp, { local: this.local });
+    const html = typeof item.text === "string" ? item.text : decodeBase64(String(item.blob ?? ""));
+    const { policy, refused, unreachable, granted } = viewPolicy(cspOf(item), { local: this.local });
     this.#say([refused.length ? t("app.refused", { list: refused.join(", ") }) : "",
                unreachable.length ? t("app.private", { list: unreachable.join(", ") }) : ""].filter(Boolean).join(" "));
     this.policy = policy;
@@ -88,15 +130,17 @@ export class AppView {
                         platform: "web" } });
     this.bridge = bridge;
     bridge.oncalltool = (params) => this.#callTool(params);
-    bridge.onreadresource = async ({ uri }) => this.core.call("mcp.read_resource", { id: this.serverId, uri });
+    // The server's answer as it sent it: the core passes MCP's result through.
+    bridge.onreadresource = async ({ uri }) => /** @type {ReadResourceResult} */ (
+      await this.core.call("mcp.read_resource", { id: this.serverId, uri }));
     bridge.onopenlink = async ({ url }) => ((await this.#openLink(url)) ? {} : { isError: true });
     bridge.onmessage = async ({ content }) => {
-      const text = (content ?? []).filter((c) => c.type === "text").map((c) => c.text).join("\n");
+      const text = (content ?? []).flatMap((c) => (c.type === "text" ? [c.text] : [])).join("\n");
       if (text) this.onMessage(text);
       return {};
     };
     bridge.onsizechange = ({ height }) => {
-      if (!Number.isFinite(height)) return;
+      if (height === undefined || !Number.isFinite(height)) return;
       this.height = Math.min(MAX_HEIGHT, Math.max(MIN_HEIGHT, Math.ceil(height)));
       if (!this.asking) this.frame.style.height = `${this.height}px`; // held while a question is open
     };
@@ -119,6 +163,7 @@ export class AppView {
     this.frame.src = this.frameURL; // its first message (sandbox-proxy-ready) finds the bridge listening
   }
 
+  /** @param {MessageEvent} event */
   #guard(event) {
     if (event.source !== this.frame.contentWindow || !this.frame.contentWindow) return;
     const now = performance.now();
@@ -143,6 +188,10 @@ export class AppView {
         : t("app.flooded", { count: FLOOD_LIMIT }));
   }
 
+  /**
+   * @param {{name: string, arguments?: Record<string, unknown>}} params
+   * @returns {Promise<CallToolResult>}
+   */
   async #callTool({ name, arguments: args = {} }) {
     const { policy, trusted } = this.policyFor();
     try {
@@ -153,17 +202,22 @@ export class AppView {
           this.askToRun(ev, this).then((decision) =>
             this.core.call("chat.approve", { call_id: ev.call_id, decision }));
         });
-      return result;
+      return /** @type {CallToolResult} */ (result); // the server's, as it sent it (pycore.methods.mcp_apps)
     } catch (err) {
-      return { content: [{ type: "text", text: err.message }], isError: true };
+      return { content: [{ type: "text", text: /** @type {Error} */ (err).message }], isError: true };
     }
   }
 
-  /** Ask the user, on the view, whether the tool call it wants may run: "allow" | "always" | "deny". */
+  /**
+   * Ask the user, on the view, whether the tool call it wants may run: "allow" | "always" | "deny".
+   * @param {ApprovalEvent} ev
+   * @returns {Promise<Decision>}
+   */
   ask(ev) {
-    if (this.asking) return Promise.resolve("deny"); // one question at a time: a view cannot bury the first
+    if (this.asking) return Promise.resolve(/** @type {Decision} */ ("deny")); // one question at a time: a view cannot bury the first
     this.asking = true;
     return new Promise((resolve) => {
+      /** @param {Decision} decision */
       const done = (decision) => {
         this.#doneAsking();
         resolve(decision);
@@ -182,7 +236,11 @@ export class AppView {
     });
   }
 
-  /** An http(s) link the view wants opened: shown with its host, opened only if the user says so. */
+  /**
+   * An http(s) link the view wants opened: shown with its host, opened only if the user says so.
+   * @param {string} url
+   * @returns {Promise<boolean>}
+   */
   #openLink(url) {
     let parsed;
     try {
@@ -193,6 +251,7 @@ export class AppView {
     if (!["https:", "http:"].includes(parsed.protocol) || this.asking) return Promise.resolve(false);
     this.asking = true;
     return new Promise((resolve) => {
+      /** @param {boolean} open */
       const done = (open) => {
         this.#doneAsking();
         if (open) window.open(parsed.href, "_blank", "noopener,noreferrer");
@@ -217,12 +276,16 @@ export class AppView {
     if (this.height) this.frame.style.height = `${this.height}px`; // the size the view asked for last
   }
 
-  /** The view cannot be shown: why, instead of its frame. */
+  /**
+   * The view cannot be shown: why, instead of its frame.
+   * @param {string} text
+   */
   fail(text) {
     this.close();
     this.#say(text);
   }
 
+  /** @param {string} text */
   #say(text) {
     this.notice.textContent = text;
     this.notice.hidden = !text;
@@ -239,6 +302,19 @@ export class AppView {
   }
 }
 
+/**
+ * The policy a view's resource declares (`_meta.ui.csp`), as sent.
+ * @param {Record<string, unknown>} item
+ * @returns {Record<string, unknown> | null}
+ */
+function cspOf(item) {
+  /** @type {{ui?: {csp?: unknown}} | undefined} */
+  const meta = /** @type {{ui?: {csp?: unknown}} | undefined} */ (item._meta);
+  const csp = meta?.ui?.csp;
+  return csp && typeof csp === "object" ? /** @type {Record<string, unknown>} */ (csp) : null;
+}
+
+/** @param {string} text */
 function decodeBase64(text) {
   const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
   return new TextDecoder().decode(bytes);

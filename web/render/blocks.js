@@ -15,11 +15,18 @@
  *  Link reference definitions, the one non-local construct left, are handled by the renderer.
  */
 
+/** @typedef {import("marked").Token} Token */
+
+/**
+ * @param {Token[]} tokens
+ * @param {number} end
+ */
 function lastBlockBefore(tokens, end) {
   for (let i = end - 1; i >= 0; i -= 1) if (tokens[i].type !== "space") return i;
   return -1;
 }
 
+/** @param {Token[]} tokens */
 export function openBlockIndex(tokens) {
   let open = lastBlockBefore(tokens, tokens.length);
   const last = tokens[open];

@@ -8,10 +8,17 @@
  * accessible name is the label (so screen readers announce "Copy code").
  */
 
+/** @typedef {{copy: string, copied: string, copyFailed: string}} CodeLabels */
+
+/** @type {CodeLabels} */
 export const DEFAULT_CODE_LABELS = { copy: "Copy code", copied: "Copied", copyFailed: "Copy failed" };
 
 const FEEDBACK_MS = 1500;
 
+/**
+ * @param {ParentNode} root
+ * @param {CodeLabels} [labels]
+ */
 export function addCodeToolbars(root, labels = DEFAULT_CODE_LABELS) {
   for (const pre of root.querySelectorAll("pre")) {
     const code = pre.querySelector("code");
@@ -29,6 +36,10 @@ export function addCodeToolbars(root, labels = DEFAULT_CODE_LABELS) {
   }
 }
 
+/**
+ * @param {HTMLPreElement} pre
+ * @param {CodeLabels} labels
+ */
 function copyButton(pre, labels) {
   const button = document.createElement("button");
   button.type = "button";
@@ -38,7 +49,7 @@ function copyButton(pre, labels) {
   button.addEventListener("click", async () => {
     let text = labels.copied;
     try {
-      await navigator.clipboard.writeText(pre.textContent.replace(/\n$/, ""));  // marked ends code with "\n"
+      await navigator.clipboard.writeText((pre.textContent ?? "").replace(/\n$/, ""));  // marked ends code with "\n"
     } catch {
       text = labels.copyFailed;
     }

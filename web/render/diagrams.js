@@ -27,8 +27,12 @@
 import DOMPurify from "dompurify";
 
 const MAX_SOURCE = 20_000; // characters of diagram source: a bigger one is left as code
+/** @typedef {import("mermaid").Mermaid} Mermaid */
+
+/** @type {Promise<Mermaid> | null} */
 let loading = null;
 let counter = 0;
+/** @type {Set<Promise<void>>} */
 const pending = new Set(); // draws under way (diagramsSettled)
 
 const purifier = DOMPurify(window);
@@ -49,14 +53,16 @@ purifier.addHook("afterSanitizeAttributes", (node) => {
 // CSS properties that are SVG presentation attributes too, kept from mermaid's style attributes as such.
 const PRESENTATION = new Set(["fill", "fill-opacity", "stroke", "stroke-width", "stroke-dasharray", "stroke-opacity",
   "opacity", "text-anchor", "dominant-baseline", "alignment-baseline", "font-size", "font-weight", "font-style"]);
+/** @type {WeakMap<Element, {source: string, dark: boolean}>} */
 const drawn = new WeakMap(); // .md-diagram host -> {source, dark}: to draw it again in another theme
 let queue = Promise.resolve(); // mermaid's settings are global: one drawing at a time
 
+/** @param {ParentNode} root */
 export function renderDiagrams(root) {
   for (const code of root.querySelectorAll?.("pre > code.language-mermaid") ?? []) {
     const block = code.closest(".md-code") ?? code.parentElement;
-    const source = code.textContent;
-    if (source.length > MAX_SOURCE) continue;
+    const source = code.textContent ?? "";
+    if (!block || source.length > MAX_SOURCE) continue; // the selector's <pre> is always there
     const host = document.createElement("div");
     const drawing = paint(host, source).then(() => {
       block.classList.add("md-diagram-frame"); // the same node stays: the renderer keeps a hold on it
@@ -65,7 +71,7 @@ export function renderDiagrams(root) {
       const note = document.createElement("p");
       note.className = "md-diagram-error";
       note.setAttribute("role", "note");
-      note.textContent = `Diagram not drawn: ${String(error?.message ?? error).split("\n")[0].slice(0, 300)}`;
+      note.textContent = `Diagram not drawn: ${String(/** @type {{message?: unknown}} */ (Object(error)).message ?? error).split("\n")[0].slice(0, 300)}`;
       block.append(note); // inside its frame: the blocks around it stay as they are
     });
     track(drawing);
@@ -77,7 +83,9 @@ export async function diagramsSettled() {
   while (pending.size) await Promise.allSettled([...pending]);
 }
 
+/** @param {Promise<void>} drawing */
 function track(drawing) {
+  /** @type {Promise<void>} */
   const settled = drawing.finally(() => pending.delete(settled));
   pending.add(settled);
 }
@@ -104,6 +112,10 @@ function mermaidModule() {
   return loading;
 }
 
+/**
+ * @param {"dark" | "neutral"} theme
+ * @returns {import("mermaid").MermaidConfig}
+ */
 function settings(theme) {
   return {
     startOnLoad: false, securityLevel: "strict", htmlLabels: false, flowchart: { htmlLabels: false },
@@ -113,17 +125,24 @@ function settings(theme) {
   };
 }
 
-/** Draw `source` into `host`'s shadow root, in the page's theme, at the drawing's own size. */
+/**
+ * Draw `source` into `host`'s shadow root, in the page's theme, at the drawing's own size.
+ * @param {Element} host
+ * @param {string} source
+ * @returns {Promise<void>}
+ */
 function paint(host, source) {
   const drawing = queue.then(async () => {
     const mermaid = await mermaidModule();
     const dark = darkTheme();
     mermaid.initialize(settings(dark ? "dark" : "neutral"));
     const { svg, css } = await drawOffscreen(mermaid, `md-diagram-${++counter}`, source);
-    const image = purifier.sanitize(svg).querySelector("svg");
+    // setConfig above made RETURN_DOM_FRAGMENT the default, which DOMPurify's typings cannot see from here.
+    const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (purifier.sanitize(svg)));
+    const image = fragment.querySelector("svg");
     if (!image) throw new Error("mermaid returned no drawing");
     const box = image.viewBox?.baseVal;
-    if (box?.width > 0 && box.height > 0) {
+    if (box && box.width > 0 && box.height > 0) {
       image.setAttribute("width", String(Math.ceil(box.width)));
       image.setAttribute("height", String(Math.ceil(box.height)));
     }
@@ -140,7 +159,10 @@ function paint(host, source) {
   return drawing;
 }
 
-/** A constructed stylesheet (CSSOM: the CSP allows it) of mermaid's CSS, with nothing that loads a file. */
+/**
+ * A constructed stylesheet (CSSOM: the CSP allows it) of mermaid's CSS, with nothing that loads a file.
+ * @param {string} css
+ */
 function sheetOf(css) {
   const sheet = new CSSStyleSheet();
   sheet.replaceSync(css.replace(/@import[^;]*;?/gi, "").replace(/url\((?!\s*#)[^)]*\)/gi, "none"));
@@ -154,52 +176,77 @@ function sheetOf(css) {
  * sheet, so text is measured as it will be shown) and the style attributes of the SVG text it parses
  * again (a browser checks those even in an inert document: the text it serializes has none).
  */
+/**
+ * @param {Mermaid} mermaid
+ * @param {string} id
+ * @param {string} source
+ * @returns {Promise<{svg: string, css: string}>}
+ */
 async function drawOffscreen(mermaid, id, source) {
+  const innerHTML = Object.getOwnPropertyDescriptor(Element.prototype, "innerHTML");
+  const readInner = innerHTML?.get;
+  if (!innerHTML || !readInner) throw new Error("this browser's Element has no innerHTML to read");
   const box = document.createElement("div");
   Object.assign(box.style, { position: "fixed", left: "-100000px", top: "0", width: "1000px", visibility: "hidden" });
   document.body.append(box);
+  /** @type {string[]} */
   const css = [];
+  /** @type {CSSStyleSheet[]} */
   const sheets = []; // ours, added to the page's for the duration
+  /** @param {Node} node */
   const inBox = (node) => box.contains(node);
   // mermaid builds some parts detached and puts them in the box later: those count as the box's too.
+  /** @param {Node} node */
   const mermaids = (node) => inBox(node) || (!node.isConnected && node.ownerDocument === document);
-  /** Whether `node` is a <style> (kept aside: not inserted); <style>s inside it are taken out. */
+  /**
+   * Whether `node` is a <style> (kept aside: not inserted); <style>s inside it are taken out.
+   * @param {Node} node
+   */
   const keptAside = (node) => {
     if (!(node instanceof Element)) return false;
     for (const style of node.localName === "style" ? [node] : node.querySelectorAll("style")) {
-      css.push(style.textContent);
+      const text = style.textContent ?? "";
+      css.push(text);
       style.remove();
-      sheets.push(sheetOf(style.textContent));
-      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheets.at(-1)];
+      const sheet = sheetOf(text);
+      sheets.push(sheet);
+      document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
     }
     return node.localName === "style";
   };
   const { setAttribute } = Element.prototype;
   const { appendChild, insertBefore } = Node.prototype;
-  const innerHTML = Object.getOwnPropertyDescriptor(Element.prototype, "innerHTML");
   Element.prototype.setAttribute = function (name, value) {
-    if (String(name).toLowerCase() === "style" && mermaids(this)) this.style.cssText = String(value);
+    if (String(name).toLowerCase() === "style" && mermaids(this) && hasStyle(this)) this.style.cssText = String(value);
     else setAttribute.call(this, name, value);
   };
-  Node.prototype.appendChild = function (node) {
-    return inBox(this) && keptAside(node) ? node : appendChild.call(this, node);
-  };
-  Node.prototype.insertBefore = function (node, before) {
-    return inBox(this) && keptAside(node) ? node : insertBefore.call(this, node, before);
-  };
+  Node.prototype.appendChild = /** @type {Node["appendChild"]} */ (
+    /** @this {Node} @param {Node} node */ function (node) {
+      return inBox(this) && keptAside(node) ? node : appendChild.call(this, node);
+    });
+  Node.prototype.insertBefore = /** @type {Node["insertBefore"]} */ (
+    /** @this {Node} @param {Node} node @param {Node | null} before */ function (node, before) {
+      return inBox(this) && keptAside(node) ? node : insertBefore.call(this, node, before);
+    });
   Object.defineProperty(Element.prototype, "innerHTML", {
     ...innerHTML,
+    /**
+     * @this {Element}
+     * @returns {string}
+     */
     get() {
-      if (!inBox(this)) return innerHTML.get.call(this);
-      const copy = this.cloneNode(true);
+      if (!inBox(this)) return readInner.call(this);
+      const copy = /** @type {Element} */ (this.cloneNode(true));
       for (const node of copy.querySelectorAll("[style]")) {
         // What SVG can say as an attribute stays (text-anchor centres a label); the purifier checks it.
-        for (const name of node instanceof SVGElement ? node.style : []) {
-          if (PRESENTATION.has(name) && !node.hasAttribute(name)) node.setAttribute(name, node.style.getPropertyValue(name));
+        if (node instanceof SVGElement) {
+          for (const name of node.style) {
+            if (PRESENTATION.has(name) && !node.hasAttribute(name)) node.setAttribute(name, node.style.getPropertyValue(name));
+          }
         }
         node.removeAttribute("style");
       }
-      return innerHTML.get.call(copy);
+      return readInner.call(copy);
     },
   });
   try {
@@ -212,4 +259,13 @@ async function drawOffscreen(mermaid, id, source) {
     document.adoptedStyleSheets = document.adoptedStyleSheets.filter((sheet) => !sheets.includes(sheet));
     box.remove();
   }
+}
+
+/**
+ * Whether `element` has a style declaration to write to (every HTML, SVG and MathML element has).
+ * @param {Element} element
+ * @returns {element is Element & ElementCSSInlineStyle}
+ */
+function hasStyle(element) {
+  return "style" in element;
 }

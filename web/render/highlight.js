@@ -42,13 +42,20 @@ export const LANGUAGES = {
 };
 for (const [name, grammar] of Object.entries(LANGUAGES)) hljs.registerLanguage(name, grammar);
 
+/** @param {string} text */
 export const escapeHtml = (text) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
+/** @param {unknown} language */
 export function isKnownLanguage(language) {
   const name = String(language ?? "").toLowerCase();
   return Boolean(name) && Boolean(hljs.getLanguage(name));
 }
 
+/**
+ * @param {string} text
+ * @param {unknown} language
+ * @returns {{html: string, language: string | null}}
+ */
 export function highlightCode(text, language) {
   const name = String(language ?? "").toLowerCase();
   if (!name || !hljs.getLanguage(name)) return { html: escapeHtml(text), language: null };

@@ -36,6 +36,16 @@ import { MAX_MEDIA_BYTES, MediaError, sniffImage } from "./media_bytes.js";
 
 export const MAX_DATA_URL_CHARS = 2 * 1024 * 1024;
 
+/**
+ * @typedef {{loadImage: (host: string) => string, alwaysLoadImages: (host: string) => string, imageNotShown: string,
+ *   imageFailed: (host: string) => string}} ImageLabels
+ * @typedef {{image?: string, host?: string, removed?: string}} ImageChange   what a policy was told: an image's
+ *   URL loaded once, a host allowed, or a host removed
+ * @typedef {{source: string, alt: string, title: string | null, labels: ImageLabels}} Image   an image as written
+ * @typedef {Image & {url: URL}} RemoteImage   an http(s) image
+ */
+
+/** @type {ImageLabels} */
 export const DEFAULT_IMAGE_LABELS = {
   loadImage: () => "Load this image",
   alwaysLoadImages: (host) => `Always load images from ${host}`,
@@ -43,34 +53,47 @@ export const DEFAULT_IMAGE_LABELS = {
   imageFailed: (host) => `Could not load the image from ${host}`,
 };
 
+/** @param {unknown} host */
 const normalHost = (host) => String(host).trim().toLowerCase();
 
 export class ImagePolicy {
+  /** @type {Set<string>} */
   #hosts;
+  /** @type {Set<string>} */
   #images = new Set(); // hrefs the user loaded one by one: this page only, never persisted
+  /** @type {((hosts: string[]) => void) | undefined} */
   #onChange;
+  /** @type {Set<(change: ImageChange) => void>} */
   #listeners = new Set();
 
+  /**
+   * @param {unknown} [allowedHosts]
+   * @param {(hosts: string[]) => void} [onChange]
+   */
   constructor(allowedHosts = [], onChange = undefined) {
     const saved = Array.isArray(allowedHosts) ? allowedHosts.filter((host) => typeof host === "string") : [];
     this.#hosts = new Set(saved.map(normalHost).filter(Boolean));
     this.#onChange = onChange;
   }
 
+  /** @param {URL} url */
   allows(url) {
     return this.#images.has(url.href) || this.isAllowed(url.host);
   }
 
+  /** @param {string} host */
   isAllowed(host) {
     return this.#hosts.has(normalHost(host));
   }
 
+  /** @param {string} href */
   allowImage(href) {
     if (!href || this.#images.has(href)) return;
     this.#images.add(href);
     this.#tell({ image: href });
   }
 
+  /** @param {string} host */
   allowHost(host) {
     const key = normalHost(host);
     if (!key || this.#hosts.has(key)) return;
@@ -79,6 +102,7 @@ export class ImagePolicy {
     this.#tell({ host: key });
   }
 
+  /** @param {string} host */
   removeHost(host) {
     const key = normalHost(host);
     if (!this.#hosts.delete(key)) return;
@@ -86,6 +110,7 @@ export class ImagePolicy {
     this.#tell({ removed: key });
   }
 
+  /** @param {ImageChange} change */
   #tell(change) {
     for (const listener of [...this.#listeners]) listener(change);
   }
@@ -94,36 +119,50 @@ export class ImagePolicy {
     return [...this.#hosts];
   }
 
+  /**
+   * @param {(change: ImageChange) => void} listener
+   * @returns {() => void}
+   */
   subscribe(listener) {
     this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return () => {
+      this.#listeners.delete(listener);
+    };
   }
 }
 
 // Placeholders waiting for their host to be allowed, per policy: {url, alt, title, labels}.
+/** @type {WeakMap<ImagePolicy, Map<Element, RemoteImage>>} */
 const waiting = new WeakMap();
 
+/** @param {ImagePolicy} policy */
 function placeholdersOf(policy) {
-  let entries = waiting.get(policy);
-  if (!entries) {
-    entries = new Map();
-    waiting.set(policy, entries);
-    policy.subscribe(({ image: href, host }) => {
-      if (!href && !host) return;
-      for (const [element, image] of entries) {
-        if (href ? image.url.href !== href : normalHost(image.url.host) !== host) continue;
-        entries.delete(element);
-        if (element.isConnected) element.replaceWith(loadedImage(image));
-      }
-    });
-  }
+  const known = waiting.get(policy);
+  if (known) return known;
+  /** @type {Map<Element, RemoteImage>} */
+  const entries = new Map();
+  waiting.set(policy, entries);
+  policy.subscribe(({ image: href, host }) => {
+    if (!href && !host) return;
+    for (const [element, image] of entries) {
+      if (href ? image.url.href !== href : normalHost(image.url.host) !== host) continue;
+      entries.delete(element);
+      if (element.isConnected) element.replaceWith(loadedImage(image));
+    }
+  });
   return entries;
 }
 
+/** @param {Map<Element, RemoteImage>} entries */
 function forget(entries) {
   for (const element of entries.keys()) if (!element.isConnected) entries.delete(element);
 }
 
+/**
+ * @param {ParentNode} root
+ * @param {ImagePolicy} policy
+ * @param {ImageLabels} [labels]
+ */
 export function placeImages(root, policy, labels = DEFAULT_IMAGE_LABELS) {
   const images = root.querySelectorAll(`img[${IMAGE_SOURCE_ATTR}]`);
   if (!images.length) return;
@@ -131,7 +170,7 @@ export function placeImages(root, policy, labels = DEFAULT_IMAGE_LABELS) {
   forget(entries);
   for (const img of images) {
     const image = {
-      source: img.getAttribute(IMAGE_SOURCE_ATTR),
+      source: img.getAttribute(IMAGE_SOURCE_ATTR) ?? "", // there: the selector asked for it
       alt: img.getAttribute("alt") ?? "",
       title: img.getAttribute("title"),
       labels,
@@ -140,6 +179,12 @@ export function placeImages(root, policy, labels = DEFAULT_IMAGE_LABELS) {
   }
 }
 
+/**
+ * @param {Image} image
+ * @param {ImagePolicy} policy
+ * @param {Map<Element, RemoteImage>} entries
+ * @returns {Element}
+ */
 function decide(image, policy, entries) {
   let url = null;
   try {
@@ -149,8 +194,8 @@ function decide(image, policy, entries) {
   }
   if (url.protocol === "data:") return dataImage(image);
   if (url.protocol !== "http:" && url.protocol !== "https:") return note(image, image.labels.imageNotShown);
-  image.url = url;
-  if (policy.allows(url)) return loadedImage(image);
+  const remote = Object.assign(image, { url });
+  if (policy.allows(url)) return loadedImage(remote);
   const placeholder = document.createElement("span");
   placeholder.className = "md-image-placeholder";
   const alt = document.createElement("span");
@@ -160,10 +205,15 @@ function decide(image, policy, entries) {
   once.title = url.href; // what one click fetches, for whoever wants to see it first
   const always = button("md-image-always", image.labels.alwaysLoadImages(url.host), () => policy.allowHost(url.host));
   placeholder.append(alt, " ", once, " ", always);
-  entries.set(placeholder, image);
+  entries.set(placeholder, remote);
   return placeholder;
 }
 
+/**
+ * @param {string} className
+ * @param {string} text
+ * @param {() => void} onClick
+ */
 function button(className, text, onClick) {
   const element = document.createElement("button");
   element.type = "button";
@@ -173,6 +223,10 @@ function button(className, text, onClick) {
   return element;
 }
 
+/**
+ * @param {Image} image
+ * @param {string} text
+ */
 function note(image, text) {
   const span = document.createElement("span");
   span.className = "md-image-note";
@@ -180,6 +234,7 @@ function note(image, text) {
   return span;
 }
 
+/** @param {Image} image */
 function imageElement(image) {
   const img = document.createElement("img");
   img.className = "md-image";
@@ -192,6 +247,7 @@ function imageElement(image) {
 
 const DATA_IMAGE = /^data:(image\/(?:png|jpeg|jpg|gif|webp|avif));base64,([A-Za-z0-9+/=]+)$/i;
 
+/** @param {Image} image */
 function dataImage(image) {
   const compact = image.source.replace(/\s+/g, "");
   const match = DATA_IMAGE.exec(compact);
@@ -212,8 +268,13 @@ function dataImage(image) {
 }
 
 // url -> Promise<blob: URL>; an image is fetched once per page however often a block re-renders.
+/** @type {Map<string, Promise<string>>} */
 const fetched = new Map();
 
+/**
+ * @param {string} url
+ * @returns {Promise<string>}
+ */
 async function fetchImage(url) {
   const response = await fetch(url, {
     mode: "cors", credentials: "omit", referrerPolicy: "no-referrer", redirect: "error", cache: "force-cache",
@@ -228,14 +289,16 @@ async function fetchImage(url) {
   return URL.createObjectURL(new Blob([bytes], { type }));
 }
 
+/** @param {RemoteImage} image */
 function loadedImage(image) {
   const img = imageElement(image);
   const key = image.url.href;
-  if (!fetched.has(key)) fetched.set(key, fetchImage(key));
+  const bytes = fetched.get(key) ?? fetchImage(key);
+  fetched.set(key, bytes);
   const failed = () => {
     if (img.isConnected) img.replaceWith(note(image, image.labels.imageFailed(image.url.host)));
   };
-  fetched.get(key).then(
+  bytes.then(
     (objectUrl) => { img.src = objectUrl; },
     (error) => {
       if (!(error instanceof TypeError)) return failed();

@@ -19,21 +19,24 @@ import { sanitizeToFragment } from "./sanitize.js";
 
 export const HIGHLIGHT_MARGIN = "600px 0px";
 
+/** @type {IntersectionObserver | null} */
 let observer = null;
 
+/** @param {Element} code */
 function deferredLanguage(code) {
   if (code.classList.contains("hljs")) return null;
   const language = /\blanguage-([\w+#.-]+)/.exec(code.className)?.[1];
   return language && isKnownLanguage(language) ? language : null;
 }
 
+/** @param {ParentNode} root */
 export function highlightWhenSeen(root) {
   for (const code of root.querySelectorAll("pre > code[class*='language-']")) {
     if (!deferredLanguage(code)) continue;
-    observer ??= new IntersectionObserver((entries) => {
+    observer ??= new IntersectionObserver((entries, watcher) => {
       for (const entry of entries) {
         if (!entry.isIntersecting) continue;
-        observer.unobserve(entry.target);
+        watcher.unobserve(entry.target);
         highlightNow(entry.target);
       }
     }, { rootMargin: HIGHLIGHT_MARGIN });
@@ -41,10 +44,11 @@ export function highlightWhenSeen(root) {
   }
 }
 
+/** @param {Element} code */
 export function highlightNow(code) {
   const language = deferredLanguage(code);
   if (!language) return;
-  const { html, language: name } = highlightCode(code.textContent.replace(/\n$/, ""), language);
+  const { html, language: name } = highlightCode((code.textContent ?? "").replace(/\n$/, ""), language);
   code.replaceChildren(sanitizeToFragment(`${html}\n`));
   code.className = `hljs language-${name}`;
 }

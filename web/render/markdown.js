@@ -64,6 +64,14 @@ export { ImagePolicy };
 // second; its stack gives out somewhere past 8 MB of it.
 export const MAX_MARKDOWN_CHARS = 1024 * 1024;
 
+/**
+ * @typedef {{tooLongToFormat: (length: number, limit: number) => string, couldNotFormat: string}} PlainLabels
+ * @typedef {import("./code_blocks.js").CodeLabels & import("./images.js").ImageLabels & PlainLabels} MarkdownLabels
+ * @typedef {{images?: ImagePolicy, labels?: Partial<MarkdownLabels>}} MarkdownOptions
+ * @typedef {{raw: string, nodes: ChildNode[]}} FrozenBlock   a finished block and the nodes it put on the page
+ */
+
+/** @type {PlainLabels} */
 const DEFAULT_PLAIN_LABELS = {
   tooLongToFormat: (length, limit) => `Too long to format (${length.toLocaleString("en")} characters; `
     + `the limit is ${limit.toLocaleString("en")}): shown as plain text.`,
@@ -80,11 +88,20 @@ const UPDATE_BUDGET = 3000;
 const FRAME_UPDATE_INTERVAL_MS = 30;
 const FRAME_UPDATE_COST_RATIO = 5;
 
+/**
+ * @param {Partial<MarkdownLabels>} labels
+ * @returns {MarkdownLabels}
+ */
 function withDefaults(labels) {
   return { ...DEFAULT_CODE_LABELS, ...DEFAULT_IMAGE_LABELS, ...DEFAULT_PLAIN_LABELS, ...labels };
 }
 
-/** HTML from parse.js -> sanitized, decorated fragment ready to insert. Insert it before the next one. */
+/**
+ * HTML from parse.js -> sanitized, decorated fragment ready to insert. Insert it before the next one.
+ * @param {string} html
+ * @param {ImagePolicy} images
+ * @param {MarkdownLabels} labels
+ */
 function toFragment(html, images, labels) {
   const fragment = sanitizeToFragment(html);
   placeImages(fragment, images, labels);
@@ -92,17 +109,27 @@ function toFragment(html, images, labels) {
   return fragment;
 }
 
-/** A fragment's top-level nodes; an empty text node stands in for a block that renders nothing. */
+/**
+ * A fragment's top-level nodes; an empty text node stands in for a block that renders nothing.
+ * @param {DocumentFragment} fragment
+ */
 function nodesOf(fragment) {
   if (!fragment.firstChild) fragment.append(document.createTextNode(""));
   return [...fragment.childNodes];
 }
 
+/** @param {string} text */
 const normalLabel = (text) => text.toLowerCase().replace(/\s+/g, " ");
 
 /**
  * The text as written, under a note saying why: `failed` (rendering threw) or too long. Returns the
- * <pre> (text is added to it as more arrives).
+ * note and the <pre> (text is added to it as more arrives).
+ */
+/**
+ * @param {HTMLElement} container
+ * @param {string} text
+ * @param {MarkdownLabels} labels
+ * @param {boolean} failed
  */
 function showPlain(container, text, labels, failed) {
   const note = document.createElement("p");
@@ -113,9 +140,14 @@ function showPlain(container, text, labels, failed) {
   pre.className = "md-plain";
   pre.textContent = text;
   container.replaceChildren(note, pre);
-  return pre;
+  return { note, pre };
 }
 
+/**
+ * @param {HTMLElement} container
+ * @param {unknown} text
+ * @param {MarkdownOptions} [options]
+ */
 export function renderMarkdown(container, text, { images = new ImagePolicy(), labels = {} } = {}) {
   container.classList.add("markdown");
   container.replaceChildren();
@@ -136,23 +168,36 @@ export function renderMarkdown(container, text, { images = new ImagePolicy(), la
 }
 
 export class StreamRenderer {
+  /** @type {HTMLElement} */
   #container;
+  /** @type {ImagePolicy} */
   #images;
+  /** @type {MarkdownLabels} */
   #labels;
   #source = ""; // all text so far, line endings normalised as marked does
   #endsWithCR = false;
   #committed = 0; // length of #source that lives in finished blocks
+  /** @type {FrozenBlock[]} */
   #blocks = []; // finished blocks: {raw, nodes}
+  /** @type {ChildNode[]} */
   #openNodes = [];
+  /** @type {import("marked").Links} */
   #links = Object.create(null); // reference definitions from finished blocks
+  /** @type {{timer: ReturnType<typeof setTimeout>} | {raf: number} | null} */
   #frame = null;
+  /** @type {MessageChannel | null} */
   #catchUp = null;
   #lexedEnd = 0; // end of the text the last update lexed
   #finished = false;
   #destroyed = false;
   #nextFrameUpdate = 0; // performance.now() before which no frame update runs
+  /** @type {{pre: HTMLPreElement, note: HTMLParagraphElement, failed: boolean, shown: number} | null} */
   #plain = null; // once the text is shown as written: {pre, shown: how much of #source it holds}
 
+  /**
+   * @param {HTMLElement} container
+   * @param {MarkdownOptions} [options]
+   */
   constructor(container, { images = new ImagePolicy(), labels = {} } = {}) {
     this.#container = container;
     container.classList.add("markdown");
@@ -160,6 +205,7 @@ export class StreamRenderer {
     this.#labels = withDefaults(labels);
   }
 
+  /** @param {unknown} delta */
   append(delta) {
     if (this.#finished) throw new Error("StreamRenderer.append() was called after finish()");
     if (this.#destroyed || !delta) return;
@@ -172,6 +218,7 @@ export class StreamRenderer {
     }
   }
 
+  /** @param {string} full */
   setText(full) {
     this.#cancel();
     this.#container.replaceChildren();
@@ -212,6 +259,7 @@ export class StreamRenderer {
     return this.#source;
   }
 
+  /** @param {unknown} delta */
   #take(delta) {
     let text = String(delta);
     if (this.#endsWithCR && text.startsWith("\n")) text = text.slice(1); // "\r" | "\n" split across deltas
@@ -248,13 +296,14 @@ export class StreamRenderer {
 
   #scheduleCatchUp() {
     if (this.#catchUp !== null || this.#destroyed) return;
-    this.#catchUp = new MessageChannel();
-    this.#catchUp.port1.onmessage = () => {
+    const channel = new MessageChannel();
+    this.#catchUp = channel;
+    channel.port1.onmessage = () => {
       this.#catchUp = null;
       if (this.#destroyed || this.#finished) return;
       if (this.#render({ budget: UPDATE_BUDGET, tail: false })) this.#scheduleCatchUp();
     };
-    this.#catchUp.port2.postMessage(null);
+    channel.port2.postMessage(null);
   }
 
   #cancel() {
@@ -272,6 +321,10 @@ export class StreamRenderer {
    * Bring the page up to date with the text (#renderMarkdown), or show the text as written when it is
    * too long to format or formatting it throws. Never throws. Returns whether text is still waiting.
    */
+  /**
+   * @param {{final?: boolean, budget?: number, tail?: boolean}} options
+   * @returns {boolean}
+   */
   #render(options) {
     if (this.#destroyed) return false;
     if (!this.#plain && this.#source.length > MAX_MARKDOWN_CHARS) this.#toPlain(false);
@@ -284,6 +337,7 @@ export class StreamRenderer {
       }
     }
     const plain = this.#plain;
+    if (!plain) return false; // #toPlain above always set it
     if (plain.shown < this.#source.length) {
       plain.pre.append(this.#source.slice(plain.shown));
       plain.shown = this.#source.length;
@@ -292,11 +346,12 @@ export class StreamRenderer {
     return false;
   }
 
+  /** @param {boolean} failed */
   #toPlain(failed) {
     this.#blocks = [];
     this.#openNodes = [];
-    const pre = showPlain(this.#container, this.#source, this.#labels, failed);
-    this.#plain = { pre, note: pre.previousSibling, failed, shown: this.#source.length };
+    const { note, pre } = showPlain(this.#container, this.#source, this.#labels, failed);
+    this.#plain = { pre, note, failed, shown: this.#source.length };
   }
 
   /**
@@ -304,6 +359,7 @@ export class StreamRenderer {
    * the blocks that can no longer change and, when `tail`, render the open rest. Returns whether
    * text is still waiting.
    */
+  /** @param {{final?: boolean, budget?: number, tail?: boolean}} options */
   #renderMarkdown({ final = false, budget = Infinity, tail = true }) {
     const end = final ? this.#source.length : nextWindowEnd(this.#source, this.#committed, this.#lexedEnd, budget);
     this.#lexedEnd = end;
@@ -321,7 +377,7 @@ export class StreamRenderer {
       const frozen = tokens.slice(0, open);
       const block = this.#freeze(frozen.map((token) => token.raw).join(""),
         tokensToHtml(frozen, { deferHighlighting: behind }), collectDefinitions(frozen, Object.create(null)));
-      if (behind) for (const node of block.nodes) if (node.nodeType === Node.ELEMENT_NODE) highlightWhenSeen(node);
+      if (behind) for (const node of block.nodes) if (node instanceof Element) highlightWhenSeen(node);
     }
     if (tail) {
       const fragment = toFragment(tokensToHtml(tokens.slice(open)), this.#images, this.#labels);
@@ -333,13 +389,20 @@ export class StreamRenderer {
     return end < this.#source.length;
   }
 
-  /** Put a finished block on the page for good; its definitions may change earlier blocks. */
+  /**
+   * Put a finished block on the page for good; its definitions may change earlier blocks.
+   * @param {string} raw
+   * @param {string} html
+   * @param {import("marked").Links} defs
+   * @returns {FrozenBlock}
+   */
   #freeze(raw, html, defs) {
     const fragment = toFragment(html, this.#images, this.#labels);
     renderDiagrams(fragment); // a finished block: its diagram is drawn once, here
     const block = { raw, nodes: nodesOf(fragment) };
     this.#container.append(fragment);
     this.#committed += raw.length;
+    /** @type {string[]} */
     const added = [];
     for (const [tag, def] of Object.entries(defs)) {
       if (tag in this.#links) continue;
@@ -351,7 +414,10 @@ export class StreamRenderer {
     return block;
   }
 
-  /** Earlier finished blocks that mention a newly defined label are rendered again with it. */
+  /**
+   * Earlier finished blocks that mention a newly defined label are rendered again with it.
+   * @param {string[]} labels
+   */
   #refreshReferences(labels) {
     for (const block of this.#blocks) {
       const text = normalLabel(block.raw);

@@ -39,6 +39,7 @@ const KATEX_OPTIONS = Object.freeze({
   output: "mathml", throwOnError: true, trust: false, strict: "ignore", maxExpand: 500, maxSize: 50,
 });
 const CACHE_LIMIT = 500;
+/** @type {Map<string, string>} */
 const cache = new Map(); // "d" | "i" + TeX -> HTML, oldest first
 
 // A line break inside a block, but never a blank line (a blank line ends any block).
@@ -57,27 +58,45 @@ const INLINE = [
 ];
 const INLINE_CANDIDATE = /\$|\\[([]/;
 
+/**
+ * A math token as marked's extensions make it: `mathBlock` (a block of its own) or `math` (inline).
+ * @typedef {{type: string, raw: string, text: string, display: boolean}} MathToken
+ */
+
+/**
+ * @param {string} src
+ * @returns {MathToken | undefined}
+ */
 function matchBlock(src) {
   const match = BLOCK_DOLLARS.exec(src) ?? BLOCK_BRACKETS.exec(src);
-  if (!match || !match[1].trim()) return null;
+  if (!match || !match[1].trim()) return undefined; // marked's "no match"
   return { type: "mathBlock", raw: match[0], text: match[1].trim(), display: true };
 }
 
+/**
+ * @param {string} src
+ * @returns {MathToken | undefined}
+ */
 function matchInline(src) {
   for (const { display, pattern } of INLINE) {
     const match = pattern.exec(src);
     if (match && match[1].trim()) return { type: "math", raw: match[0], text: match[1].trim(), display };
   }
-  return null;
+  return undefined;
 }
 
-export function renderMath(token) {
+/** @param {import("marked").Tokens.Generic} generic a token matchBlock or matchInline made */
+export function renderMath(generic) {
+  const token = /** @type {MathToken} */ (generic);
   const kind = token.display ? "math-display" : "math-inline";
   const inner = typeset(token);
   return token.type === "mathBlock" ? `<div class="math ${kind}">${inner}</div>\n` : `<span class="math ${kind}">${inner}</span>`;
 }
 
-/** KaTeX's MathML for the token, or its source and KaTeX's message when KaTeX refuses it. */
+/**
+ * KaTeX's MathML for the token, or its source and KaTeX's message when KaTeX refuses it.
+ * @param {MathToken} token
+ */
 function typeset(token) {
   const key = (token.display ? "d" : "i") + token.text;
   let html = cache.get(key);
@@ -85,11 +104,12 @@ function typeset(token) {
     try {
       html = katex.renderToString(token.text, { ...KATEX_OPTIONS, displayMode: token.display });
     } catch (error) {
-      const message = String(error?.message ?? error).replace(/^KaTeX parse error: /, "");
+      const message = String(/** @type {{message?: unknown}} */ (Object(error)).message ?? error).replace(/^KaTeX parse error: /, "");
       html = `<span class="math-error"><code>${escapeHtml(token.raw.trim())}</code> ` +
         `<span class="math-error-message">${escapeHtml(message)}</span></span>`;
     }
-    if (cache.size >= CACHE_LIMIT) cache.delete(cache.keys().next().value);
+    const oldest = cache.keys().next();
+    if (cache.size >= CACHE_LIMIT && !oldest.done) cache.delete(oldest.value);
   } else {
     cache.delete(key); // most recently used last
   }
@@ -97,12 +117,14 @@ function typeset(token) {
   return html;
 }
 
+/** @type {import("marked").TokenizerAndRendererExtension[]} */
 export const MATH_EXTENSIONS = [
   {
     name: "mathBlock",
     level: "block",
     // Where a block could start, so that it interrupts a paragraph: only where one really does, or
     // the paragraph would be cut in two at a line that merely starts with `$$` (marked's contract).
+    /** @param {string} src */
     start(src) {
       for (const candidate of src.matchAll(BLOCK_CANDIDATE)) {
         const at = candidate.index + 1;
@@ -116,6 +138,7 @@ export const MATH_EXTENSIONS = [
   {
     name: "math",
     level: "inline",
+    /** @param {string} src */
     start(src) {
       const at = src.search(INLINE_CANDIDATE);
       return at < 0 ? undefined : at;
@@ -127,10 +150,16 @@ export const MATH_EXTENSIONS = [
 
 // The text of the inlineTokens() call in progress: marked hands the emStrongMask hook only its
 // masked copy, in which `\(` and `\$` have both become "++".
+/** @type {string | null} */
 let inlineSource = null;
 
 /** A marked Lexer whose emphasis search sees math spans as opaque (with maskMathForEmphasis). */
 export class MathAwareLexer extends Lexer {
+  /**
+   * @param {string} src
+   * @param {import("marked").Token[]} [tokens]
+   * @returns {import("marked").Token[]}
+   */
   inlineTokens(src, tokens) {
     const outer = inlineSource;
     inlineSource = src;
@@ -148,6 +177,7 @@ export class MathAwareLexer extends Lexer {
  * does not close the emphasis inside the math. Math starts where the copy still has the `$`, or
  * "++" for `\(`/`\[` (an escape outside code), exactly where the tokenizer will find it.
  */
+/** @param {string} masked */
 export function maskMathForEmphasis(masked) {
   const src = inlineSource;
   if (src === null || src.length !== masked.length || !INLINE_CANDIDATE.test(src)) return masked;

@@ -10,6 +10,7 @@
  */
 
 export class MediaError extends Error {
+  /** @param {string} message */
   constructor(message) {
     super(message);
     this.name = "MediaError";
@@ -19,6 +20,11 @@ export class MediaError extends Error {
 /** Largest decoded image or audio we show inline (a 30 MB base64 payload is refused, T-X10). */
 export const MAX_MEDIA_BYTES = 16 * 1024 * 1024;
 
+/**
+ * @param {unknown} text
+ * @param {number} [maxBytes]
+ * @returns {Uint8Array<ArrayBuffer>}
+ */
 export function decodeBase64(text, maxBytes = MAX_MEDIA_BYTES) {
   if (typeof text !== "string") throw new MediaError("the data is not a base64 string");
   const compact = text.replace(/\s+/g, "");
@@ -37,19 +43,27 @@ export function decodeBase64(text, maxBytes = MAX_MEDIA_BYTES) {
   return bytes;
 }
 
+/** @param {number} n */
 export function formatBytes(n) {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
 }
 
+/**
+ * @param {Uint8Array} bytes
+ * @param {(number | null)[]} signature
+ * @param {number} [offset]
+ */
 function startsWith(bytes, signature, offset = 0) {
   if (bytes.length < offset + signature.length) return false;
   return signature.every((byte, i) => byte === null || bytes[offset + i] === byte);
 }
 
+/** @param {string} text */
 const ascii = (text) => Array.from(text, (c) => c.charCodeAt(0));
 
+/** @param {Uint8Array} bytes */
 export function sniffImage(bytes) {
   if (startsWith(bytes, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "image/png";
   if (startsWith(bytes, [0xff, 0xd8, 0xff])) return "image/jpeg";
@@ -60,6 +74,7 @@ export function sniffImage(bytes) {
   return null;
 }
 
+/** @param {Uint8Array} bytes */
 export function sniffAudio(bytes) {
   if (startsWith(bytes, ascii("RIFF")) && startsWith(bytes, ascii("WAVE"), 8)) return "audio/wav";
   if (startsWith(bytes, ascii("ID3")) || (bytes.length > 1 && bytes[0] === 0xff && (bytes[1] & 0xe0) === 0xe0)) {
@@ -72,8 +87,13 @@ export function sniffAudio(bytes) {
   return null;
 }
 
-/** True when a declared MIME type and the sniffed one name the same format. */
+/**
+ * True when a declared MIME type and the sniffed one name the same format.
+ * @param {unknown} declared
+ * @param {string | null} sniffed
+ */
 export function sameFormat(declared, sniffed) {
+  /** @param {unknown} type */
   const normal = (type) => String(type ?? "").toLowerCase().split(";")[0].trim()
     .replace("image/jpg", "image/jpeg").replace("audio/mp3", "audio/mpeg").replace("audio/x-wav", "audio/wav")
     .replace("audio/wave", "audio/wav").replace("audio/x-flac", "audio/flac").replace("audio/m4a", "audio/mp4")

@@ -26,6 +26,12 @@ import { openBlockIndex } from "./blocks.js";
 import { escapeHtml, highlightCode, isKnownLanguage } from "./highlight.js";
 import { MATH_EXTENSIONS, maskMathForEmphasis, MathAwareLexer } from "./math.js";
 
+/**
+ * @typedef {import("marked").Token} Token
+ * @typedef {import("marked").TokensList} TokensList
+ * @typedef {import("marked").Links} Links   link reference definitions by label
+ */
+
 const CLASS_SAFE_LANGUAGE = /^[\w+#.-]{1,40}$/;
 
 let deferring = false; // set only for the duration of one tokensToHtml() call
@@ -41,7 +47,7 @@ const markdown = new Marked({
   renderer: {
     html: ({ text }) => escapeHtml(text), // none are made (above); were one made, it is text too
     code({ text, lang }) {
-      const requested = /^\S*/.exec(lang ?? "")[0];
+      const requested = /^\S*/.exec(lang ?? "")?.[0] ?? ""; // always matches (possibly empty)
       if (deferring && isKnownLanguage(requested)) {
         return `<pre><code class="language-${requested.toLowerCase()}">${escapeHtml(text.replace(/\n$/, ""))}\n</code></pre>\n`;
       }
@@ -55,12 +61,22 @@ const markdown = new Marked({
 });
 const OPTIONS = markdown.defaults;
 
+/**
+ * @param {string} text
+ * @param {Links} knownLinks
+ * @returns {TokensList}
+ */
 export function lex(text, knownLinks) {
   const lexer = new MathAwareLexer(OPTIONS);
   Object.assign(lexer.tokens.links, knownLinks);
   return lexer.lex(text);
 }
 
+/**
+ * @param {Token[]} tokens
+ * @param {{deferHighlighting?: boolean}} [options]
+ * @returns {string}
+ */
 export function tokensToHtml(tokens, { deferHighlighting = false } = {}) {
   deferring = deferHighlighting;
   try {
@@ -70,7 +86,12 @@ export function tokensToHtml(tokens, { deferHighlighting = false } = {}) {
   }
 }
 
-/** Link reference definitions found in tokens, nested ones included (first definition wins). */
+/**
+ * Link reference definitions found in tokens, nested ones included (first definition wins).
+ * @param {Token[]} tokens
+ * @param {Links} into
+ * @returns {Links}
+ */
 export function collectDefinitions(tokens, into) {
   for (const token of tokens) {
     if (token.type === "def") {
@@ -78,7 +99,7 @@ export function collectDefinitions(tokens, into) {
     } else if (token.type === "list") {
       for (const item of token.items) collectDefinitions(item.tokens, into);
     } else if (token.type === "blockquote") {
-      collectDefinitions(token.tokens, into);
+      collectDefinitions(token.tokens ?? [], into);
     }
   }
   return into;
@@ -87,6 +108,12 @@ export function collectDefinitions(tokens, into) {
 /**
  * The end of the text an update lexes when it may take at most `budget` characters beyond `limit`
  * (the end lexed last time; `from` is where lexing starts): cut at a line end when one is near.
+ */
+/**
+ * @param {string} text
+ * @param {number} from
+ * @param {number} limit
+ * @param {number} budget
  */
 export function nextWindowEnd(text, from, limit, budget) {
   let end = text.length;
@@ -98,7 +125,11 @@ export function nextWindowEnd(text, from, limit, budget) {
   return end;
 }
 
-/** How many leading tokens can be frozen: blocks.js's rule, and no definition still being written. */
+/**
+ * How many leading tokens can be frozen: blocks.js's rule, and no definition still being written.
+ * @param {TokensList} tokens
+ * @param {Links} links
+ */
 export function finishedPrefix(tokens, links) {
   const open = openBlockIndex(tokens);
   // A definition still being written must not leak into blocks we are about to freeze.

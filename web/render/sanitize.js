@@ -93,7 +93,10 @@ purifier.setConfig({
   RETURN_DOM_FRAGMENT: true,
 }); // once: sanitize() then skips re-reading the configuration on every update
 
-/** An absolute http(s)/mailto URL as a normalised string, or null for anything else. */
+/**
+ * An absolute http(s)/mailto URL as a normalised string, or null for anything else.
+ * @param {string | null | undefined} raw
+ */
 export function safeLinkHref(raw) {
   if (!raw) return null;
   let url;
@@ -105,9 +108,14 @@ export function safeLinkHref(raw) {
   return LINK_PROTOCOLS.has(url.protocol) ? url.href : null;
 }
 
-/** Sanitize `html` into a fragment ready to insert: unsafe parts gone, unlinked anchors unwrapped. */
+/**
+ * Sanitize `html` into a fragment ready to insert: unsafe parts gone, unlinked anchors unwrapped.
+ * @param {string} html
+ * @returns {DocumentFragment}
+ */
 export function sanitizeToFragment(html) {
-  const fragment = purifier.sanitize(html);
+  // setConfig above made RETURN_DOM_FRAGMENT the default, which DOMPurify's typings cannot see from here.
+  const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (purifier.sanitize(html)));
   for (const anchor of fragment.querySelectorAll("a:not([href])")) anchor.replaceWith(...anchor.childNodes);
   return fragment;
 }

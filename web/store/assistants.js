@@ -28,6 +28,18 @@
  *     interpreter          true: the model may run Python in the code interpreter (web/sandbox/), the `python` tool
  */
 
+/**
+ * @typedef {{id: string, name: string, system: string, profile_id: string | null, model: string | null,
+ *   temperature: number | null, max_tokens: number | null, reasoning: AssistantReasoning,
+ *   tools: {mcp: "all" | string[], python: boolean}, limits: {max_steps: number | null, token_budget: number | null},
+ *   focus: boolean | null, interpreter: boolean, builtin: boolean, updated: number}} Assistant
+ * @typedef {null | {effort: string} | {budget_tokens: number | null}} AssistantReasoning
+ * @typedef {{[K in keyof Assistant]?: unknown} & {reasoning?: {effort?: unknown, budget_tokens?: unknown} | null | "",
+ *   tools?: {mcp?: unknown, python?: unknown} | null, limits?: {max_steps?: unknown, token_budget?: unknown} | null}}
+ *   AssistantFields   an assistant as given (a form, an imported file): normalizeAssistant checks every field
+ * @typedef {{assistant: Assistant, clash: Assistant | null, skip?: boolean}} ImportPlanItem
+ */
+
 export const ASSISTANTS_FORMAT = "orizuru.assistants";
 export const EFFORTS = Object.freeze(["low", "medium", "high"]);
 
@@ -56,28 +68,38 @@ export const BUILTIN_ASSISTANTS = Object.freeze([
 const BUILTIN_IDS = new Set(BUILTIN_ASSISTANTS.map((a) => a.id));
 
 export class Assistants {
+  /** @param {import("idb").IDBPDatabase} db */
   constructor(db) {
     this.db = db;
   }
 
+  /** @returns {Promise<Assistant[]>} */
   async list() {
-    const stored = new Map((await this.db.getAll("assistants")).map((a) => [a.id, a]));
+    /** @type {Assistant[]} */
+    const all = await this.db.getAll("assistants");
+    const stored = new Map(all.map((a) => [a.id, a]));
     const builtins = BUILTIN_ASSISTANTS.map((a) => stored.get(a.id) ?? a);
     const own = [...stored.values()].filter((a) => !BUILTIN_IDS.has(a.id)).sort((a, b) => a.name.localeCompare(b.name));
     return [...builtins, ...own];
   }
 
+  /**
+   * @param {string} id
+   * @returns {Promise<Assistant | undefined>}
+   */
   async get(id) {
     return (await this.db.get("assistants", id)) ?? BUILTIN_ASSISTANTS.find((a) => a.id === id);
   }
 
+  /** @param {AssistantFields & {id?: string}} fields */
   async save(fields) {
-    const assistant = normalizeAssistant({ id: crypto.randomUUID(), ...fields, builtin: BUILTIN_IDS.has(fields.id),
+    const assistant = normalizeAssistant({ id: crypto.randomUUID(), ...fields, builtin: BUILTIN_IDS.has(String(fields.id)),
                                            updated: Date.now() });
     await this.db.put("assistants", assistant);
     return assistant;
   }
 
+  /** @param {string} id */
   delete(id) {
     return this.db.delete("assistants", id);
   }
@@ -92,28 +114,35 @@ export class Assistants {
    * already here (a built-in's above all) comes in as a copy, with an id of its own and "(imported)" after its name,
    * so an import never replaces anything: `clash` names what it would have replaced.
    */
+  /**
+   * @param {string} text
+   * @returns {Promise<ImportPlanItem[]>}
+   */
   async readImport(text) {
+    /** @type {{format?: unknown, assistants?: unknown} | null} */
     let data;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new Error(`this file is not JSON (${err.message}); choose a file exported from Assistants`, { cause: err });
+      throw new Error(`this file is not JSON (${/** @type {Error} */ (err).message}); choose a file exported from Assistants`, { cause: err });
     }
     if (data?.format !== ASSISTANTS_FORMAT || !Array.isArray(data.assistants)) {
       throw new Error(`this is not an assistants export: expected {"format": "${ASSISTANTS_FORMAT}", "assistants": [...]}`);
     }
-    const checked = data.assistants.map((a, i) => {
+    /** @type {({id?: unknown} & AssistantFields | null)[]} */
+    const given = data.assistants;
+    const checked = given.map((a, i) => {
       try {
         return normalizeAssistant({ ...a, id: crypto.randomUUID(), builtin: false, updated: 0 });
       } catch (err) {
-        throw new Error(`assistants[${i}]: ${err.message}`, { cause: err });
+        throw new Error(`assistants[${i}]: ${/** @type {Error} */ (err).message}`, { cause: err });
       }
     });
     const here = await this.list();
     const ids = new Set(here.map((a) => a.id));
     const names = new Set(here.map((a) => a.name));
     return checked.map((a, i) => {
-      const id = data.assistants[i]?.id;
+      const id = given[i]?.id;
       const clash = here.find((b) => (typeof id === "string" && b.id === id) || b.name === a.name) ?? null;
       if (clash && clash.id === id && sameSettings(clash, a)) return { assistant: clash, clash, skip: true };
       if (!clash) {
@@ -128,7 +157,10 @@ export class Assistants {
     });
   }
 
-  /** What readImport() found, written: every one a new assistant (it never replaces one). */
+  /**
+   * What readImport() found, written: every one a new assistant (it never replaces one).
+   * @param {ImportPlanItem[]} plan
+   */
   async addImported(plan) {
     plan = plan.filter((p) => !p.skip);
     const now = Date.now();
@@ -139,22 +171,32 @@ export class Assistants {
   }
 }
 
-/** Whether two assistants would run the same way (their ids, names and dates aside). */
+/**
+ * Whether two assistants would run the same way (their ids, names and dates aside).
+ * @param {Assistant} a
+ * @param {Assistant} b
+ */
 function sameSettings(a, b) {
-  const settings = ({ id: _i, name: _n, builtin: _b, updated: _u, ...rest }) => JSON.stringify(rest);
+  const settings = (/** @type {Assistant} */ { id: _i, name: _n, builtin: _b, updated: _u, ...rest }) => JSON.stringify(rest);
   return settings(normalizeAssistant(a)) === settings(normalizeAssistant(b));
 }
 
-/** An assistant with every field present and checked; an Error names the first bad field. */
+/**
+ * An assistant with every field present and checked; an Error names the first bad field.
+ * @param {AssistantFields} input
+ * @returns {Assistant}
+ */
 export function normalizeAssistant(input) {
+  /** @type {AssistantFields} */
   const a = { ...DEFAULTS, ...input };
   if (typeof a.name !== "string" || !a.name.trim()) throw new Error("name: an assistant needs a name");
   if (typeof a.system !== "string") throw new Error("system: the system prompt must be text");
-  for (const key of ["profile_id", "model"]) {
+  for (const key of /** @type {const} */ (["profile_id", "model"])) {
     if (a[key] !== null && typeof a[key] !== "string") throw new Error(`${key}: must be text or null`);
   }
   return {
-    id: String(a.id), name: a.name.trim(), system: a.system, profile_id: a.profile_id || null, model: a.model || null,
+    id: String(a.id), name: a.name.trim(), system: a.system,
+    profile_id: /** @type {string | null} */ (a.profile_id) || null, model: /** @type {string | null} */ (a.model) || null,
     temperature: number(a.temperature, "temperature", 0, 2),
     max_tokens: integer(a.max_tokens, "max_tokens", 1),
     reasoning: reasoning(a.reasoning),
@@ -169,13 +211,25 @@ export function normalizeAssistant(input) {
 }
 
 /** The settings of the next turn: the assistant's, each field replaced by the chat's own where it has one. */
+/**
+ * @param {Assistant | null | undefined} assistant
+ * @param {Partial<Assistant> | null} [overrides]
+ * @returns {Assistant}
+ */
 export function effectiveSettings(assistant, overrides = {}) {
   const base = assistant ?? BUILTIN_ASSISTANTS[0];
+  /** @type {Record<string, unknown>} */
   const out = { ...base };
   for (const [key, value] of Object.entries(overrides ?? {})) if (key in DEFAULTS && value !== undefined) out[key] = value;
-  return out;
+  return /** @type {Assistant} */ (out);
 }
 
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @param {number} min
+ * @param {number} max
+ */
 function number(value, field, min, max) {
   if (value === null || value === undefined || value === "") return null;
   const n = Number(value);
@@ -183,6 +237,11 @@ function number(value, field, min, max) {
   return n;
 }
 
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @param {number} min
+ */
 function integer(value, field, min) {
   if (value === null || value === undefined || value === "") return null;
   const n = Number(value);
@@ -190,15 +249,23 @@ function integer(value, field, min) {
   return n;
 }
 
+/**
+ * @param {AssistantFields["reasoning"]} value
+ * @returns {AssistantReasoning}
+ */
 function reasoning(value) {
   if (value === null || value === undefined || value === "") return null;
   if (value.effort !== undefined && value.effort !== null) {
-    if (!EFFORTS.includes(value.effort)) throw new Error(`reasoning.effort: must be one of ${EFFORTS.join(", ")}`);
+    if (typeof value.effort !== "string" || !EFFORTS.includes(value.effort)) throw new Error(`reasoning.effort: must be one of ${EFFORTS.join(", ")}`);
     return { effort: value.effort };
   }
   return { budget_tokens: integer(value.budget_tokens, "reasoning.budget_tokens", 1024) };
 }
 
+/**
+ * @param {AssistantFields["tools"]} value
+ * @returns {Assistant["tools"]}
+ */
 function tools(value) {
   const mcp = value?.mcp ?? "all";
   if (mcp !== "all" && !(Array.isArray(mcp) && mcp.every((id) => typeof id === "string"))) {

@@ -11,15 +11,25 @@
  *   {type: "message", conversation_id, message_id}      added, finished, interrupted
  *   {type: "delta", conversation_id, message_id, event} one streamed event of a reply being written
  *   {type: "import", conversation_ids}
+ * and, delivered here, `remote: true` when another tab posted it.
+ *
+ * @typedef {{type: "conversation", conversation_id: string} | {type: "message", conversation_id: string,
+ *   message_id: string} | {type: "delta", conversation_id: string, message_id: string, event: unknown}
+ *   | {type: "import", conversation_ids: string[]}} Change
+ * @typedef {Change & {remote?: boolean}} ChangeNotice
+ * @typedef {(change: ChangeNotice) => void} ChangeListener
  */
 
 export class ChangeChannel {
+  /** @param {string} dbName */
   constructor(dbName) {
+    /** @type {Set<ChangeListener>} */
     this.listeners = new Set();
     this.channel = typeof BroadcastChannel === "function" ? new BroadcastChannel(`orizuru-store:${dbName}`) : null;
     this.channel?.addEventListener("message", (ev) => this.emit({ ...ev.data, remote: true }));
   }
 
+  /** @param {Change} change */
   post(change) {
     try {
       this.channel?.postMessage(change);
@@ -28,7 +38,10 @@ export class ChangeChannel {
     }
   }
 
-  /** Deliver a change to this tab's own subscribers. */
+  /**
+   * Deliver a change to this tab's own subscribers.
+   * @param {ChangeNotice} change
+   */
   emit(change) {
     for (const cb of this.listeners) {
       try {
@@ -39,9 +52,15 @@ export class ChangeChannel {
     }
   }
 
+  /**
+   * @param {ChangeListener} cb
+   * @returns {() => void}
+   */
   subscribe(cb) {
     this.listeners.add(cb);
-    return () => this.listeners.delete(cb);
+    return () => {
+      this.listeners.delete(cb);
+    };
   }
 
   close() {

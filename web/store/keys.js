@@ -19,6 +19,12 @@
 
 import { fromBase64, toBase64 } from "../files/base64.js";
 
+/**
+ * @typedef {{format: "orizuru.secret", version: 1, kdf: "PBKDF2-SHA256", iterations: number, cipher: "AES-GCM",
+ *   salt: string, iv: string, ciphertext: string}} KeyRecord   an API key encrypted under a passphrase
+ * @typedef {Omit<KeyRecord, "ciphertext">} KeyHeader   what the GCM additional data covers
+ */
+
 // OWASP's 2023 figure for PBKDF2-HMAC-SHA256; well under a second in a current browser.
 export const PBKDF2_ITERATIONS = 600_000;
 export const MIN_ITERATIONS = 100_000; // a record asking for fewer is refused as tampered
@@ -30,11 +36,17 @@ export class WrongPassphraseError extends Error {
   }
 }
 
+/**
+ * @param {unknown} passphrase
+ * @param {unknown} plaintext
+ * @returns {Promise<KeyRecord>}
+ */
 export async function encryptSecret(passphrase, plaintext) {
   if (typeof passphrase !== "string" || passphrase.length === 0) throw new Error("a passphrase is required to save a key");
   if (typeof plaintext !== "string") throw new Error("the secret to encrypt must be a string");
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const iv = crypto.getRandomValues(new Uint8Array(12));
+  /** @type {KeyHeader} */
   const header = { format: "orizuru.secret", version: 1, kdf: "PBKDF2-SHA256", iterations: PBKDF2_ITERATIONS,
     cipher: "AES-GCM", salt: toBase64(salt), iv: toBase64(iv) };
   const key = await deriveKey(passphrase, salt, PBKDF2_ITERATIONS);
@@ -43,6 +55,11 @@ export async function encryptSecret(passphrase, plaintext) {
   return { ...header, ciphertext: toBase64(new Uint8Array(ciphertext)) };
 }
 
+/**
+ * @param {unknown} passphrase
+ * @param {unknown} record
+ * @returns {Promise<string>}
+ */
 export async function decryptSecret(passphrase, record) {
   if (!isKeyRecord(record)) throw new Error("not an encrypted key record (expected format \"orizuru.secret\" version 1)");
   if (record.iterations < MIN_ITERATIONS) throw new WrongPassphraseError();
@@ -57,20 +74,32 @@ export async function decryptSecret(passphrase, record) {
   }
 }
 
+/**
+ * @param {unknown} value
+ * @returns {value is KeyRecord}
+ */
 export function isKeyRecord(value) {
+  if (value === null || typeof value !== "object") return false;
+  const fields = /** @type {Record<string, unknown>} */ (value);
   return (
-    value !== null && typeof value === "object" && value.format === "orizuru.secret" && value.version === 1 &&
-    value.kdf === "PBKDF2-SHA256" && value.cipher === "AES-GCM" && Number.isInteger(value.iterations) &&
-    ["salt", "iv", "ciphertext"].every((k) => typeof value[k] === "string")
+    fields.format === "orizuru.secret" && fields.version === 1 &&
+    fields.kdf === "PBKDF2-SHA256" && fields.cipher === "AES-GCM" && Number.isInteger(fields.iterations) &&
+    ["salt", "iv", "ciphertext"].every((k) => typeof fields[k] === "string")
   );
 }
 
+/**
+ * @param {string} passphrase
+ * @param {Uint8Array<ArrayBuffer>} salt
+ * @param {number} iterations
+ */
 async function deriveKey(passphrase, salt, iterations) {
   const material = await crypto.subtle.importKey("raw", new TextEncoder().encode(passphrase), "PBKDF2", false, ["deriveKey"]);
   return crypto.subtle.deriveKey({ name: "PBKDF2", hash: "SHA-256", salt, iterations }, material,
     { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
 }
 
+/** @param {KeyHeader} header */
 function headerBytes({ format, version, kdf, iterations, cipher, salt, iv }) {
   return new TextEncoder().encode(JSON.stringify([format, version, kdf, iterations, cipher, salt, iv]));
 }
@@ -78,14 +107,21 @@ function headerBytes({ format, version, kdf, iterations, cipher, salt, iv }) {
 // ------------------------------------------------------------ the in-memory key ring
 
 class KeyRing {
+  /** @type {Map<string, string>} */
   #keys = new Map();
+  /**
+   * @param {string} id
+   * @param {unknown} key
+   */
   set(id, key) {
     if (typeof key !== "string" || !key) throw new Error("an API key must be a non-empty string");
     this.#keys.set(id, key);
   }
+  /** @param {string} id */
   get(id) {
     return this.#keys.get(id);
   }
+  /** @param {string} id */
   delete(id) {
     this.#keys.delete(id);
   }
@@ -103,6 +139,7 @@ const REDACTED = "[API key removed]";
 
 /** Every form a key can take in text we write: as is, and JSON-escaped. */
 function secretForms() {
+  /** @type {Set<string>} */
   const forms = new Set();
   for (const key of sessionKeys.values()) {
     if (key.length < 8) continue; // too short to be a key; replacing it would mangle ordinary text
@@ -112,12 +149,14 @@ function secretForms() {
   return [...forms].sort((a, b) => b.length - a.length);
 }
 
+/** @param {unknown} text */
 export function redactSecrets(text) {
   let out = String(text);
   for (const form of secretForms()) out = out.split(form).join(REDACTED);
   return out;
 }
 
+/** @param {unknown} text */
 export function containsSecret(text) {
   const s = String(text);
   return secretForms().some((form) => s.includes(form));

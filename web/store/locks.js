@@ -10,16 +10,38 @@
  *   whenWriterGone(dbName, messageId) -> Promise   resolves once no tab holds the writer lock
  */
 
+/**
+ * @param {string} db
+ * @param {string} id
+ */
 const conversationLock = (db, id) => `orizuru:${db}:conversation:${id}`;
+/**
+ * @param {string} db
+ * @param {string} id
+ */
 const writerLock = (db, id) => `orizuru:${db}:writer:${id}`;
 
+/**
+ * @template T
+ * @param {string} dbName
+ * @param {string} conversationId
+ * @param {() => T | Promise<T>} fn
+ * @returns {Promise<T>}
+ */
 export function withConversationLock(dbName, conversationId, fn) {
   return navigator.locks.request(conversationLock(dbName, conversationId), fn);
 }
 
+/**
+ * @param {string} dbName
+ * @param {string} messageId
+ * @returns {Promise<() => void>}
+ */
 export function holdWriterLock(dbName, messageId) {
   return new Promise((granted, failed) => {
-    let release;
+    /** @type {() => void} */
+    let release = () => {};
+    /** @type {Promise<void>} */
     const held = new Promise((resolve) => (release = resolve));
     navigator.locks
       .request(writerLock(dbName, messageId), () => {
@@ -30,12 +52,20 @@ export function holdWriterLock(dbName, messageId) {
   });
 }
 
+/**
+ * @param {string} dbName
+ * @param {string} messageId
+ */
 export async function isWriterAlive(dbName, messageId) {
   const { held = [] } = await navigator.locks.query();
   const name = writerLock(dbName, messageId);
   return held.some((lock) => lock.name === name);
 }
 
+/**
+ * @param {string} dbName
+ * @param {string} messageId
+ */
 export function whenWriterGone(dbName, messageId) {
   return navigator.locks.request(writerLock(dbName, messageId), () => undefined);
 }

@@ -7,6 +7,10 @@
  * some browsers show a prompt and asking on every visit would nag.
  */
 
+/**
+ * @param {import("idb").IDBPDatabase} db
+ * @returns {Promise<boolean>}
+ */
 export async function requestPersistence(db) {
   const storage = navigator.storage;
   if (!storage?.persist) return false;

@@ -45,6 +45,10 @@ function storage() {
 }
 
 export const prefs = {
+  /**
+   * @param {string} key
+   * @returns {string | null}
+   */
   get(key) {
     try {
       return storage()?.getItem(key) ?? null;
@@ -52,6 +56,10 @@ export const prefs = {
       return null;
     }
   },
+  /**
+   * @param {string} key
+   * @param {unknown} value
+   */
   set(key, value) {
     try {
       storage()?.setItem(key, String(value));
@@ -59,6 +67,12 @@ export const prefs = {
       // full or disabled: the preference lasts for this page only
     }
   },
+  /**
+   * @template T
+   * @param {string} key
+   * @param {T} fallback
+   * @returns {T} the stored value as parsed (trusted to have the fallback's shape), or the fallback
+   */
   getJSON(key, fallback) {
     try {
       return JSON.parse(this.get(key) ?? "null") ?? fallback;
@@ -66,9 +80,14 @@ export const prefs = {
       return fallback; // unreadable: the default is the safe way to be wrong
     }
   },
+  /**
+   * @param {string} key
+   * @param {unknown} value
+   */
   setJSON(key, value) {
     this.set(key, JSON.stringify(value));
   },
+  /** @param {string} key */
   remove(key) {
     try {
       storage()?.removeItem(key);

@@ -19,22 +19,39 @@
 import { isKeyRecord } from "./keys.js";
 import { VENDORS as CATALOGUE } from "../contract.js";
 
+/**
+ * @typedef {{id: string, name: string, vendor: string, base_url: string | null, model: string | null,
+ *   key: import("./keys.js").KeyRecord | null, uses_key: boolean, updated: number}} Profile
+ */
+
 export const VENDORS = Object.freeze(CATALOGUE.map((v) => v.id)); // the core's adapters (pycore.adapters.catalogue())
 
 export class Profiles {
+  /** @param {import("idb").IDBPDatabase} db */
   constructor(db) {
     this.db = db;
   }
 
+  /** @returns {Promise<Profile[]>} */
   async list() {
+    /** @type {Profile[]} */
     const all = await this.db.getAll("profiles");
     return all.sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /**
+   * @param {string} id
+   * @returns {Promise<Profile | undefined>}
+   */
   get(id) {
     return this.db.get("profiles", id);
   }
 
+  /**
+   * @param {{id?: string, name: unknown, vendor: unknown, base_url?: string | null, model?: string | null,
+   *   key?: unknown, uses_key?: boolean} & Record<string, unknown>} fields
+   * @returns {Promise<Profile>}
+   */
   async save({ id = crypto.randomUUID(), name, vendor, base_url = null, model = null, key = null, uses_key = false,
                ...extra }) {
     if ("api_key" in extra || "apiKey" in extra) {
@@ -44,13 +61,14 @@ export class Profiles {
       throw new Error("profile key must be an encrypted key record from encryptSecret(), or null");
     }
     if (typeof name !== "string" || !name.trim()) throw new Error("a profile needs a name");
-    if (!VENDORS.includes(vendor)) throw new Error(`unknown vendor ${JSON.stringify(vendor)}; expected one of ${VENDORS.join(", ")}`);
+    if (typeof vendor !== "string" || !VENDORS.includes(vendor)) throw new Error(`unknown vendor ${JSON.stringify(vendor)}; expected one of ${VENDORS.join(", ")}`);
     const profile = { id, name: name.trim(), vendor, base_url: base_url || null, model: model || null, key,
                       uses_key: Boolean(uses_key || key), updated: Date.now() };
     await this.db.put("profiles", profile);
     return profile;
   }
 
+  /** @param {string} id */
   delete(id) {
     return this.db.delete("profiles", id);
   }

@@ -16,34 +16,57 @@
  */
 
 export const PROMPTS_FORMAT = "orizuru.prompts";
+/** @typedef {{id: string, name: string, text: string, updated: number}} SavedPrompt */
+
 const VARIABLE = /\{\{\s*([\p{L}\p{N}_-]+)\s*\}\}/gu;
 
+/**
+ * @param {unknown} text
+ * @returns {string[]}
+ */
 export function variablesOf(text) {
   return [...new Set([...String(text).matchAll(VARIABLE)].map((m) => m[1]))];
 }
 
 /** Values are looked up as the object's own text only: {{__proto__}} or {{constructor}} never reach an object's
  *  internals (an imported prompt may name anything). */
+/**
+ * @param {unknown} text
+ * @param {Record<string, unknown> | null | undefined} values
+ */
 export function fillPrompt(text, values) {
-  const own = (name) => (Object.hasOwn(values ?? {}, name) && typeof values[name] === "string" ? values[name] : "");
+  /** @param {string} name */
+  const own = (name) => {
+    const value = values && Object.hasOwn(values, name) ? values[name] : undefined;
+    return typeof value === "string" ? value : "";
+  };
   return String(text).replace(VARIABLE, (_, name) => own(name));
 }
 
 export class Prompts {
+  /** @param {import("idb").IDBPDatabase} db */
   constructor(db) {
     this.db = db;
   }
 
+  /** @returns {Promise<SavedPrompt[]>} */
   async list() {
-    return (await this.db.getAll("prompts")).sort((a, b) => a.name.localeCompare(b.name));
+    /** @type {SavedPrompt[]} */
+    const all = await this.db.getAll("prompts");
+    return all.sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /**
+   * @param {{id?: string, name: unknown, text: unknown}} fields
+   * @returns {Promise<SavedPrompt>}
+   */
   async save({ id = crypto.randomUUID(), name, text }) {
     const prompt = { id, ...checked({ name, text }), updated: Date.now() };
     await this.db.put("prompts", prompt);
     return prompt;
   }
 
+  /** @param {string} id */
   delete(id) {
     return this.db.delete("prompts", id);
   }
@@ -53,24 +76,29 @@ export class Prompts {
     return JSON.stringify({ format: PROMPTS_FORMAT, version: 1, prompts }, null, 1);
   }
 
+  /** @param {string} text */
   async importJSON(text) {
+    /** @type {{format?: unknown, prompts?: unknown} | null} */
     let data;
     try {
       data = JSON.parse(text);
     } catch (err) {
-      throw new Error(`this file is not JSON (${err.message}); choose a file exported from Prompts`, { cause: err });
+      throw new Error(`this file is not JSON (${/** @type {Error} */ (err).message}); choose a file exported from Prompts`, { cause: err });
     }
     if (data?.format !== PROMPTS_FORMAT || !Array.isArray(data.prompts)) {
       throw new Error(`this is not a prompts export: expected {"format": "${PROMPTS_FORMAT}", "prompts": [...]}`);
     }
-    const incoming = data.prompts.map((p, i) => {
+    /** @type {({name?: unknown, text?: unknown} | null)[]} */
+    const given = data.prompts;
+    const incoming = given.map((p, i) => {
       try {
         return checked(p ?? {});
       } catch (err) {
-        throw new Error(`prompts[${i}]: ${err.message}`, { cause: err });
+        throw new Error(`prompts[${i}]: ${/** @type {Error} */ (err).message}`, { cause: err });
       }
     });
     const here = new Map((await this.list()).map((p) => [p.name, p.text]));
+    /** @type {{name: string, text: string}[]} */
     const adding = [];
     let copies = 0;
     for (const p of incoming) {
@@ -91,6 +119,10 @@ export class Prompts {
   }
 }
 
+/**
+ * @param {{name?: unknown, text?: unknown}} fields
+ * @returns {{name: string, text: string}}
+ */
 function checked({ name, text }) {
   if (typeof name !== "string" || !name.trim()) throw new Error("name: a prompt needs a name");
   if (/\s/.test(name.trim())) throw new Error("name: one word, as it is typed after / (e.g. review-code)");

@@ -13,7 +13,7 @@ export async function registerServiceWorker({ url = "sw.js" } = {}) {
   try {
     return await navigator.serviceWorker.register(new URL(url, document.baseURI), { scope: "./", type: "classic" });
   } catch (err) {
-    console.warn(`offline support is off: the service worker did not register (${err.message})`);
+    console.warn(`offline support is off: the service worker did not register (${err instanceof Error ? err.message : err})`);
     return null;
   }
 }

@@ -21,15 +21,28 @@
  * Only that shape is touched: an empty reply anywhere else (Stop before the first byte) stays as it is.
  */
 
+/**
+ * @typedef {Omit<import("./tree.js").TreeMessage, "parts"> & {parts: import("../types/contract").Part[],
+ *   status?: string, error?: unknown}} RepairMessage   what a repair reads of a stored message
+ */
+/**
+ * @template {RepairMessage} M
+ * @param {{current_leaf?: string | null} | null | undefined} conversation
+ * @param {M[]} messages
+ * @returns {{messages: M[], currentLeaf: string | null, moved: M[], removed: string[]} | null}
+ */
 export function planRepair(conversation, messages) {
   const byId = new Map(messages.map((m) => [m.id, m]));
   const kids = childrenIndex(messages);
+  /** @type {Map<string, string | null>} */
   const parentOf = new Map(messages.map((m) => [m.id, m.parent_id ?? null]));
+  /** @type {Set<string>} */
   const removed = new Set();
+  /** @type {Map<string, string>} */
   const movedTo = new Map(); // message id -> its new parent id
   for (const msg of messages) {
     if (!isEmptyStep(msg)) continue;
-    const results = resultsBeside(byId.get(msg.parent_id), kids);
+    const results = resultsBeside((msg.parent_id ? byId.get(msg.parent_id) : undefined), kids);
     if (!results) continue;
     removed.add(msg.id);
     for (const child of kids.get(msg.id) ?? []) {
@@ -43,7 +56,7 @@ export function planRepair(conversation, messages) {
     .map((m) => (movedTo.has(m.id) ? { ...m, parent_id: movedTo.get(m.id) } : m));
   const after = childrenIndex(repaired);
   let leaf = conversation?.current_leaf ?? null;
-  if (leaf && removed.has(leaf)) leaf = parentOf.get(leaf);
+  if (leaf && removed.has(leaf)) leaf = parentOf.get(leaf) ?? null;
   for (let next = newest(after.get(leaf)); leaf && next; next = newest(after.get(leaf))) leaf = next.id;
   return {
     messages: repaired,
@@ -53,31 +66,49 @@ export function planRepair(conversation, messages) {
   };
 }
 
+/** @param {RepairMessage} msg */
 function isEmptyStep(msg) {
   return msg.role === "assistant" && Array.isArray(msg.parts) && msg.parts.length === 0 && !msg.error &&
     (msg.status === "interrupted" || msg.status === "complete");
 }
 
 /** The tool-results message that answers `call`'s tool calls (the newest, if there are several). */
+/**
+ * @template {RepairMessage} M
+ * @param {M | undefined} call
+ * @param {Map<string | null, M[]>} kids
+ */
 function resultsBeside(call, kids) {
   if (call?.role !== "assistant") return null;
-  const ids = new Set(call.parts.filter((p) => p.type === "tool_call").map((p) => p.id));
+  const ids = new Set(call.parts.flatMap((p) => (p.type === "tool_call" ? [p.id] : [])));
   if (!ids.size) return null;
   const results = (kids.get(call.id) ?? []).filter((m) => m.role === "user" && m.parts.length > 0 &&
-    m.parts.every((p) => p.type === "tool_result") && m.parts.some((p) => ids.has(p.call_id)));
+    m.parts.every((p) => p.type === "tool_result") && m.parts.some((p) => p.type === "tool_result" && ids.has(p.call_id)));
   return newest(results);
 }
 
+/**
+ * @template {RepairMessage} M
+ * @param {M[]} messages
+ * @returns {Map<string | null, M[]>} parent id -> its children
+ */
 function childrenIndex(messages) {
+  /** @type {Map<string | null, M[]>} */
   const kids = new Map();
   for (const m of messages) {
     const key = m.parent_id ?? null;
-    if (!kids.has(key)) kids.set(key, []);
-    kids.get(key).push(m);
+    const list = kids.get(key) ?? [];
+    list.push(m);
+    kids.set(key, list);
   }
   return kids;
 }
 
+/**
+ * @template {RepairMessage} M
+ * @param {M[] | undefined} list
+ * @returns {M | null}
+ */
 function newest(list) {
   if (!list?.length) return null;
   return list.reduce((a, b) => ((b.created ?? 0) >= (a.created ?? 0) ? b : a));

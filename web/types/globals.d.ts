@@ -1,0 +1,6 @@
+// Ambient declarations the page and its workers add to the platform's globals. Each block names who owns it.
+
+// --- h4: the service worker and the core's worker ---------------------------------------------------------
+/** The line build.py writes at the top of dist/sw.js: the build's hash and every file to precache. */
+declare var ORIZURU_BUILD: { version: string, precache: string[] } | undefined;
+// --- end h4 -----------------------------------------------------------------------------------------------
