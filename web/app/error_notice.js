@@ -15,6 +15,16 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { vendorLabel } from "./vendors.js";
 
+/**
+ * What a caught error says (`err.message`), for a value a catch gives as unknown.
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function messageOf(err) {
+  if (typeof err === "object" && err !== null && "message" in err) return String(err.message);
+  return String(err);
+}
+
 /** HTTP statuses whose fix is in Settings (the key, the model name, the Base URL), and the field it is typed in. */
 /** @type {Record<number, string | undefined>} */
 const SETTINGS_STATUSES = { 401: "error.auth", 403: "error.forbidden", 404: "error.notFound" };
@@ -22,13 +32,13 @@ const SETTINGS_STATUSES = { 401: "error.auth", 403: "error.forbidden", 404: "err
 const SETTINGS_FIELDS = { 401: "api-key", 403: "api-key", 404: "model" };
 
 /**
- * @typedef {import("../types/contract").RunError} RunError
+ * @typedef {import("../types/contract").ErrorInfo} ErrorInfo
  * @typedef {{headline: string, said?: string, causes: string[], technical?: string, action: "retry" | "settings" | null,
  *   field?: string}} Explained
  */
 
 /**
- * @param {RunError} error
+ * @param {ErrorInfo} error
  * @returns {Explained}
  */
 export function explainError(error) {
@@ -57,7 +67,7 @@ export function explainError(error) {
 }
 
 /**
- * @param {RunError} error
+ * @param {ErrorInfo} error
  * @param {{openSettings?: ((at: {field?: string}) => void) | null, retry?: (() => void) | null}} [actions]
  */
 export function errorNotice(error, { openSettings = null, retry = null } = {}) {

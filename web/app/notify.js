@@ -11,6 +11,8 @@ import { t } from "./i18n.js";
 /**
  * @typedef {{error?: boolean, action?: {label: string, run: () => unknown} | null, timeout?: number,
  *   kind?: string | null}} NoticeOptions
+ * @typedef {(message: string, options?: NoticeOptions & {settings?: boolean}) => void} Notify
+ *   the page's notify (web/main.js): a toast; `settings` adds "Open Settings"
  */
 
 export class Notifier {
