@@ -14,7 +14,7 @@
  *   const bus = new Bus();  const off = bus.on(type, (detail) => …);  bus.emit(type, detail)
  *
  * @typedef {Awaited<ReturnType<import("../store/transcripts.js").Store["createConversation"]>>} Conversation
- * @typedef {Awaited<ReturnType<import("../store/profiles.js").Profiles["save"]>>} Profile
+ * @typedef {import("./settings.js").Profile} Profile
  * @typedef {{conversation: Conversation | null, running: boolean, profiles: Profile | null, profile: Profile | null,
  *   attach: {resource: {uri: string, name?: string | null}, parts: import("../types/contract").Part[]},
  *   suggest: string}} BusEvents   each event's detail

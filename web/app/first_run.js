@@ -29,7 +29,7 @@ export class SetupCard {
     this.ready = ready;
     this.onDone = onDone;
     this.values = { vendor: VENDORS[0].id, api_key: "", base_url: "", model: "" };
-    /** @type {{id: string, name?: string}[]} */
+    /** @type {import("../types/contract").ModelEntry[]} */
     this.models = [];
     this.status = h("p", { id: "setup-status", className: "status-line", "aria-live": "polite" });
   }

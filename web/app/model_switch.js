@@ -24,7 +24,7 @@ export class ModelSuggestions {
   #core;
   /** @type {() => boolean} */
   #coreReadyNow;
-  /** @type {() => {provider: import("../types/contract").ProviderParams}} */
+  /** @type {() => import("./settings.js").Target} */
   #target;
   /** @type {Profile | null} */
   #profile = null;
@@ -35,7 +35,7 @@ export class ModelSuggestions {
 
   /**
    * @param {{list: HTMLElement, core: import("../client/orizuru.js").Agent, coreReadyNow: () => boolean,
-   *   target: () => {provider: import("../types/contract").ProviderParams}}} parts
+   *   target: () => import("./settings.js").Target}} parts
    */
   constructor({ list, core, coreReadyNow, target }) {
     this.#list = list;
