@@ -17,7 +17,8 @@ import { Bus } from "./app/bus.js";
 import { Chat } from "./app/chat.js";
 import { ChatSettings } from "./app/chat_settings.js";
 import { PromptLibrary } from "./app/prompt_library.js";
-import { h } from "./app/dom.js";
+import { byId, h } from "./app/dom.js";
+import { messageOf } from "./app/error_notice.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
 import { KeyPrompt } from "./app/key_prompt.js";
@@ -46,24 +47,39 @@ import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 import { PREFS, prefs } from "./store/prefs.js";
 
+/**
+ * @typedef {import("./client/orizuru.js").Agent} Agent
+ * @typedef {import("./store/transcripts.js").Store} Store
+ * @typedef {import("./app/notify.js").Notify} Notify
+ * @typedef {import("./client/orizuru.js").Boot & {pdfWorker: string, mcpAppFrame: string,
+ *   sandbox: {frame: string, worker: string, wheels: string[], tools: string[]}}} PageBoot
+ *   the page's boot.json (build.py): the core's boot, the sandbox's files and the MCP App views' frame
+ * @typedef {ReturnType<typeof codeInterpreter>["interpreter"]} CodeInterpreter
+ * @typedef {{boot: PageBoot, bus: Bus, core: Agent, store: Store, settings: Settings, tools: ToolsPanel,
+ *   interpreter: CodeInterpreter, notify: Notify, readyOrFail: Promise<unknown>}} ChatParts
+ */
+
 // A sign-in popup coming back from an MCP server's authorization server is handed to the page that
 // opened it (web/app/oauth.js) and closes: it never boots a second app.
 if (!handleOAuthRedirect()) await main();
 
 async function main() {
-  const boot = JSON.parse(document.getElementById("boot").textContent);
+  /** @type {PageBoot} */
+  const boot = JSON.parse(byId("boot").textContent ?? "");
   const relayToken = readRelayToken(); // read first: it leaves the address bar at once
   applyTheme(prefs.get(PREFS.theme));
   applyTranslations();
   const bus = new Bus();
   const { core, ready, readyOrFail, coreReadyNow } = startCore(boot);
-  const notifier = new Notifier(document.getElementById("toasts"));
+  const notifier = new Notifier(byId("toasts"));
+  /** @type {Notify} */
   const notify = (message, options = {}) => {
     if (options.settings) Object.assign(options, { action: { label: t("top.openSettings"), run: () => settings.open() },
                                                     error: true, kind: "settings" }); // goes once a profile is in use
     notifier.show(message, options);
   };
-  const store = await openStore({ onError: ({ message }) => notify(message, { error: true, timeout: 0 }) });
+  const store = await openStore({ onError: (/** @type {{message: string}} */ { message }) =>
+    notify(message, { error: true, timeout: 0 }) });
   const settings = new Settings({ core, keys, notify, profiles: store.profiles, coreReadyNow,
                                   onChange: (profile) => bus.emit("profiles", profile) });
   const { interpreter } = codeInterpreter(boot, notify);
@@ -74,15 +90,15 @@ async function main() {
   const { chat, assistant } = makeChat(parts);
   const sidebar = new Sidebar({ store, chat, notify, validateFocus: focusValidator(core, readyOrFail) });
   const router = new Router({ store, chat, notify });
-  const library = new PromptLibrary({ store, notify, draft: () => document.getElementById("message").value });
+  const library = new PromptLibrary({ store, notify, draft: () => byId("message", HTMLTextAreaElement).value });
   assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
   const composer = new Composer({
     chat, notify, onNewChat: () => sidebar.newChat(),
     prompts: () => [...library.slashPrompts(), ...tools.prompts()],
     getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
   });
-  const setup = new SetupCard({ element: document.getElementById("setup-card"), settings, ready: readyOrFail,
-                                onDone: () => document.getElementById("message").focus() });
+  const setup = new SetupCard({ element: byId("setup-card"), settings, ready: readyOrFail,
+                                onDone: () => byId("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
   const sync = new SyncSettings({ element: document.getElementById("sync-settings"), store, notify });
@@ -92,14 +108,20 @@ async function main() {
   await sync.load(); // after the first screen: a sync on from before runs behind it
 }
 
-/** The core (Python in a worker) through the same library any page can embed (web/client/orizuru.js). */
+/**
+ * The core (Python in a worker) through the same library any page can embed (web/client/orizuru.js).
+ * @param {PageBoot} boot
+ */
 function startCore(boot) {
-  const status = new CoreStatus({ text: document.getElementById("core-status-text"),
-                                  progress: document.getElementById("core-progress"), root: document.documentElement });
+  const status = new CoreStatus({ text: byId("core-status-text"), progress: byId("core-progress", HTMLProgressElement),
+                                  root: document.documentElement });
+  /** @type {Record<string, ((...data: unknown[]) => void) | undefined>} */
+  const logs = { debug: console.debug, info: console.info, warn: console.warn, error: console.error,
+                 log: console.log };
   const core = createAgent({
     boot, site: document.baseURI,
     onStage: (stage, detail) => status.stage(stage, detail),
-    onLog: (level, message) => (console[level] ?? console.log)(`[core] ${message}`),
+    onLog: (level, message) => (logs[level] ?? console.log)(`[core] ${message}`),
   });
   const ready = core.ready.then((info) => (status.ready(info), info));
   const readyOrFail = ready.catch((err) => {
@@ -114,9 +136,14 @@ function startCore(boot) {
  * The code interpreter (web/sandbox/): its code and its sandbox load when the model first runs code or the user's
  * Python tools are first defined or called. Its package hosts (none by default) are chosen in Settings.
  */
+/**
+ * @param {PageBoot} boot
+ * @param {Notify} notify
+ */
 function codeInterpreter(boot, notify) {
+  /** @type {Promise<import("./sandbox/interpreter.js").Interpreter> | null} */
   let sandbox = null;
-  const packages = new PackageHosts({ element: document.getElementById("package-hosts"),
+  const packages = new PackageHosts({ element: byId("package-hosts"),
                                       onChange: (value) => sandbox?.then((s) => s.configure(value)) });
   const load = () => (sandbox ??= import("./sandbox/interpreter.js").then(({ Interpreter }) => {
     const made = new Interpreter({ pyodide: boot.pyodide, frameScript: boot.sandbox.frame,
@@ -129,39 +156,56 @@ function codeInterpreter(boot, notify) {
     made.shown(shownConversation);
     return made;
   }));
+  /** @type {string | null} */
   let shownConversation = null; // the conversation on screen: the others' notebooks close once left a while
   const timeoutMs = () => (Number(prefs.get(PREFS.interpreterTimeout)) || 60) * 1000;
+  /**
+   * @typedef {import("./sandbox/interpreter.js").Interpreter} Interpreter
+   * @typedef {Parameters<Interpreter["run"]>[2]} RunOptions
+   * @typedef {Parameters<Interpreter["callTool"]>[3]} CallOptions
+   */
   const interpreter = {
     tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
+    /** @type {(session: string, code: string, options?: RunOptions) => ReturnType<Interpreter["run"]>} */
     run: async (session, code, options) => {
       const result = await (await load()).run(session, code, { ...options, timeoutMs: timeoutMs() });
       if (result.restarted === "closed") notify(t("interpreter.restarted")); // the model reads it in the result
       return result;
     },
+    /** @param {string | null} session */
     shown: (session) => {
       shownConversation = session;
       sandbox?.then((s) => s.shown(session));
     },
     // The user's Python tools (Tools → Python tools) run in a sandbox of their own, never in the core's worker.
+    /** @type {(set: string, source: string) => ReturnType<Interpreter["defineTools"]>} */
     defineTools: async (set, source) => (await load()).defineTools(set, source, { timeoutMs: timeoutMs() }),
+    /** @type {(set: string, source: string) => Promise<unknown>} */
     useTools: (set, source) => load().then((s) => s.useTools(set, source)),
+    /** @type {(set: string, name: string, args: unknown, options?: CallOptions) => ReturnType<Interpreter["callTool"]>} */
     callTool: async (set, name, args, options) => (await load()).callTool(set, name, args, { ...options, timeoutMs: timeoutMs() }),
+    /** @param {string} session */
     warm: (session) => load().then((s) => s.warm(session), () => {}),
+    /** @param {string} session */
     reset: async (session) => sandbox && (await sandbox).reset(session), // nothing to reset before the first run
   };
   return { interpreter };
 }
 
-/** The conversation on screen, with what it draws with: focus memory, the chat's assistant, images, MCP App views. */
+/**
+ * The conversation on screen, with what it draws with: focus memory, the chat's assistant, images, MCP App views.
+ * @param {ChatParts} parts
+ */
 function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify, readyOrFail }) {
   // Remote images (web/render/images.js): the hosts the user chose "Always load images from <host>" for are kept
   // here; a single image the user loads is not kept (it asks again after a reload).
-  const images = new ImagePolicy(prefs.getJSON(PREFS.imageHosts, []), (hosts) => prefs.setJSON(PREFS.imageHosts, hosts));
-  new ImageHostsList({ images, list: document.getElementById("image-hosts"), empty: document.getElementById("image-hosts-none") });
-  const focus = new FocusMemory({ core, store, notify, element: document.getElementById("focus-aside"), t,
-                                  locale: () => language(), classifier: (target) => settings.classifierFor(target),
+  const images = new ImagePolicy(prefs.getJSON(PREFS.imageHosts, []),
+                                 (/** @type {string[]} */ hosts) => prefs.setJSON(PREFS.imageHosts, hosts));
+  new ImageHostsList({ images, list: byId("image-hosts"), empty: byId("image-hosts-none") });
+  const focus = new FocusMemory({ core, store, notify, element: byId("focus-aside"), t, locale: () => language(),
+                                  classifier: (target) => settings.classifierFor(/** @type {import("./app/settings.js").Target} */ (target)),
                                   ready: readyOrFail });
-  const assistant = new ChatSettings({ store, notify, element: document.getElementById("chat-settings-area"),
+  const assistant = new ChatSettings({ store, notify, element: byId("chat-settings-area"),
                                        vendor: () => settings.active?.vendor ?? null,
                                        resetNotebook: (conversationId) => interpreter.reset(conversationId) });
   const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
@@ -170,46 +214,59 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
     samplingLimits: () => tools.samplingLimits(),
     coreReady: readyOrFail,
-    transcript: document.getElementById("transcript"),
-    follow: new ScrollFollower(document.getElementById("transcript"), document.getElementById("jump-latest")),
+    transcript: byId("transcript"),
+    follow: new ScrollFollower(byId("transcript"), byId("jump-latest")),
     provider: () => settings.target(),
     tools: () => tools.runParams(),
-    onAlwaysAllow: (ask) => tools.alwaysAllow(ask),
+    onAlwaysAllow: (/** @type {Parameters<ToolsPanel["alwaysAllow"]>[0]} */ ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
-    apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href, viewOf: (id, tool) => tools.viewOf(id, tool),
-            choicesFor: (id) => tools.choicesFor(id), isLocal: (id) => tools.isLocal(id),
-            suggest: (text) => bus.emit("suggest", text) },
-    onChange: (conversation) => bus.emit("conversation", conversation),
-    onRunning: (running) => bus.emit("running", running),
-    openSettings: (where) => settings.open(where), // a failed reply's: its profile, the field to fix
-    askKey: (profile) => keyPrompt.ask(profile),
+    apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href,
+            viewOf: (/** @type {string} */ id, /** @type {string} */ tool) => tools.viewOf(id, tool),
+            choicesFor: (/** @type {string} */ id) => tools.choicesFor(id),
+            isLocal: (/** @type {string} */ id) => tools.isLocal(id),
+            suggest: (/** @type {string} */ text) => bus.emit("suggest", text) },
+    onChange: (/** @type {import("./app/bus.js").Conversation | null} */ conversation) =>
+      bus.emit("conversation", conversation),
+    onRunning: (/** @type {boolean} */ running) => bus.emit("running", running),
+    // a failed reply's: its profile, the field to fix
+    openSettings: (/** @type {Parameters<Settings["open"]>[0]} */ where) => settings.open(where),
+    askKey: (/** @type {import("./app/settings.js").Profile} */ profile) => keyPrompt.ask(profile),
   });
   // A host removed in Settings: its images go back behind placeholders (a running turn redraws when it ends).
-  images.subscribe(({ removed }) => {
+  images.subscribe((/** @type {{removed?: unknown}} */ { removed }) => {
     if (removed && !chat.running) chat.render();
   });
   return { chat, assistant };
 }
 
-/** focus.validate for an imported focus state, as the sidebar's import needs it. */
+/**
+ * focus.validate for an imported focus state, as the sidebar's import needs it.
+ * @param {Agent} core
+ * @param {Promise<unknown>} readyOrFail
+ */
 function focusValidator(core, readyOrFail) {
-  return async (state) => {
+  return async (/** @type {unknown} */ state) => {
     await readyOrFail;
     try {
-      return (await core.call("focus.validate", { state })).state;
+      return (/** @type {import("./types/contract").FocusExport} */ (await core.call("focus.validate", { state }))).state;
     } catch (err) {
-      throw new Error(err.message, { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
+      throw new Error(messageOf(err), { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
     }
   };
 }
 
-/** Who reacts to what: every part exists by now, so none holds a callback into a part made after it. */
+/**
+ * Who reacts to what: every part exists by now, so none holds a callback into a part made after it.
+ * @param {{bus: Bus, chat: Chat, sidebar: Sidebar, router: Router, composer: Composer, tools: ToolsPanel,
+ *   assistant: ChatSettings, topBar: TopBar, setup: SetupCard, notifier: Notifier, store: Store,
+ *   interpreter: CodeInterpreter}} parts
+ */
 function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter }) {
   bus.on("conversation", (conversation) => {
     router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
     interpreter.shown(conversation?.id ?? null); // the others' notebooks close once left a while
     sidebar.markActive(conversation?.id ?? null);
-    sidebar.refresh().catch((err) => composer.notify(err.message, { error: true }));
+    sidebar.refresh().catch((err) => composer.notify(messageOf(err), { error: true }));
   });
   bus.on("running", (running) => composer.setRunning(running));
   bus.on("attach", ({ resource, parts }) => composer.attachResource(resource, parts));
@@ -224,7 +281,7 @@ function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar
     if (active) setup.hide();
     else if (document.documentElement.dataset.ui === "ready") setup.show(); // the last profile was deleted: the card again
   });
-  store.subscribe?.((change) => {
+  store.subscribe?.((/** @type {{conversation_id?: string} | null} */ change) => {
     sidebar.refresh().catch(() => {});
     if (change?.conversation_id && change.conversation_id === chat.conversation?.id && !chat.running) {
       chat.refresh().catch(() => {});
@@ -234,17 +291,21 @@ function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar
 
 /** Settings' own controls that belong to no part: the language, the theme, naming new conversations. */
 function settingsControls() {
-  const languageSelect = document.getElementById("language");
+  const languageSelect = byId("language", HTMLSelectElement);
   languageSelect.replaceChildren(...Object.entries(LANGUAGES).map(([code, name]) => h("option", { value: code }, name)));
   languageSelect.value = language();
   languageSelect.addEventListener("change", () => setLanguage(languageSelect.value));
-  themeSelect(document.getElementById("theme"));
-  const autoTitle = document.getElementById("auto-title");
+  themeSelect(byId("theme", HTMLSelectElement));
+  const autoTitle = byId("auto-title", HTMLInputElement);
   autoTitle.checked = prefs.get(PREFS.autoTitle) !== "off";
   autoTitle.addEventListener("change", () => prefs.set(PREFS.autoTitle, autoTitle.checked ? "on" : "off"));
 }
 
-/** What the page reads before it is usable, in order, then the first-run decision. */
+/**
+ * What the page reads before it is usable, in order, then the first-run decision.
+ * @param {{settings: Settings, assistant: ChatSettings, library: PromptLibrary, sidebar: Sidebar, router: Router,
+ *   setup: SetupCard, readyOrFail: Promise<unknown>}} parts
+ */
 async function start({ settings, assistant, library, sidebar, router, setup, readyOrFail }) {
   await settings.load();
   await assistant.load();

@@ -12,18 +12,40 @@
  * A language change has its own channel (i18n.js onLanguageChange): each part redraws itself.
  *
  *   const bus = new Bus();  const off = bus.on(type, (detail) => …);  bus.emit(type, detail)
+ *
+ * @typedef {Awaited<ReturnType<import("../store/transcripts.js").Store["createConversation"]>>} Conversation
+ * @typedef {import("./settings.js").Profile} Profile
+ * @typedef {{conversation: Conversation | null, running: boolean, profiles: Profile | null, profile: Profile | null,
+ *   attach: {resource: {uri: string, name?: string | null}, parts: import("../types/contract").Part[]},
+ *   suggest: string}} BusEvents   each event's detail
+ * @typedef {keyof BusEvents} BusEvent
  */
 
+/** @type {readonly BusEvent[]} */
 export const BUS_EVENTS = Object.freeze(["conversation", "running", "profiles", "profile", "attach", "suggest"]);
 
 export class Bus {
+  /** @type {Map<string, Set<(detail: unknown) => void>>} */
   #listeners = new Map(BUS_EVENTS.map((type) => [type, new Set()]));
 
+  /**
+   * @template {BusEvent} E
+   * @param {E} type
+   * @param {(detail: BusEvents[E]) => void} listener
+   * @returns {() => boolean} stops listening
+   */
   on(type, listener) {
-    this.#known(type).add(listener);
-    return () => this.#listeners.get(type).delete(listener);
+    const listeners = this.#known(type);
+    const held = /** @type {(detail: unknown) => void} */ (listener);
+    listeners.add(held);
+    return () => listeners.delete(held);
   }
 
+  /**
+   * @template {BusEvent} E
+   * @param {E} type
+   * @param {BusEvents[E]} detail
+   */
   emit(type, detail) {
     for (const listener of [...this.#known(type)]) {
       try {
@@ -34,6 +56,10 @@ export class Bus {
     }
   }
 
+  /**
+   * @param {string} type
+   * @returns {Set<(detail: unknown) => void>}
+   */
   #known(type) {
     const listeners = this.#listeners.get(type);
     if (!listeners) throw new Error(`bus: no event named ${JSON.stringify(type)} (known: ${BUS_EVENTS.join(", ")})`);

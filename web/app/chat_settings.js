@@ -18,9 +18,17 @@
 
 import { BUILTIN_ASSISTANTS, EFFORTS, effectiveSettings } from "../store/assistants.js";
 import { PREFS, prefs } from "../store/prefs.js";
-import { download, h } from "./dom.js";
+import { download, find, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { vendorInfo } from "./vendors.js";
+
+/**
+ * @typedef {import("../store/assistants.js").Assistants} AssistantsApi
+ * @typedef {Awaited<ReturnType<AssistantsApi["list"]>>[number]} Assistant
+ * @typedef {Awaited<ReturnType<AssistantsApi["readImport"]>>[number]} ImportPlanned   one assistant a file would add
+ * @typedef {Record<string, unknown>} Overrides   a chat's own changes to its assistant's fields
+ */
 
 const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter"];
 const SHIPPED_NAMES = new Map(BUILTIN_ASSISTANTS.map((a) => [a.id, a.name]));
@@ -30,6 +38,7 @@ const SHIPPED_NAMES = new Map(BUILTIN_ASSISTANTS.map((a) => [a.id, a.name]));
  * "builtin:">) while it has the name it shipped with; the name the user gave it otherwise. Stored names and
  * ids are never translated, so exports and chats refer to the same assistant in any language.
  */
+/** @param {{id: string, name: string} | null | undefined} assistant */
 export function assistantName(assistant) {
   if (!assistant) return "";
   const builtin = SHIPPED_NAMES.get(assistant.id) === assistant.name;
@@ -37,16 +46,28 @@ export function assistantName(assistant) {
 }
 
 export class ChatSettings {
+  /**
+   * @param {{store: import("../store/transcripts.js").Store, element: HTMLElement,
+   *   notify: import("./notify.js").Notify, vendor?: () => string | null,
+   *   resetNotebook?: ((conversationId: string) => Promise<unknown>) | null}} parts
+   */
   constructor({ store, element, notify, vendor = () => null, resetNotebook = null }) {
     onLanguageChange(() => this.render());
-    Object.assign(this, { store, element, notify, vendor, resetNotebook });
+    this.store = store;
+    this.element = element;
+    this.notify = notify;
+    this.vendor = vendor;
+    this.resetNotebook = resetNotebook;
+    /** @type {Assistant[]} */
     this.assistants = [];
     this.assistantId = prefs.get(PREFS.assistant) ?? "builtin:general";
+    /** @type {Overrides} */
     this.overrides = {};
+    /** @type {string | null} */
     this.conversationId = null;
     this.picker = h("select", { id: "assistant-picker", onchange: () => this.#pick(this.picker.value) });
     this.toggle = h("button", { type: "button", className: "chat-settings-toggle", "aria-expanded": "false",
-                                "aria-controls": "chat-settings", onclick: () => this.#open(this.panel.hidden) });
+                                "aria-controls": "chat-settings", onclick: () => this.#open(Boolean(this.panel.hidden)) });
     this.panel = h("div", { id: "chat-settings", className: "chat-settings", role: "group", hidden: true });
     this.changed = h("span", { className: "chat-settings-changed hint", hidden: true });
     this.bar = h("div", { className: "chat-settings-bar" },
@@ -61,6 +82,7 @@ export class ChatSettings {
     this.render();
   }
 
+  /** @param {{id: string, assistant_id?: string | null, overrides?: Overrides | null} | null} conversation */
   async showFor(conversation) {
     this.conversationId = conversation?.id ?? null;
     if (conversation) {
@@ -76,6 +98,7 @@ export class ChatSettings {
     this.render();
   }
 
+  /** @param {string} conversationId */
   async created(conversationId) {
     this.conversationId = conversationId;
     await this.#persist();
@@ -92,7 +115,7 @@ export class ChatSettings {
   // ------------------------------------------------------------------ drawing
 
   render() {
-    this.bar.querySelector(".assistant-label").textContent = t("assistant.label");
+    find(this.bar, ".assistant-label").textContent = t("assistant.label");
     this.picker.replaceChildren(...this.assistants.map((a) => h("option", { value: a.id }, assistantName(a))));
     this.picker.value = this.assistant?.id ?? "";
     this.toggle.textContent = t("assistant.chatSettings");
@@ -102,6 +125,7 @@ export class ChatSettings {
     if (!this.panel.hidden) this.#fillPanel();
   }
 
+  /** @param {boolean} open */
   #open(open) {
     this.panel.hidden = !open;
     this.toggle.setAttribute("aria-expanded", String(open));
@@ -110,21 +134,23 @@ export class ChatSettings {
 
   #fillPanel() {
     const s = this.effective();
-    const info = vendorInfo(this.vendor());
+    const info = vendorInfo(this.vendor() ?? "");
+    /** @type {(id: string, label: string, control: HTMLElement, hint?: string | null) => HTMLElement} */
     const field = (id, label, control, hint = null) =>
       h("div", { className: "row" }, h("label", { for: id }, label), control, hint && h("p", { className: "hint" }, hint));
-    const onInput = (key, read) => (ev) => this.#override(key, read(ev.target));
+    /** @type {(key: string, read: (el: HTMLInputElement) => unknown) => (ev: Event) => void} */
+    const onInput = (key, read) => (ev) => this.#override(key, read(/** @type {HTMLInputElement} */ (ev.target)));
     const system = h("textarea", { id: "cs-system", rows: 4, oninput: onInput("system", (el) => el.value) });
     system.value = s.system;
     const temperature = h("input", { id: "cs-temperature", type: "number", min: 0, max: 2, step: 0.1,
                                      placeholder: t("assistant.vendorDefault"),
                                      disabled: info && info.temperature === false,
                                      oninput: onInput("temperature", (el) => numberOrNull(el.value)) });
-    temperature.value = s.temperature ?? "";
+    temperature.value = String(s.temperature ?? "");
     const maxTokens = h("input", { id: "cs-max-tokens", type: "number", min: 1, step: 1,
                                    placeholder: t("assistant.vendorDefault"),
                                    oninput: onInput("max_tokens", (el) => numberOrNull(el.value)) });
-    maxTokens.value = s.max_tokens ?? "";
+    maxTokens.value = String(s.max_tokens ?? "");
     const rows = [
       field("cs-system", t("assistant.system"), system),
       field("cs-temperature", t("assistant.temperature"), temperature,
@@ -134,7 +160,7 @@ export class ChatSettings {
     if (info?.reasoning === "budget") {
       const budget = h("input", { id: "cs-reasoning", type: "number", min: 1024, step: 1024, placeholder: t("assistant.off"),
                                   oninput: onInput("reasoning", (el) => (el.value ? { budget_tokens: Number(el.value) } : null)) });
-      budget.value = s.reasoning?.budget_tokens ?? "";
+      budget.value = String(s.reasoning?.budget_tokens ?? "");
       rows.push(field("cs-reasoning", t("assistant.thinkingBudget"), budget));
     } else if (info?.reasoning === "effort") {
       const effort = h("select", { id: "cs-reasoning",
@@ -164,6 +190,7 @@ export class ChatSettings {
 
   // ------------------------------------------------------------------ changes
 
+  /** @param {string} id */
   async #pick(id) {
     this.assistantId = id;
     prefs.set(PREFS.assistant, id); // new chats start from the assistant picked last
@@ -172,11 +199,17 @@ export class ChatSettings {
     this.render();
   }
 
+  /**
+   * @param {string} key
+   * @param {unknown} value
+   */
   #override(key, value) {
-    if (JSON.stringify(value) === JSON.stringify(this.assistant?.[key] ?? null)) delete this.overrides[key];
+    /** @type {Record<string, unknown> | null} */
+    const assistant = this.assistant;
+    if (JSON.stringify(value) === JSON.stringify(assistant?.[key] ?? null)) delete this.overrides[key];
     else this.overrides[key] = value;
     this.changed.hidden = !Object.keys(this.overrides).length;
-    this.#persist().catch((err) => this.notify(err.message, { error: true }));
+    this.#persist().catch((err) => this.notify(messageOf(err), { error: true }));
   }
 
   async #persist() {
@@ -189,6 +222,7 @@ export class ChatSettings {
   }
 
   /** "Save as new assistant": its name is asked in a field in place of the buttons (Enter saves, Esc leaves). */
+  /** @param {HTMLElement} actions */
   #askName(actions) {
     const field = h("input", { type: "text", className: "assistant-name", required: true,
                                "aria-label": t("assistant.newName"), value: `${this.assistant?.name ?? ""} 2` });
@@ -211,11 +245,13 @@ export class ChatSettings {
     field.select();
   }
 
+  /** @param {string} name */
   async #saveAsNew(name) {
     const { id: _id, builtin: _b, ...rest } = this.assistant ?? {};
     await this.#save({ ...rest, ...this.#fields(), name });
   }
 
+  /** @param {Record<string, unknown>} fields */
   async #save(fields) {
     try {
       const saved = await this.store.assistants.save(fields);
@@ -227,17 +263,19 @@ export class ChatSettings {
       this.render();
       this.notify(t("assistant.saved", { name: assistantName(saved) }));
     } catch (err) {
-      this.notify(err.message, { error: true });
+      this.notify(messageOf(err), { error: true });
     }
   }
 
   #fields() {
+    /** @type {Record<string, unknown>} */
     const s = this.effective();
     return Object.fromEntries(FIELDS.map((key) => [key, s[key]]));
   }
 
   /** This chat's notebook starts again: the variables its code made are gone. */
   async #resetNotebook() {
+    if (!this.resetNotebook || !this.conversationId) return; // (the button shows only with both)
     await this.resetNotebook(this.conversationId);
     this.notify(t("assistant.notebookReset"));
   }
@@ -264,6 +302,7 @@ export class ChatSettings {
   }
 
   /** What the file would add, shown before anything is written: "Import" adds it all, "Cancel" nothing. */
+  /** @param {ImportPlanned[]} plan */
   #preview(plan) {
     const dialog = h("dialog", { className: "import-preview", "aria-labelledby": "import-preview-title" });
     const add = async () => {
@@ -274,7 +313,7 @@ export class ChatSettings {
         this.render();
         this.notify(t(copies ? "assistant.importedCopies" : "assistant.imported", { count: imported, copies }));
       } catch (err) {
-        this.notify(t("assistant.importFailed", { message: err.message }), { error: true, timeout: 0 });
+        this.notify(t("assistant.importFailed", { message: messageOf(err) }), { error: true, timeout: 0 });
       }
     };
     const adding = plan.filter((p) => !p.skip);
@@ -300,9 +339,10 @@ export class ChatSettings {
     const input = h("input", { type: "file", accept: "application/json,.json", hidden: true });
     input.addEventListener("change", async () => {
       try {
-        this.#preview(await this.store.assistants.readImport(await input.files[0].text()));
+        const file = input.files?.[0];
+        if (file) this.#preview(await this.store.assistants.readImport(await file.text()));
       } catch (err) {
-        this.notify(t("assistant.importFailed", { message: err.message }), { error: true, timeout: 0 });
+        this.notify(t("assistant.importFailed", { message: messageOf(err) }), { error: true, timeout: 0 });
       } finally {
         input.remove();
       }
@@ -312,12 +352,18 @@ export class ChatSettings {
   }
 }
 
-/** What an imported assistant would do, for the reader: its system prompt, tools, interpreter and limits. */
+/**
+ * What an imported assistant would do, for the reader: its system prompt, tools, interpreter and limits.
+ * @param {ImportPlanned} planned
+ */
 function importedSummary({ assistant: a, clash }) {
   const servers = a.tools.mcp === "all" ? t("assistant.importAllServers")
     : a.tools.mcp.length ? a.tools.mcp.join(", ") : t("assistant.importNone");
+  /** @param {unknown} value */
   const onOff = (value) => t(value ? "assistant.importOn" : "assistant.importOff");
+  /** @param {unknown} value */
   const limit = (value) => (value === null ? t("assistant.importDefault") : String(value));
+  /** @type {(label: string, value: string | Node) => HTMLElement[]} */
   const row = (label, value) => [h("dt", {}, label), h("dd", {}, value)];
   return h("li", { className: "import-assistant" },
     h("h3", {}, a.name),
@@ -333,6 +379,7 @@ function importedSummary({ assistant: a, clash }) {
       ...row(t("assistant.maxTokens"), limit(a.max_tokens))));
 }
 
+/** @param {string} value */
 function numberOrNull(value) {
   return value === "" ? null : Number(value);
 }

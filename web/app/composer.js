@@ -24,22 +24,45 @@
 import { readAttachment } from "../files/read.js";
 import { formatBytes } from "../render/media_bytes.js";
 import { fillPrompt } from "../store/prompts.js";
-import { h } from "./dom.js";
+import { byId, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 
+/**
+ * @typedef {import("../types/contract").Part} Part
+ * @typedef {import("../types/contract").DocumentPart} DocumentPart
+ * @typedef {{name: string, description?: string | null, required?: boolean | null}} PromptArgument
+ * @typedef {{name: string, description?: string | null, arguments?: PromptArgument[] | null, serverId?: string,
+ *   text?: string, saved?: boolean}} SlashPrompt   a "/" entry: an MCP server's prompt, or a saved one (`saved`)
+ * @typedef {(serverId: string, name: string, args: Record<string, string>)
+ *   => Promise<import("../types/contract").PromptResult>} GetPrompt
+ * @typedef {{name: string, data: string, mime_type: string}} AttachedImage   its bytes in base64
+ */
+
 export class Composer {
-  constructor({ chat, notify, onNewChat, prompts = () => [], getPrompt = null }) {
-    Object.assign(this, { chat, notify, onNewChat, prompts, getPrompt });
-    this.form = document.getElementById("composer");
-    this.box = document.getElementById("message");
-    this.send = document.getElementById("send");
-    this.stopButton = document.getElementById("stop");
-    this.attachments = document.getElementById("attachments");
-    this.fileInput = document.getElementById("attach-file");
+  /**
+   * @param {{chat: import("./chat.js").Chat, notify: import("./notify.js").Notify, onNewChat: () => void,
+   *   prompts?: () => SlashPrompt[], getPrompt: GetPrompt}} parts
+   */
+  constructor({ chat, notify, onNewChat, prompts = () => [], getPrompt }) {
+    this.chat = chat;
+    this.notify = notify;
+    this.onNewChat = onNewChat;
+    this.prompts = prompts;
+    this.getPrompt = getPrompt;
+    this.form = byId("composer", HTMLFormElement);
+    this.box = byId("message", HTMLTextAreaElement);
+    this.send = byId("send", HTMLButtonElement);
+    this.stopButton = byId("stop", HTMLButtonElement);
+    this.attachments = byId("attachments");
+    this.fileInput = byId("attach-file", HTMLInputElement);
+    /** @type {AttachedImage[]} */
     this.images = []; // {name, data (base64), mime_type}
+    /** @type {DocumentPart[]} */
     this.documents = []; // document parts (files/read.js): text files and PDFs
+    /** @type {{name: string, uri: string, parts: Part[]}[]} */
     this.resources = []; // {name, uri, parts}
-    this.menu = document.getElementById("slash-menu");
+    this.menu = byId("slash-menu");
     this.box.addEventListener("input", () => this.#slashMenu());
     this.form.addEventListener("submit", (ev) => {
       ev.preventDefault();
@@ -59,14 +82,14 @@ export class Composer {
       }
     });
     this.stopButton.addEventListener("click", () => this.chat.stop());
-    document.getElementById("attach").addEventListener("click", () => this.fileInput.click());
+    byId("attach").addEventListener("click", () => this.fileInput.click());
     this.fileInput.addEventListener("change", () => {
-      const files = [...this.fileInput.files];
+      const files = [...(this.fileInput.files ?? [])];
       this.fileInput.value = "";
       this.#addFiles(files);
     });
     this.box.addEventListener("paste", (ev) => this.#paste(ev));
-    this.#dropZone(this.form.closest(".chat"));
+    this.#dropZone(this.form.closest(".chat") ?? this.form);
     document.addEventListener("keydown", (ev) => {
       if (ev.key === "Escape" && this.chat.running && !document.querySelector("dialog[open]")) {
         ev.preventDefault();
@@ -93,7 +116,7 @@ export class Composer {
       outcome = await this.chat.send(this.box.value.trim(), this.images,
                                      [...this.documents, ...this.resources.flatMap((r) => r.parts)]);
     } catch (err) {
-      outcome = { ok: false, reason: err.message };
+      outcome = { ok: false, reason: messageOf(err) };
     } finally {
       this.#sending = false;
       this.box.readOnly = false;
@@ -101,7 +124,8 @@ export class Composer {
       this.form.removeAttribute("aria-busy");
     }
     if (!outcome.ok) {
-      if (outcome.reason) this.notify(outcome.reason, { error: outcome.reason !== t("chat.busy") });
+      const reason = "reason" in outcome ? outcome.reason : null;
+      if (reason) this.notify(reason, { error: reason !== t("chat.busy") });
       return;
     }
     this.box.value = "";
@@ -113,12 +137,17 @@ export class Composer {
   }
 
   #sending = false;
+  /** @type {WeakMap<DocumentPart, number>} */
   #sizes = new WeakMap(); // document part -> its file's size in bytes, shown on its chip
 
   #empty() {
     return !this.box.value.trim() && !this.images.length && !this.documents.length && !this.resources.length;
   }
 
+  /**
+   * @param {{uri: string, name?: string | null}} resource
+   * @param {Part[]} parts
+   */
   attachResource(resource, parts) {
     if (!parts.length) return;
     this.resources.push({ name: resource.name ?? resource.uri, uri: resource.uri, parts });
@@ -127,6 +156,7 @@ export class Composer {
 
   // ------------------------------------------------------------------ slash commands (MCP prompts)
 
+  /** @type {SlashPrompt[]} */
   #options = []; // the prompts the open "/" list shows, in order
   #active = 0; // the highlighted one: Enter takes it
 
@@ -138,14 +168,17 @@ export class Composer {
     this.menu.replaceChildren(h("ul", { role: "listbox", id: "slash-list", "aria-label": t("chat.prompts") },
       prompts.map((p, i) => h("li", { role: "option", id: `slash-option-${i}`, className: "slash-item",
                                       "aria-label": `/${p.name}${p.description ? ` — ${p.description}` : ""}`,
-                                      onmousedown: (ev) => ev.preventDefault(), // the cursor stays in the box
+                                      onmousedown: (/** @type {Event} */ ev) => ev.preventDefault(), // the cursor stays
                                       onclick: () => this.#choose(p) },
         h("code", {}, `/${p.name}`), " ", h("span", { className: "hint" }, p.description ?? "")))));
     this.menu.hidden = false;
     this.#highlight(0);
   }
 
-  /** ArrowUp/Down move the highlight (round the ends), Enter takes it; true when the key was the menu's. */
+  /**
+   * ArrowUp/Down move the highlight (round the ends), Enter takes it; true when the key was the menu's.
+   * @param {KeyboardEvent} ev
+   */
   #menuKey(ev) {
     if (ev.key === "ArrowDown" || ev.key === "ArrowUp") this.#highlight(this.#active + (ev.key === "ArrowDown" ? 1 : -1));
     else if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) this.#choose(this.#options[this.#active]);
@@ -154,7 +187,10 @@ export class Composer {
     return true;
   }
 
-  /** Highlight one option; the box names it (aria-activedescendant), so a screen reader reads it out. */
+  /**
+   * Highlight one option; the box names it (aria-activedescendant), so a screen reader reads it out.
+   * @param {number} index
+   */
   #highlight(index) {
     const items = [...this.menu.querySelectorAll("[role=option]")];
     this.#active = (index + items.length) % items.length;
@@ -174,6 +210,7 @@ export class Composer {
     this.box.removeAttribute("aria-activedescendant");
   }
 
+  /** @param {SlashPrompt} prompt */
   #choose(prompt) {
     this.#forgetOptions(); // the menu now holds the prompt's arguments, or closes
     const args = prompt.arguments ?? [];
@@ -191,8 +228,8 @@ export class Composer {
         h("button", { type: "button", onclick: () => this.#closeMenu() }, t("chat.cancel"))));
     form.addEventListener("submit", (ev) => {
       ev.preventDefault();
-      const values = Object.fromEntries(fields.map((f) => f.querySelector("input")).filter((i) => i.value.trim())
-        .map((i) => [i.name, i.value.trim()]));
+      const inputs = fields.flatMap((f) => [...f.querySelectorAll("input")]);
+      const values = Object.fromEntries(inputs.filter((i) => i.value.trim()).map((i) => [i.name, i.value.trim()]));
       this.#runPrompt(prompt, values);
     });
     this.menu.replaceChildren(form);
@@ -200,6 +237,10 @@ export class Composer {
     form.querySelector("input")?.focus();
   }
 
+  /**
+   * @param {SlashPrompt} prompt
+   * @param {Record<string, string>} args
+   */
   async #runPrompt(prompt, args) {
     if (prompt.saved) { // the prompt library's: its variables filled in, no server involved
       this.#closeMenu();
@@ -208,23 +249,27 @@ export class Composer {
       return;
     }
     try {
-      const { messages } = await this.getPrompt(prompt.serverId, prompt.name, args);
-      const text = messages.map((m) => m.parts.filter((p) => p.type === "text").map((p) => p.text).join("")).filter(Boolean)
-        .join("\n\n");
+      const { messages } = await this.getPrompt(prompt.serverId ?? "", prompt.name, args);
+      const text = messages.map((m) => (m.parts ?? []).map((p) => (p.type === "text" ? p.text : "")).join(""))
+        .filter(Boolean).join("\n\n");
       this.#closeMenu();
       this.box.value = text;
       this.box.focus();
     } catch (err) {
-      this.notify(err.message, { error: true });
+      this.notify(messageOf(err), { error: true });
     }
   }
 
-  /** Put text in the box (a prompt picked from an MCP server). */
+  /**
+   * Put text in the box (a prompt picked from an MCP server).
+   * @param {string} text
+   */
   insert(text) {
     this.box.value = this.box.value ? `${this.box.value}\n${text}` : text;
     this.box.focus();
   }
 
+  /** @param {boolean} running */
   setRunning(running) {
     this.stopButton.hidden = !running;
     this.send.disabled = running;
@@ -233,10 +278,11 @@ export class Composer {
   // ------------------------------------------------------------------ attaching: +, paste, drop
 
   /** Files pasted into the box are attached; text pasted with them (a file's name, a cell's value) still pastes. */
+  /** @param {ClipboardEvent} ev */
   #paste(ev) {
     const files = [...(ev.clipboardData?.files ?? [])];
     if (!files.length) return;
-    if (!ev.clipboardData.types.includes("text/plain")) ev.preventDefault();
+    if (!ev.clipboardData?.types.includes("text/plain")) ev.preventDefault();
     this.#addFiles(files);
   }
 
@@ -245,36 +291,39 @@ export class Composer {
    * drag of anything else (text) is left to the browser. Files dropped elsewhere in the page are refused,
    * so a missed drop never opens the file in place of the app.
    */
+  /** @param {Element} chat */
   #dropZone(chat) {
-    const zone = document.getElementById("drop-zone");
+    const zone = byId("drop-zone");
+    /** @param {DragEvent} ev */
     const hasFiles = (ev) => ev.dataTransfer?.types.includes("Files");
     let depth = 0; // dragenter/dragleave pairs: the drag goes over the chat's children too
     const hide = () => {
       depth = 0;
       zone.hidden = true;
     };
-    chat.addEventListener("dragenter", (ev) => {
+    const over = /** @type {HTMLElement} */ (chat);
+    over.addEventListener("dragenter", (ev) => {
       if (!hasFiles(ev)) return;
       depth += 1;
       zone.hidden = false;
     });
-    chat.addEventListener("dragleave", (ev) => {
+    over.addEventListener("dragleave", (ev) => {
       if (hasFiles(ev) && --depth <= 0) hide();
     });
-    chat.addEventListener("dragover", (ev) => {
-      if (!hasFiles(ev)) return;
+    over.addEventListener("dragover", (ev) => {
+      if (!ev.dataTransfer || !hasFiles(ev)) return;
       ev.preventDefault();
       ev.dataTransfer.dropEffect = "copy";
     });
-    chat.addEventListener("drop", (ev) => {
-      if (!hasFiles(ev)) return;
+    over.addEventListener("drop", (ev) => {
+      if (!ev.dataTransfer || !hasFiles(ev)) return;
       ev.preventDefault();
       hide();
       this.#addFiles([...ev.dataTransfer.files]);
     });
-    for (const type of ["dragover", "drop"]) {
+    for (const type of /** @type {const} */ (["dragover", "drop"])) {
       document.addEventListener(type, (ev) => {
-        if (hasFiles(ev) && !chat.contains(ev.target)) {
+        if (ev.dataTransfer && hasFiles(ev) && !chat.contains(/** @type {Node | null} */ (ev.target))) {
           ev.preventDefault();
           ev.dataTransfer.dropEffect = "none";
         }
@@ -283,17 +332,18 @@ export class Composer {
   }
 
   /** Each file read through files/read.js (its limits and refusals); a refused one says why, the others stay. */
+  /** @param {File[]} files */
   async #addFiles(files) {
     for (const file of files) {
       try {
-        const part = await readAttachment(file);
+        const part = /** @type {import("../types/contract").ImagePart | DocumentPart} */ (await readAttachment(file));
         if (part.type === "image") this.images.push({ name: file.name, mime_type: part.mime_type, data: part.data });
         else {
           this.documents.push(part);
           this.#sizes.set(part, file.size);
         }
       } catch (err) {
-        this.notify(err.message, { error: true, timeout: 0 }); // the others are still attached
+        this.notify(messageOf(err), { error: true, timeout: 0 }); // the others are still attached
       }
       this.#drawAttachments();
     }
@@ -310,7 +360,7 @@ export class Composer {
     const documents = this.documents.map((doc, i) => h("span", { className: "attachment document",
                                                                title: doc.text === undefined ? t("chat.pdfTextOnly") : doc.mime_type },
       h("span", {}, `📄 ${doc.name}`),
-      this.#sizes.has(doc) ? [" ", h("span", { className: "hint" }, formatBytes(this.#sizes.get(doc)))] : null,
+      this.#sizes.has(doc) ? [" ", h("span", { className: "hint" }, formatBytes(this.#sizes.get(doc) ?? 0))] : null,
       h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: doc.name }),
                     onclick: () => {
                       this.documents.splice(i, 1);

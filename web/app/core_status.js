@@ -13,14 +13,23 @@ import { onLanguageChange, t } from "./i18n.js";
 import { STAGES } from "../protocol.js";
 
 export class CoreStatus {
+  /** @param {{text: HTMLElement, progress: HTMLProgressElement, root: HTMLElement}} parts */
   constructor({ text, progress, root }) {
     onLanguageChange(() => this.render()); // each part of the page redraws itself in a new language
-    Object.assign(this, { text, progress, root });
+    this.text = text;
+    this.progress = progress;
+    this.root = root;
     this.current = "runtime";
+    /** @type {{python?: string} | null} */
     this.info = null;
+    /** @type {{stage?: string, message: string} | null} */
     this.error = null;
   }
 
+  /**
+   * @param {string} stage
+   * @param {{done?: number, count?: number} | null | undefined} detail
+   */
   stage(stage, detail) {
     this.current = stage;
     this.progress.value = STAGES.indexOf(stage) + 1;
@@ -29,6 +38,7 @@ export class CoreStatus {
     this.text.textContent = `${t(`boot.${stage}`)}${counted}…`;
   }
 
+  /** @param {{python?: string}} info */
   ready(info) {
     this.info = info;
     this.root.dataset.core = "ready";
@@ -36,6 +46,7 @@ export class CoreStatus {
     this.render();
   }
 
+  /** @param {{stage?: string, message: string}} err */
   failed(err) {
     this.error = err;
     this.root.dataset.core = "error";

@@ -16,33 +16,59 @@
  */
 
 import { h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 
+/**
+ * @typedef {import("../types/contract").ElicitationEvent} ElicitationEvent
+ * @typedef {Omit<import("../types/contract").ElicitationAnswerParams, "id">} ElicitationReply
+ * @typedef {{type?: string, title?: string, description?: string, default?: unknown, format?: string,
+ *   minimum?: number, maximum?: number, minLength?: number, maxLength?: number, items?: FieldSpec,
+ *   enum?: unknown[], enumNames?: unknown[], oneOf?: unknown[], anyOf?: unknown[]}} FieldSpec
+ *   one property of a requested schema (MCP's flat schemas: strings, numbers, booleans, enums, multi-select)
+ * @typedef {{properties?: Record<string, FieldSpec>, required?: string[]}} FormSchema
+ * @typedef {{el: HTMLElement, value: () => [string, unknown][]}} Field
+ */
+
+/** @type {Record<string, string | undefined>} */
 const FORMATS = { email: "email", uri: "url", date: "date", "date-time": "datetime-local" };
 let nextId = 1;
 
 export class Question {
+  /**
+   * @param {ElicitationEvent} event
+   * @param {{asker: string, answer: (reply: ElicitationReply) => Promise<unknown>}} parts
+   */
   constructor(event, { asker, answer }) {
     this.event = event;
     this.answer = answer;
     this.done = false;
+    /** @type {Field[]} */
+    this.fields = [];
     this.status = h("p", { className: "question-status", role: "status", "aria-live": "polite" });
     const title = t("question.title", { server: asker });
     this.el = h("section", { className: "question", role: "group", "aria-label": title },
       h("h4", {}, title), h("p", { className: "question-message" }, event.message));
     if (event.mode === "url") this.#link(event);
-    else this.#form(event.requested_schema ?? {});
+    else this.#form(/** @type {FormSchema} */ (event.requested_schema ?? {}));
     this.el.append(this.status);
   }
 
   focus() {
-    this.el.querySelector("input, select, button")?.focus({ preventScroll: true });
+    this.#controls()[0]?.focus({ preventScroll: true });
   }
 
   close() {
     if (!this.done) this.#ended(t("question.closed"));
   }
 
+  /** @returns {(HTMLInputElement | HTMLSelectElement | HTMLButtonElement)[]} */
+  #controls() {
+    return [...this.el.querySelectorAll("input, select, button")].filter((el) => el instanceof HTMLInputElement
+      || el instanceof HTMLSelectElement || el instanceof HTMLButtonElement);
+  }
+
+  /** @param {FormSchema} schema */
   #form(schema) {
     const required = new Set(schema.required ?? []);
     this.fields = Object.entries(schema.properties ?? {}).map(([name, spec]) => field(name, spec, required.has(name)));
@@ -60,6 +86,7 @@ export class Question {
     this.el.append(form);
   }
 
+  /** @param {ElicitationEvent} event */
   #link({ url, url_host: coreHost }) {
     const host = browserHost(url);
     if (!host || host !== coreHost) { // the core and the browser read the host differently: never offered
@@ -72,13 +99,14 @@ export class Question {
       h("p", {}, h("code", { className: "question-url" }, url ?? "")),
       h("div", { className: "question-actions" },
         h("button", { type: "button", className: "primary", onclick: () => {
-          window.open(url, "_blank", "noopener,noreferrer"); // only now, on the user's press
+          window.open(url ?? undefined, "_blank", "noopener,noreferrer"); // only now, on the user's press
           this.#send({ action: "accept" });
         } }, t("question.open", { host: host ?? "" })),
         h("button", { type: "button", onclick: () => this.#send({ action: "decline" }) }, t("question.decline")),
         h("button", { type: "button", onclick: () => this.#send({ action: "cancel" }) }, t("question.cancel"))));
   }
 
+  /** @param {ElicitationReply} reply */
   async #send(reply) {
     if (this.done) return;
     this.status.classList.remove("error");
@@ -86,79 +114,115 @@ export class Question {
       await this.answer(reply);
       this.#ended(t(`question.done.${reply.action}`));
     } catch (err) {
-      this.status.textContent = t("question.failed", { message: err.message });
+      this.status.textContent = t("question.failed", { message: messageOf(err) });
       this.status.classList.add("error");
     }
   }
 
+  /** @param {string} text */
   #ended(text) {
     this.done = true;
-    for (const control of this.el.querySelectorAll("input, select, button")) control.disabled = true;
+    for (const control of this.#controls()) control.disabled = true;
     this.status.classList.remove("error");
     this.status.textContent = text;
     this.el.dataset.answered = "true";
   }
 }
 
-/** The host the browser goes to for `url` (WHATWG parsing), or null when it is not an absolute http(s) URL. */
+/**
+ * The host the browser goes to for `url` (WHATWG parsing), or null when it is not an absolute http(s) URL.
+ * @param {string | null | undefined} url
+ */
 function browserHost(url) {
   try {
-    const parsed = new URL(url);
+    const parsed = new URL(String(url));
     return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.hostname : null;
   } catch {
     return null;
   }
 }
 
-/** One field of the form: its element, and value() -> [[name, value]] (none when left empty and optional). */
+/**
+ * One field of the form: its element, and value() -> [[name, value]] (none when left empty and optional).
+ * @param {string} name
+ * @param {FieldSpec} spec
+ * @param {boolean} required
+ * @returns {Field}
+ */
 function field(name, spec, required) {
   const id = `question-field-${nextId++}`;
   const label = h("label", { for: id }, spec.title ?? name, required ? " *" : "");
   const hint = spec.description ? h("p", { className: "hint", id: `${id}-hint` }, spec.description) : null;
+  /** @type {Record<string, string>} */
   const described = hint ? { "aria-describedby": `${id}-hint` } : {};
   const choices = choicesOf(spec.type === "array" ? spec.items ?? {} : spec);
-  if (spec.type === "array") {
-    const boxes = choices.map((c) => h("input", { type: "checkbox", value: String(c.value) }));
-    boxes.forEach((box, i) => (box.checked = (spec.default ?? []).includes(choices[i].value)));
-    const el = h("fieldset", { className: "question-field", ...described },
-      h("legend", {}, spec.title ?? name), hint,
-      ...boxes.map((box, i) => h("label", { className: "checkbox-row" }, box, choices[i].title)));
-    return { el, value: () => [[name, choices.filter((_, i) => boxes[i].checked).map((c) => c.value)]] };
-  }
-  let control;
-  let value;
+  if (spec.type === "array") return checkboxes(name, spec, choices, hint, described);
   if (choices.length) {
-    control = h("select", { id, required, ...described },
+    const control = h("select", { id, required, ...described },
       required && spec.default === undefined ? h("option", { value: "" }, "") : null,
       ...choices.map((c, i) => h("option", { value: String(i) }, c.title)));
     const chosen = choices.findIndex((c) => c.value === spec.default);
     if (chosen >= 0) control.value = String(chosen);
-    value = () => (control.value === "" ? [] : [[name, choices[Number(control.value)].value]]);
-  } else if (spec.type === "boolean") {
-    control = h("input", { id, type: "checkbox", ...described });
-    control.checked = spec.default === true;
-    value = () => [[name, control.checked]];
-    return { el: h("div", { className: "question-field checkbox-row" }, control, label, hint), value };
-  } else if (spec.type === "number" || spec.type === "integer") {
-    control = h("input", { id, type: "number", required, step: spec.type === "integer" ? "1" : "any",
-                           min: spec.minimum, max: spec.maximum, ...described });
-    if (spec.default !== undefined) control.value = String(spec.default);
-    value = () => (control.value === "" ? [] : [[name, Number(control.value)]]);
-  } else {
-    control = h("input", { id, type: FORMATS[spec.format] ?? "text", required, minlength: spec.minLength,
-                           maxlength: spec.maxLength, ...described });
-    if (spec.default !== undefined) control.value = String(spec.default);
-    value = () => (control.value === "" && !required ? [] : [[name, control.value]]);
+    /** @type {Field["value"]} */
+    const value = () => (control.value === "" ? [] : [[name, choices[Number(control.value)].value]]);
+    return { el: h("div", { className: "question-field" }, label, control, hint), value };
   }
+  if (spec.type === "boolean") {
+    const control = h("input", { id, type: "checkbox", ...described });
+    control.checked = spec.default === true;
+    return { el: h("div", { className: "question-field checkbox-row" }, control, label, hint),
+             value: () => [[name, control.checked]] };
+  }
+  const number = spec.type === "number" || spec.type === "integer";
+  const control = number
+    ? h("input", { id, type: "number", required, step: spec.type === "integer" ? "1" : "any",
+                   min: spec.minimum, max: spec.maximum, ...described })
+    : h("input", { id, type: FORMATS[spec.format ?? ""] ?? "text", required, minlength: spec.minLength,
+                   maxlength: spec.maxLength, ...described });
+  if (spec.default !== undefined) control.value = String(spec.default);
+  /** @type {Field["value"]} */
+  const value = number ? () => (control.value === "" ? [] : [[name, Number(control.value)]])
+    : () => (control.value === "" && !required ? [] : [[name, control.value]]);
   return { el: h("div", { className: "question-field" }, label, control, hint), value };
 }
 
-/** The values a choice allows, with what to show for each: enum (+ enumNames), or oneOf/anyOf of {const, title}. */
+/**
+ * A multi-select: one checkbox a choice.
+ * @param {string} name
+ * @param {FieldSpec} spec
+ * @param {{value: unknown, title: string}[]} choices
+ * @param {HTMLElement | null} hint
+ * @param {Record<string, string>} described
+ * @returns {Field}
+ */
+function checkboxes(name, spec, choices, hint, described) {
+  const boxes = choices.map((c) => h("input", { type: "checkbox", value: String(c.value) }));
+  const chosen = Array.isArray(spec.default) ? spec.default : [];
+  boxes.forEach((box, i) => (box.checked = chosen.includes(choices[i].value)));
+  const el = h("fieldset", { className: "question-field", ...described },
+    h("legend", {}, spec.title ?? name), hint,
+    ...boxes.map((box, i) => h("label", { className: "checkbox-row" }, box, choices[i].title)));
+  return { el, value: () => [[name, choices.filter((_, i) => boxes[i].checked).map((c) => c.value)]] };
+}
+
+/**
+ * The values a choice allows, with what to show for each: enum (+ enumNames), or oneOf/anyOf of {const, title}.
+ * @param {FieldSpec} spec
+ * @returns {{value: unknown, title: string}[]}
+ */
 function choicesOf(spec) {
   if (Array.isArray(spec.enum)) return spec.enum.map((v, i) => ({ value: v, title: String(spec.enumNames?.[i] ?? v) }));
   const options = spec.oneOf ?? spec.anyOf;
-  if (Array.isArray(options) && options.every((o) => o && "const" in o)) {
+  if (Array.isArray(options) && options.every(isConst)) {
     return options.map((o) => ({ value: o.const, title: String(o.title ?? o.const) }));
   }
   return [];
+}
+
+/**
+ * @param {unknown} option
+ * @returns {option is {const: unknown, title?: unknown}}
+ */
+function isConst(option) {
+  return typeof option === "object" && option !== null && "const" in option;
 }

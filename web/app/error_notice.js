@@ -15,13 +15,35 @@ import { h } from "./dom.js";
 import { t } from "./i18n.js";
 import { vendorLabel } from "./vendors.js";
 
+/**
+ * What a caught error says (`err.message`), for a value a catch gives as unknown.
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function messageOf(err) {
+  if (typeof err === "object" && err !== null && "message" in err) return String(err.message);
+  return String(err);
+}
+
 /** HTTP statuses whose fix is in Settings (the key, the model name, the Base URL), and the field it is typed in. */
+/** @type {Record<number, string | undefined>} */
 const SETTINGS_STATUSES = { 401: "error.auth", 403: "error.forbidden", 404: "error.notFound" };
+/** @type {Record<number, string | undefined>} */
 const SETTINGS_FIELDS = { 401: "api-key", 403: "api-key", 404: "model" };
 
+/**
+ * @typedef {import("../types/contract").ErrorInfo} ErrorInfo
+ * @typedef {{headline: string, said?: string, causes: string[], technical?: string, action: "retry" | "settings" | null,
+ *   field?: string}} Explained
+ */
+
+/**
+ * @param {ErrorInfo} error
+ * @returns {Explained}
+ */
 export function explainError(error) {
   const vendor = error.vendor ? vendorLabel(error.vendor) : t("error.theVendor");
-  const status = error.status;
+  const status = error.status ?? 0;
   const said = error.message ? t("error.vendorSaid", { vendor, message: error.message }) : undefined;
   if (error.type === "connection_error" && error.host) {
     // In a browser the message is only "TypeError: Failed to fetch": kept, folded, for a bug report.
@@ -32,8 +54,9 @@ export function explainError(error) {
   if (error.type === "connection_error") {
     return { headline: t("error.connectionLost", { vendor }), causes: [], technical: error.message, action: "retry" };
   }
-  if (SETTINGS_STATUSES[status]) {
-    return { headline: t(SETTINGS_STATUSES[status], { vendor, status }), said, causes: [], action: "settings",
+  const settingsKey = SETTINGS_STATUSES[status];
+  if (settingsKey) {
+    return { headline: t(settingsKey, { vendor, status }), said, causes: [], action: "settings",
              field: SETTINGS_FIELDS[status] };
   }
   if (status === 429) return { headline: t("error.rateLimit", { vendor, status }), said, causes: [], action: "retry" };
@@ -43,6 +66,10 @@ export function explainError(error) {
   return { headline: t("chat.error", { message: error.message ?? String(error) }), causes: [], action: null };
 }
 
+/**
+ * @param {ErrorInfo} error
+ * @param {{openSettings?: ((at: {field?: string}) => void) | null, retry?: (() => void) | null}} [actions]
+ */
 export function errorNotice(error, { openSettings = null, retry = null } = {}) {
   const { headline, said, causes, technical, action, field } = explainError(error);
   const out = document.createDocumentFragment();

@@ -12,22 +12,32 @@
  */
 
 import { VENDORS } from "../contract.js";
-import { h } from "./dom.js";
+import { find, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { vendorInfo, vendorLabel } from "./vendors.js";
 
 export class SetupCard {
+  /**
+   * @param {{element: HTMLElement, settings: import("./settings.js").Settings, ready: Promise<unknown>,
+   *   onDone?: () => void}} parts
+   */
   constructor({ element, settings, ready, onDone = () => {} }) {
     onLanguageChange(() => this.element.hidden || this.render());
-    Object.assign(this, { element, settings, ready, onDone });
+    this.element = element;
+    this.settings = settings;
+    this.ready = ready;
+    this.onDone = onDone;
     this.values = { vendor: VENDORS[0].id, api_key: "", base_url: "", model: "" };
+    /** @type {import("../types/contract").ModelEntry[]} */
     this.models = [];
+    this.status = h("p", { id: "setup-status", className: "status-line", "aria-live": "polite" });
   }
 
   show() {
     this.render();
     this.element.hidden = false;
-    this.element.querySelector("#setup-provider").focus();
+    find(this.element, "#setup-provider").focus();
   }
 
   hide() {
@@ -38,7 +48,8 @@ export class SetupCard {
 
   render() {
     const v = this.values;
-    const info = vendorInfo(v.vendor) ?? {};
+    const info = vendorInfo(v.vendor);
+    /** @type {(id: string, label: string, input: HTMLElement, hint?: string | null) => HTMLElement} */
     const field = (id, label, input, hint) => {
       if (hint) input.setAttribute("aria-describedby", `${id}-hint`);
       return h("div", { className: "setup-field" }, h("label", { for: id }, label), input,
@@ -51,13 +62,13 @@ export class SetupCard {
       v.vendor = provider.value;
       this.models = [];
       this.render();
-      this.element.querySelector("#setup-provider")?.focus();
+      find(this.element, "#setup-provider").focus();
     });
     const key = h("input", { id: "setup-key", type: "password", autocomplete: "off", spellcheck: "false",
-      value: v.api_key, required: info.needs_key !== false });
+      value: v.api_key, required: info?.needs_key !== false });
     key.addEventListener("input", () => (v.api_key = key.value));
     const base = h("input", { id: "setup-base", type: "url", spellcheck: "false", value: v.base_url,
-      placeholder: info.default_base_url ?? "https://…/v1", required: Boolean(info.needs_base_url) });
+      placeholder: info?.default_base_url ?? "https://…/v1", required: Boolean(info?.needs_base_url) });
     base.addEventListener("input", () => (v.base_url = base.value));
     const model = h("input", { id: "setup-model", list: "setup-models", autocomplete: "off", spellcheck: "false",
       value: v.model, required: true });
@@ -69,9 +80,9 @@ export class SetupCard {
     const form = h("form", { className: "setup-form", noValidate: true }, // what is missing is said below
       field("setup-provider", t("settings.provider"), provider),
       // Every vendor takes a key; one whose server may need none (a local one) says it is optional.
-      field("setup-key", t("settings.apiKey"), key, t(info.needs_key === false ? "setup.keyOptional" : "setup.keyHint")),
+      field("setup-key", t("settings.apiKey"), key, t(info?.needs_key === false ? "setup.keyOptional" : "setup.keyHint")),
       field("setup-base", t("settings.baseUrl"), base,
-        info.default_base_url ? t("setup.baseHint", { url: info.default_base_url }) : null),
+        info?.default_base_url ? t("setup.baseHint", { url: info.default_base_url }) : null),
       field("setup-model", t("settings.model"), model, this.models.length ? null : t("setup.modelHint")), models,
       this.status,
       h("div", { className: "setup-actions" }, test,
@@ -87,6 +98,10 @@ export class SetupCard {
       form);
   }
 
+  /**
+   * @param {string} text
+   * @param {{error?: boolean}} [options]
+   */
   #say(text, { error = false } = {}) {
     this.status.className = error ? "status-line error" : "status-line";
     this.status.textContent = text;
@@ -94,23 +109,29 @@ export class SetupCard {
 
   #provider() {
     const { vendor, api_key, base_url } = this.values;
+    /** @type {{vendor: string, api_key?: string, base_url?: string}} */
     const provider = { vendor };
     if (api_key.trim()) provider.api_key = api_key.trim();
     if (base_url.trim()) provider.base_url = base_url.trim();
     return provider;
   }
 
-  /** What is missing before a request can be tried, as a sentence (its field gets the focus); null: nothing. */
+  /**
+   * What is missing before a request can be tried, as a sentence (its field gets the focus); null: nothing.
+   * @param {{needModel: boolean}} options
+   */
   #missing({ needModel }) {
-    const info = vendorInfo(this.values.vendor) ?? {};
-    const lacking = (info.needs_key !== false && !this.values.api_key.trim() && ["setup-key", "setup.needKey"])
-      || (info.needs_base_url && !this.values.base_url.trim() && ["setup-base", "settings.needBaseUrl"])
+    const info = vendorInfo(this.values.vendor);
+    const lacking = (info?.needs_key !== false && !this.values.api_key.trim() && ["setup-key", "setup.needKey"])
+      || (info?.needs_base_url && !this.values.base_url.trim() && ["setup-base", "settings.needBaseUrl"])
       || (needModel && !this.values.model.trim() && ["setup-model", "settings.needModel"]);
     if (!lacking) return null;
-    this.element.querySelector(`#${lacking[0]}`)?.focus();
+    const focusable = this.element.querySelector(`#${lacking[0]}`);
+    if (focusable instanceof HTMLElement) focusable.focus();
     return t(lacking[1]);
   }
 
+  /** @param {HTMLButtonElement} button */
   async #test(button) {
     const missing = this.#missing({ needModel: false });
     if (missing) return void this.#say(missing, { error: true });
@@ -123,7 +144,7 @@ export class SetupCard {
       this.render();
       this.#say(t("setup.connected", { count: this.models.length, vendor: vendorLabel(this.values.vendor) }));
     } catch (err) {
-      this.#say(t("setup.failed", { message: err.message }), { error: true });
+      this.#say(t("setup.failed", { message: messageOf(err) }), { error: true });
     } finally {
       button.disabled = false;
     }

@@ -22,25 +22,47 @@
  */
 
 import { mountFocusPanel } from "../focus/panel.js";
+import { messageOf } from "./error_notice.js";
 import { t as appT, onLanguageChange } from "./i18n.js";
 import { TemplatesEditor } from "../focus/templates.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
+/**
+ * @typedef {import("../types/contract").FocusState} FocusState
+ * @typedef {import("../types/contract").Item} FocusItem
+ * @typedef {import("../types/contract").ClassifierSpec} ClassifierSpec
+ * @typedef {import("./i18n.js").Translate} Translate
+ */
+
 export class FocusMemory {
+  /**
+   * @param {{core: import("../client/orizuru.js").Agent, store: import("../store/transcripts.js").Store,
+   *   element: HTMLElement, classifier: (target: unknown) => ClassifierSpec | null,
+   *   notify?: import("./notify.js").Notify, t?: Translate | null, locale?: () => string,
+   *   ready?: Promise<unknown> | null}} parts
+   */
   constructor({ core, store, element, classifier, notify = () => {}, t = null, locale = () => "en", ready = null }) {
     onLanguageChange(() => this.setT(appT)); // drawn again in the new language
-    Object.assign(this, { core, store, classifier, notify, locale });
+    this.core = core;
+    this.store = store;
+    this.classifier = classifier;
+    this.notify = notify;
+    this.locale = locale;
+    /** @type {string | null} */
     this.conversationId = null;
+    /** @type {FocusState | null} */
     this.state = null;
+    /** @type {{promise: Promise<void>} | null} */
     this.pending = null; // {promise, base}: the focus.update in flight
     this.editedDuringUpdate = false;
     this.element = element;
-    this.panel = mountFocusPanel(element, { state: null, t, onChange: (next) => this.#edited(next) });
+    this.panel = mountFocusPanel(element, { state: null, t,
+                                            onChange: (/** @type {FocusState} */ next) => this.#edited(next) });
     // The user's edits of the prompt templates, for every conversation (the core checks and renders them).
     this.templates = new TemplatesEditor(element, {
       core, ready: ready ?? Promise.resolve(), t: t ?? appT, locale,
       templates: () => prefs.getJSON(PREFS.focusTemplates, {}),
-      save: (edits) => prefs.setJSON(PREFS.focusTemplates, edits),
+      save: (/** @type {Record<string, string>} */ edits) => prefs.setJSON(PREFS.focusTemplates, edits),
       state: () => this.state,
     });
   }
@@ -49,6 +71,10 @@ export class FocusMemory {
     return Boolean(this.state?.enabled);
   }
 
+  /**
+   * @param {string | null} conversationId
+   * @param {FocusState | null | undefined} state
+   */
   show(conversationId, state) {
     if (conversationId !== this.conversationId) {
       this.panel.setStatus(null);
@@ -60,6 +86,7 @@ export class FocusMemory {
     this.element.dataset.focus = this.enabled ? "on" : "off";
   }
 
+  /** @param {Translate} t */
   setT(t) {
     this.panel.setT(t);
     this.templates.setT(t);
@@ -69,11 +96,17 @@ export class FocusMemory {
     return this.pending?.promise ?? Promise.resolve();
   }
 
+  /** @param {string} conversationId */
   async created(conversationId) {
     this.conversationId = conversationId;
     if (this.state) await this.#save(conversationId, this.state);
   }
 
+  /**
+   * @param {string} text
+   * @param {string} [system]
+   * @returns {Promise<import("../types/contract").Synthesis>}
+   */
   async synthesize(text, system = undefined) {
     const result = await this.core.call("focus.synthesize", { state: this.state, text, system, locale: this.locale(),
                                                               templates: prefs.getJSON(PREFS.focusTemplates, {}) });
@@ -81,19 +114,25 @@ export class FocusMemory {
     return result;
   }
 
+  /**
+   * @param {{conversationId: string, message: import("../types/contract").FocusMessage, reply: string,
+   *   target: unknown}} turn
+   */
   afterReply({ conversationId, message, reply, target }) {
     const base = this.state;
     let classifier = null;
     try {
       classifier = this.classifier(target);
     } catch (err) {
-      this.notify(err.message, { error: true }); // the exchange is still recorded, unclassified
+      this.notify(messageOf(err), { error: true }); // the exchange is still recorded, unclassified
     }
     this.element.dataset.updating = "true";
     this.editedDuringUpdate = false;
-    const params = { state: base, message, reply: { text: reply } };
+    /** @type {import("../types/contract").Params<"focus.update">} */
+    const params = { state: base && { ...base }, message, reply }; // (a copy: the wire's state is a plain record)
     if (classifier) params.classifier = classifier;
-    const promise = this.core.call("focus.update", params).then(async (result) => {
+    const updated = /** @type {Promise<import("../types/contract").UpdateResult>} */ (this.core.call("focus.update", params));
+    const promise = updated.then(async (result) => {
       let state = result.state;
       if (this.editedDuringUpdate && this.conversationId === conversationId) state = mergeEdits(base, this.state, state);
       await this.#save(conversationId, state);
@@ -103,7 +142,7 @@ export class FocusMemory {
         this.panel.setStatus(result);
       }
     }).catch((err) => {
-      if (this.conversationId === conversationId) this.panel.setStatus({ ok: false, error: err.message });
+      if (this.conversationId === conversationId) this.panel.setStatus({ ok: false, error: messageOf(err) });
     }).finally(() => {
       if (this.pending?.promise === promise) this.pending = null;
       delete this.element.dataset.updating;
@@ -112,6 +151,7 @@ export class FocusMemory {
     return promise;
   }
 
+  /** @param {FocusState} next */
   async #edited(next) {
     this.state = next;
     this.element.dataset.focus = this.enabled ? "on" : "off";
@@ -119,34 +159,46 @@ export class FocusMemory {
     if (this.conversationId) await this.#save(this.conversationId, next);
   }
 
+  /**
+   * @param {string} conversationId
+   * @param {FocusState} state
+   */
   async #save(conversationId, state) {
     try {
       await this.store.setFocus(conversationId, state);
     } catch (err) {
-      this.notify(err.message, { error: true });
+      this.notify(messageOf(err), { error: true });
     }
   }
 }
 
-/** The classifier's new state `theirs` with the user's edits (from `base` to `mine`) laid over it. */
+/**
+ * The classifier's new state `theirs` with the user's edits (from `base` to `mine`) laid over it.
+ * @param {FocusState | null} base
+ * @param {FocusState | null} mine
+ * @param {FocusState} theirs
+ * @returns {FocusState}
+ */
 export function mergeEdits(base, mine, theirs) {
+  /** @type {(a: unknown, b: unknown) => boolean} */
   const same = (a, b) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
   const out = structuredClone(theirs);
   out.enabled = mine?.enabled ?? out.enabled;
   if (!same(base?.core, mine?.core)) out.core = mine?.core ?? null;
   const baseItems = new Map((base?.evolving ?? []).map((item) => [item.id, item]));
   const mineItems = new Map((mine?.evolving ?? []).map((item) => [item.id, item]));
-  out.evolving = out.evolving.filter((item) => !(baseItems.has(item.id) && !mineItems.has(item.id)));
+  const evolving = (out.evolving ?? []).filter((item) => !(baseItems.has(item.id) && !mineItems.has(item.id)));
   for (const [id, item] of mineItems) {
-    const i = out.evolving.findIndex((other) => other.id === id);
+    const i = evolving.findIndex((other) => other.id === id);
     if (baseItems.has(id)) {
-      if (!same(baseItems.get(id), item) && i >= 0) out.evolving[i] = structuredClone(item);
+      if (!same(baseItems.get(id), item) && i >= 0) evolving[i] = structuredClone(item);
     } else {
-      const numbers = out.evolving.map((other) => Number(other.id.slice(1))).filter(Number.isFinite);
-      out.evolving.push({ ...structuredClone(item), id: i >= 0 ? `c${Math.max(0, ...numbers) + 1}` : id });
+      const numbers = evolving.map((other) => Number(other.id.slice(1))).filter(Number.isFinite);
+      evolving.push({ ...structuredClone(item), id: i >= 0 ? `c${Math.max(0, ...numbers) + 1}` : id });
     }
   }
-  const ids = new Set(out.evolving.map((item) => item.id));
-  for (const item of out.evolving) item.conflicts_with = item.conflicts_with.filter((id) => ids.has(id));
+  const ids = new Set(evolving.map((item) => item.id));
+  for (const item of evolving) item.conflicts_with = (item.conflicts_with ?? []).filter((id) => ids.has(id));
+  out.evolving = evolving;
   return out;
 }

@@ -17,13 +17,21 @@
  */
 
 const AT_END = 8; // px from the end that still count as "at the end"
+/** @typedef {{index: number, offset: number}} Anchor   a block's place on screen */
+
 const UP_KEYS = new Set(["ArrowUp", "PageUp", "Home"]);
 
 export class ScrollFollower {
   #lastTop = 0;
+  /** @type {number | null} */
   #touchY = null;
+  /** @type {{el: Element, offset: number} | null} */
   #held = null; // {el, offset}: the block a redraw must keep where the reader saw it
 
+  /**
+   * @param {HTMLElement} scroller
+   * @param {HTMLElement} button
+   */
   constructor(scroller, button) {
     this.scroller = scroller;
     this.button = button;
@@ -44,7 +52,7 @@ export class ScrollFollower {
     }, { passive: true });
     scroller.addEventListener("touchmove", (ev) => {
       const y = ev.touches[0]?.clientY;
-      if (this.#touchY !== null && y > this.#touchY) this.#letGo(); // the finger moves down: the view goes up
+      if (this.#touchY !== null && y !== undefined && y > this.#touchY) this.#letGo(); // the finger moves down: the view goes up
     }, { passive: true });
     scroller.addEventListener("keydown", (ev) => {
       this.#held = null;
@@ -61,17 +69,23 @@ export class ScrollFollower {
   }
 
   /** Show `el` near the top (a search hit) and keep it there while the blocks around it render. */
+  /**
+   * @param {Element} el
+   * @param {number} [offset]
+   */
   reveal(el, offset = 16) {
     this.following = false;
     this.#held = { el, offset };
     this.#hold();
   }
 
+  /** @returns {Anchor | null} where the reader is, for restore() after a redraw */
   anchor() {
     if (this.following) return null;
     const top = this.scroller.getBoundingClientRect().top;
     const blocks = this.#blocks();
     // The first block still in view; a message that reaches into view counts by its own first block there.
+    /** @param {Element} el */
     const inView = (el) => el.getBoundingClientRect().bottom > top;
     let index = blocks.findIndex(inView);
     if (index < 0) return null;
@@ -80,6 +94,7 @@ export class ScrollFollower {
     return { index, offset: blocks[index].getBoundingClientRect().top - top };
   }
 
+  /** @param {Anchor | null | undefined} anchor */
   restore(anchor) {
     if (this.following || !anchor) return this.#pin();
     const el = this.#blocks()[anchor.index];
@@ -132,10 +147,11 @@ export class ScrollFollower {
     this.#showButton();
   }
 
+  /** @param {MutationRecord[]} records */
   #childrenChanged(records) {
     for (const record of records) {
-      for (const node of record.addedNodes) if (node.nodeType === Node.ELEMENT_NODE) this.resizes.observe(node);
-      for (const node of record.removedNodes) if (node.nodeType === Node.ELEMENT_NODE) this.resizes.unobserve(node);
+      for (const node of record.addedNodes) if (node instanceof Element) this.resizes.observe(node);
+      for (const node of record.removedNodes) if (node instanceof Element) this.resizes.unobserve(node);
     }
   }
 

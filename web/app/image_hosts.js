@@ -13,9 +13,14 @@ import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 export class ImageHostsList {
+  /**
+   * @param {{list: HTMLElement, empty: HTMLElement, images: import("../render/markdown.js").ImagePolicy}} parts
+   */
   constructor({ list, empty, images }) {
     onLanguageChange(() => this.render());
-    Object.assign(this, { list, empty, images });
+    this.list = list;
+    this.empty = empty;
+    this.images = images;
     images.subscribe(() => this.render());
     this.render();
   }
@@ -31,6 +36,7 @@ export class ImageHostsList {
   }
 
   /** Remove a host; keep the keyboard in the list (the next host's button, else the "none" line). */
+  /** @param {string} host */
   #remove(host) {
     const hosts = this.images.hosts().sort();
     const next = hosts[hosts.indexOf(host) + 1] ?? hosts[hosts.indexOf(host) - 1];

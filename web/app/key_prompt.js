@@ -9,13 +9,20 @@
  */
 
 import { h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 
 export class KeyPrompt {
+  /** @param {{settings: import("./settings.js").Settings, openSettings: () => void}} parts */
   constructor({ settings, openSettings }) {
-    Object.assign(this, { settings, openSettings });
+    this.settings = settings;
+    this.openSettings = openSettings;
   }
 
+  /**
+   * @param {import("./bus.js").Profile} profile
+   * @returns {Promise<boolean>} whether the key is now there
+   */
   ask(profile) {
     const sealed = Boolean(profile.key);
     const name = profile.name || profile.model;
@@ -35,8 +42,11 @@ export class KeyPrompt {
     const dialog = h("dialog", { className: "key-prompt", "aria-labelledby": "key-prompt-title" }, form);
     document.body.append(dialog);
 
-    let resolve;
+    /** @type {(ok: boolean) => void} */
+    let resolve = () => {};
+    /** @type {Promise<boolean>} */
     const answer = new Promise((ok) => (resolve = ok));
+    /** @type {(ok: boolean, toSettings?: boolean) => void} */
     const finish = (ok, toSettings = false) => {
       dialog.close();
       dialog.remove();
@@ -52,7 +62,7 @@ export class KeyPrompt {
         await this.settings.provideKey(profile, sealed ? { passphrase: field.value } : { key: field.value });
         finish(true);
       } catch (err) {
-        status.textContent = sealed ? t("settings.wrongPassphrase") : err.message;
+        status.textContent = sealed ? t("settings.wrongPassphrase") : messageOf(err);
         send.disabled = false;
         field.focus();
       }

@@ -12,17 +12,31 @@
  */
 import { h } from "./dom.js";
 
+/** @typedef {import("./bus.js").Profile} Profile */
+
+/** @param {Profile} profile */
 const keyOf = (profile) => `${profile.id}\n${profile.vendor}\n${profile.base_url ?? ""}`;
 
 export class ModelSuggestions {
+  /** @type {HTMLElement} */
   #list;
+  /** @type {import("../client/orizuru.js").Agent} */
   #core;
+  /** @type {() => boolean} */
   #coreReadyNow;
+  /** @type {() => import("./settings.js").Target} */
   #target;
+  /** @type {Profile | null} */
   #profile = null;
+  /** @type {Map<string, Promise<string[] | null>>} */
   #lists = new Map(); // keyOf(profile) -> Promise<string[] | null> (null: the vendor gave no list)
+  /** @type {Set<string>} */
   #failed = new Set(); // keys whose list failed since the last show(): not asked again on each focus
 
+  /**
+   * @param {{list: HTMLElement, core: import("../client/orizuru.js").Agent, coreReadyNow: () => boolean,
+   *   target: () => import("./settings.js").Target}} parts
+   */
   constructor({ list, core, coreReadyNow, target }) {
     this.#list = list;
     this.#core = core;
@@ -30,6 +44,7 @@ export class ModelSuggestions {
     this.#target = target;
   }
 
+  /** @param {Profile | null | undefined} profile */
   show(profile) {
     this.#profile = profile ?? null;
     this.#failed.clear();
@@ -51,7 +66,8 @@ export class ModelSuggestions {
       } catch {
         return; // no key in this tab yet: asked again when the field is used
       }
-      list = this.#core.call("models.list", { provider }).then(({ models }) => models.map((m) => String(m.id)),
+      list = this.#core.call("models.list", { provider }).then(
+        (/** @type {import("../types/contract").Result<"models.list">} */ { models }) => models.map((m) => String(m.id)),
         () => null);
       this.#lists.set(key, list);
     }
@@ -63,8 +79,9 @@ export class ModelSuggestions {
     if (this.#profile === profile) this.#fill(ids ?? []);
   }
 
+  /** @param {string[] | null} ids */
   #fill(ids) {
-    const names = ids === null ? [] : [...new Set([this.#profile.model, ...ids].filter(Boolean))];
+    const names = ids === null ? [] : [...new Set([this.#profile?.model, ...ids].filter(Boolean))];
     this.#list.replaceChildren(...names.map((name) => h("option", { value: name })));
   }
 }

@@ -8,11 +8,23 @@
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
 
+/**
+ * @typedef {{error?: boolean, action?: {label: string, run: () => unknown} | null, timeout?: number,
+ *   kind?: string | null}} NoticeOptions
+ * @typedef {(message: string, options?: NoticeOptions & {settings?: boolean}) => void} Notify
+ *   the page's notify (web/main.js): a toast; `settings` adds "Open Settings"
+ */
+
 export class Notifier {
+  /** @param {HTMLElement} container */
   constructor(container) {
     this.container = container;
   }
 
+  /**
+   * @param {string} text
+   * @param {NoticeOptions} [options]
+   */
   show(text, { error = false, action = null, timeout, kind = null } = {}) {
     if (kind) this.clear(kind); // one toast of a kind: the newest says it
     const toast = h("div", { className: `toast${error ? " error" : ""}`, role: error ? "alert" : null,
@@ -32,7 +44,10 @@ export class Notifier {
     return toast;
   }
 
+  /** @param {string} kind */
   clear(kind) {
-    for (const toast of this.container.querySelectorAll(".toast")) if (toast.dataset.kind === kind) toast.remove();
+    for (const toast of this.container.querySelectorAll(".toast")) {
+      if (toast instanceof HTMLElement && toast.dataset.kind === kind) toast.remove();
+    }
   }
 }

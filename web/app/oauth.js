@@ -78,6 +78,7 @@ export function handleOAuthRedirect() {
   return true;
 }
 
+/** @param {string} url */
 export function safeAuthorizationUrl(url) {
   let parsed;
   try {
@@ -97,6 +98,7 @@ export function safeAuthorizationUrl(url) {
 // then registers dynamically).
 export const CLIENT_METADATA = "oauth-client.json";
 
+/** @param {Location | URL} [loc] @param {typeof fetch} [fetchDocument] @returns {Promise<string | undefined>} */
 export async function siteClientMetadataUrl(loc = window.location, fetchDocument = fetch) {
   const url = new URL(CLIENT_METADATA, redirectUri(loc)).href;
   if (!url.startsWith("https:")) return undefined;
@@ -110,8 +112,18 @@ export async function siteClientMetadataUrl(loc = window.location, fetchDocument
   }
 }
 
+/**
+ * @typedef {{serverUrl: string, wwwAuthenticate?: string | null, scope?: string | null, clientId?: string | null,
+ *   clientSecret?: string | null, clientMetadataUrl?: string | null, signal?: AbortSignal | null,
+ *   timeoutMs?: number}} SignInOptions
+ */
+
+/**
+ * @param {import("../client/orizuru.js").Agent} core
+ * @param {SignInOptions} options
+ */
 export async function signIn(core, { serverUrl, wwwAuthenticate, scope, clientId, clientSecret, clientMetadataUrl,
-                                     signal, timeoutMs = DEFAULT_TIMEOUT_MS } = {}) {
+                                     signal, timeoutMs = DEFAULT_TIMEOUT_MS }) {
   // Opened before the first await: a popup opened later than the click is blocked.
   const popup = window.open("about:blank", POPUP_NAME, POPUP_FEATURES);
   if (!popup) throw new Error("the browser blocked the sign-in window; allow pop-ups for this site and try again");
@@ -129,6 +141,7 @@ export async function signIn(core, { serverUrl, wwwAuthenticate, scope, clientId
   }
 }
 
+/** @param {string} url */
 function stateOf(url) {
   try {
     return new URL(url).searchParams.get("state");
@@ -137,9 +150,20 @@ function stateOf(url) {
   }
 }
 
+/**
+ * @param {Window} popup
+ * @param {string} state
+ * @param {{signal?: AbortSignal | null, timeoutMs: number}} options
+ * @returns {Promise<string>} the callback's URL
+ */
 function waitForCallback(popup, state, { signal, timeoutMs }) {
   return new Promise((resolve, reject) => {
     const channel = "BroadcastChannel" in window ? new BroadcastChannel(OAUTH_CHANNEL) : null;
+    /**
+     * @template T
+     * @param {(value: T) => void} fn
+     * @param {T} value
+     */
     const done = (fn, value) => {
       window.removeEventListener("message", onMessage);
       channel?.close();
@@ -147,11 +171,13 @@ function waitForCallback(popup, state, { signal, timeoutMs }) {
       signal?.removeEventListener("abort", onAbort);
       fn(value);
     };
+    /** @param {{type?: unknown, url?: unknown} | null | undefined} data */
     const accept = (data) => {
       // Only our message, for this sign-in; anything else is ignored (another tab's sign-in, noise).
       if (data?.type !== OAUTH_MESSAGE || typeof data.url !== "string" || stateOf(data.url) !== state) return;
       done(resolve, data.url);
     };
+    /** @param {MessageEvent} ev */
     const onMessage = (ev) => {
       if (ev.origin !== window.location.origin || ev.source !== popup) return;
       accept(ev.data);

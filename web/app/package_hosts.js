@@ -16,9 +16,13 @@ import { hostsOf, PYPI } from "../sandbox/hosts.js";
 
 
 export class PackageHosts {
+  /**
+   * @param {{element: HTMLElement, onChange?: (value: {indexes: string[], pyodide: string | null}) => void}} parts
+   */
   constructor({ element, onChange = () => {} }) {
     onLanguageChange(() => this.render());
-    Object.assign(this, { element, onChange });
+    this.element = element;
+    this.onChange = onChange;
     const saved = prefs.getJSON(PREFS.interpreterPackages, {});
     this.value = { indexes: (saved?.indexes ?? []).filter(isHttpUrl), pyodide: isHttpUrl(saved?.pyodide) ? saved.pyodide : null };
     this.render();
@@ -58,9 +62,10 @@ export class PackageHosts {
   }
 }
 
+/** @param {unknown} value */
 function isHttpUrl(value) {
   try {
-    return ["http:", "https:"].includes(new URL(value).protocol);
+    return typeof value === "string" && ["http:", "https:"].includes(new URL(value).protocol);
   } catch {
     return false;
   }

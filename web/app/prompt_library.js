@@ -12,15 +12,26 @@
 
 import { fillPrompt, variablesOf } from "../store/prompts.js";
 import { download, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { onLanguageChange, t } from "./i18n.js";
 
 export { fillPrompt };
 
+/** @typedef {Awaited<ReturnType<import("../store/prompts.js").Prompts["save"]>>} SavedPrompt */
+
 export class PromptLibrary {
+  /**
+   * @param {{store: import("../store/transcripts.js").Store, notify: import("./notify.js").Notify,
+   *   draft?: () => string}} parts
+   */
   constructor({ store, notify, draft = () => "" }) {
     onLanguageChange(() => this.render());
-    Object.assign(this, { store, notify, draft });
+    this.store = store;
+    this.notify = notify;
+    this.draft = draft;
+    /** @type {SavedPrompt[]} */
     this.prompts = [];
+    /** @type {SavedPrompt | null} */
     this.editing = null; // the saved prompt being edited, or null for a new one
     this.button = h("button", { type: "button", className: "prompts-open", onclick: () => this.open() });
     this.dialog = h("dialog", { className: "prompt-library", "aria-labelledby": "prompt-library-title" });
@@ -84,12 +95,13 @@ export class PromptLibrary {
         this.#draw();
         this.notify(t("prompts.savedOne", { name: saved.name }));
       } catch (err) {
-        this.notify(err.message, { error: true });
+        this.notify(messageOf(err), { error: true });
       }
     });
     this.dialog.replaceChildren(form);
   }
 
+  /** @param {SavedPrompt} prompt */
   async #delete(prompt) {
     await this.store.prompts.delete(prompt.id);
     await this.load();
@@ -105,13 +117,15 @@ export class PromptLibrary {
     const input = h("input", { type: "file", accept: "application/json,.json", hidden: true });
     input.addEventListener("change", async () => {
       try {
-        const { imported, copies, skipped } = await this.store.prompts.importJSON(await input.files[0].text());
+        const file = input.files?.[0];
+        if (!file) return;
+        const { imported, copies, skipped } = await this.store.prompts.importJSON(await file.text());
         await this.load();
         this.#draw();
         this.notify([t("prompts.imported", { count: imported }), copies ? t("prompts.importedCopies", { count: copies }) : "",
                      skipped ? t("prompts.importedSkipped", { count: skipped }) : ""].filter(Boolean).join(" "));
       } catch (err) {
-        this.notify(t("prompts.importFailed", { message: err.message }), { error: true, timeout: 0 });
+        this.notify(t("prompts.importFailed", { message: messageOf(err) }), { error: true, timeout: 0 });
       } finally {
         input.remove();
       }
@@ -121,6 +135,7 @@ export class PromptLibrary {
   }
 }
 
+/** @param {unknown} text */
 function firstLine(text) {
   const line = String(text).trim().split("\n", 1)[0];
   return line.length > 80 ? `${line.slice(0, 77)}…` : line;

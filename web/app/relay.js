@@ -35,6 +35,14 @@ export function readRelayToken() {
   }
 }
 
+/**
+ * @typedef {{id?: string, url: string, name?: string, [key: string]: unknown}} RelayServer   the relay's /api/servers entry
+ */
+
+/**
+ * @param {string} token
+ * @returns {Promise<RelayServer[]>}
+ */
 export async function listRelayServers(token) {
   const response = await fetch(new URL("api/servers", document.baseURI), {
     headers: { Authorization: `Bearer ${token}` },
@@ -45,6 +53,7 @@ export async function listRelayServers(token) {
   return body.servers ?? [];
 }
 
+/** @param {{url: string}} server */
 export function relayServerUrl(server) {
   return new URL(server.url.replace(/^\//, ""), document.baseURI).href;
 }

@@ -13,13 +13,18 @@
  * before the route is read, so it never appears in an address the user copies or bookmarks.
  */
 
+import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 import { readRelayToken } from "./relay.js";
 
 const NEW_CHAT = "#/";
 const CONVERSATION = /^#\/c\/([^/?&#]+)$/;
 
-/** The conversation id the fragment names; null for a new chat; undefined for an address that is not a route. */
+/**
+ * The conversation id the fragment names; null for a new chat; undefined for an address that is not a route.
+ * @param {string} hash
+ * @returns {string | null | undefined}
+ */
 export function routeOf(hash) {
   if (hash === "" || hash === "#" || hash === NEW_CHAT) return null;
   const match = CONVERSATION.exec(hash);
@@ -31,23 +36,32 @@ export function routeOf(hash) {
   }
 }
 
+/** @param {string | null | undefined} id */
 export function addressOf(id) {
   return id ? `#/c/${encodeURIComponent(id)}` : NEW_CHAT;
 }
 
 export class Router {
+  /**
+   * @param {{store: import("../store/transcripts.js").Store, chat: import("./chat.js").Chat,
+   *   notify: import("./notify.js").Notify}} parts
+   */
   constructor({ store, chat, notify }) {
-    Object.assign(this, { store, chat, notify });
+    this.store = store;
+    this.chat = chat;
+    this.notify = notify;
+    /** @type {string | null} */
     this.current = null; // the conversation on screen, or being opened
   }
 
   async start() {
-    const go = () => this.#go().catch((err) => this.notify(err.message, { error: true }));
+    const go = () => this.#go().catch((err) => this.notify(messageOf(err), { error: true }));
     window.addEventListener("popstate", go);
     window.addEventListener("hashchange", go); // an address edited by hand (popstate covers Back/Forward too)
     await go();
   }
 
+  /** @param {{id: string} | null | undefined} conversation */
   shown(conversation) {
     const id = conversation?.id ?? null;
     this.current = id;

@@ -16,21 +16,42 @@
 
 import { formatBytes } from "../render/media_bytes.js";
 import { h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { language, t } from "./i18n.js";
 
+/**
+ * @typedef {import("../types/contract").SamplingEvent} SamplingEvent
+ * @typedef {{mime_type: string, bytes: number, data: string}} SamplingImage
+ * @typedef {{role: string, text: string, images?: SamplingImage[]}} SamplingMessage   an event's message, as
+ *   pycore.mcp.sampling shows it
+ * @typedef {Omit<import("../types/contract").SamplingAnswerParams, "id">} SamplingReply
+ */
+
 const IMAGE_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]); // pycore.mcp.sampling's
+/** @param {number} n */
 const count = (n) => new Intl.NumberFormat(language()).format(n);
 
-/** What the request sends, in numbers: its characters of text, and its images with their total size. */
+/** @param {SamplingEvent} event */
+const messagesOf = (event) => /** @type {SamplingMessage[]} */ (event.messages ?? []);
+
+/**
+ * What the request sends, in numbers: its characters of text, and its images with their total size.
+ * @param {SamplingEvent} event
+ */
 function sizeLine(event) {
-  const images = (event.messages ?? []).flatMap((m) => m.images ?? []);
+  const images = messagesOf(event).flatMap((m) => m.images ?? []);
   const chars = count(event.input_chars ?? 0);
   if (!images.length) return t("sampling.size", { chars });
   const bytes = formatBytes(images.reduce((sum, image) => sum + image.bytes, 0));
   return t("sampling.sizeImages", { chars, images: images.length, bytes });
 }
 
-/** An image the request would send, drawn from its own bytes (a raster type only), named by type and size. */
+/**
+ * An image the request would send, drawn from its own bytes (a raster type only), named by type and size.
+ * @param {SamplingImage} image
+ * @param {number} i
+ * @param {string} message
+ */
 function thumbnail(image, i, message) {
   const alt = t("sampling.image", { n: i + 1, message, type: image.mime_type, size: formatBytes(image.bytes) });
   if (!IMAGE_TYPES.has(image.mime_type)) return h("span", { className: "sampling-image hint" }, alt);
@@ -40,6 +61,11 @@ function thumbnail(image, i, message) {
 /**
  * A request refused without asking the user, said in the card: too much text for the user's limit, or (one note
  * per server and run, counting) more requests open at once than a server may have.
+ */
+/**
+ * @param {SamplingEvent} event
+ * @param {string} asker
+ * @param {HTMLElement | null} [note]
  */
 export function refusalNote(event, asker, note = null) {
   if (event.refused === "too_many") {
@@ -53,17 +79,23 @@ export function refusalNote(event, asker, note = null) {
 }
 
 export class SamplingRequest {
+  /**
+   * @param {SamplingEvent} event
+   * @param {{asker: string, answer: (reply: SamplingReply) => Promise<unknown>}} parts
+   */
   constructor(event, { asker, answer }) {
     this.event = event;
     this.asker = asker;
     this.answer = answer;
     this.done = false;
+    /** @type {string | undefined} */
+    this.resultText = undefined;
     this.status = h("p", { className: "question-status", role: "status", "aria-live": "polite" });
     const title = t("sampling.title", { server: asker });
     this.system = event.system_prompt !== undefined
       ? h("textarea", { rows: 2, "aria-label": t("sampling.system") }) : null;
-    if (this.system) this.system.value = event.system_prompt;
-    this.messages = (event.messages ?? []).map((m) => {
+    if (this.system) this.system.value = event.system_prompt ?? "";
+    this.messages = messagesOf(event).map((m) => {
       const label = t("sampling.message", { role: t(`sampling.role.${m.role}`) });
       const box = h("textarea", { rows: 3, "aria-label": label });
       box.value = m.text;
@@ -93,6 +125,7 @@ export class SamplingRequest {
   }
 
   /** The model answered: shown, with Send / Deny. */
+  /** @param {SamplingEvent} event */
   showResult(event) {
     if (this.done) return;
     this.resultText = event.text ?? "";
@@ -105,17 +138,23 @@ export class SamplingRequest {
       h("button", { type: "button", onclick: () => this.#send({ action: "deny" }, "denied") }, t("sampling.deny")));
     this.actions.before(h("div", { className: "sampling-result", role: "group", "aria-label": t("sampling.answer") },
       h("h5", {}, t("sampling.answer")), text));
-    this.actions.querySelector("button").focus({ preventScroll: true });
+    this.actions.querySelector("button")?.focus({ preventScroll: true });
   }
 
   #approve() {
+    /** @type {SamplingReply} */
     const reply = { action: "approve" };
-    const edited = this.messages.some(({ box }, i) => box.value !== this.event.messages[i].text);
+    const sent = messagesOf(this.event);
+    const edited = this.messages.some(({ box }, i) => box.value !== sent[i].text);
     if (edited) reply.messages = this.messages.map(({ role, box }) => ({ role, text: box.value }));
     if (this.system && this.system.value !== this.event.system_prompt) reply.system_prompt = this.system.value;
     this.#send(reply, null);
   }
 
+  /**
+   * @param {SamplingReply} reply
+   * @param {string | null} ending
+   */
   async #send(reply, ending) {
     if (this.done) return;
     for (const button of this.actions.querySelectorAll("button")) button.disabled = true;
@@ -125,14 +164,17 @@ export class SamplingRequest {
       else this.status.textContent = t("sampling.running");
     } catch (err) {
       for (const button of this.actions.querySelectorAll("button")) button.disabled = false;
-      this.status.textContent = t("question.failed", { message: err.message });
+      this.status.textContent = t("question.failed", { message: messageOf(err) });
       this.status.classList.add("error");
     }
   }
 
+  /** @param {string} text */
   #ended(text) {
     this.done = true;
-    for (const control of this.el.querySelectorAll("textarea, button")) control.disabled = true;
+    for (const control of this.el.querySelectorAll("textarea, button")) {
+      if (control instanceof HTMLTextAreaElement || control instanceof HTMLButtonElement) control.disabled = true;
+    }
     this.status.classList.remove("error");
     this.status.textContent = text;
     this.el.dataset.answered = "true";

@@ -9,15 +9,25 @@
 
 import { marked } from "./sidebar.js";
 
+/**
+ * @param {HTMLElement} transcript
+ * @param {string} messageId
+ * @param {string} query
+ * @returns {HTMLElement | null}
+ */
 export function markHit(transcript, messageId, query) {
   // A message is a bubble, a reply, or a later step inside the reply of its turn.
-  const el = [...transcript.querySelectorAll(":scope > li, :scope > li .step")].find((at) => at.dataset.id === messageId);
+  /** @type {HTMLElement[]} */
+  const messages = [...transcript.querySelectorAll(":scope > li, :scope > li .step")]
+    .filter((at) => at instanceof HTMLElement);
+  const el = messages.find((at) => at.dataset.id === messageId);
   if (!el) return null;
   el.classList.add("search-hit");
   const content = el.querySelector(".content") ?? el;
   const walker = document.createTreeWalker(content, NodeFilter.SHOW_TEXT);
+  /** @type {Text[]} */
   const texts = [];
-  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(node);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) texts.push(/** @type {Text} */ (node));
   for (const node of texts) {
     const pieces = marked(node.data, query);
     if (Array.isArray(pieces) && pieces.some((piece) => typeof piece !== "string")) node.replaceWith(...pieces);

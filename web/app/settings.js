@@ -24,16 +24,28 @@
  */
 
 import { VENDORS as CATALOGUE } from "../contract.js";
-import { h } from "./dom.js";
+import { byId, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { vendorInfo, vendorLabel } from "./vendors.js";
 import { PREFS, prefs } from "../store/prefs.js";
+
+/**
+ * @typedef {Awaited<ReturnType<typeof import("../store/keys.js").encryptSecret>>} KeyRecord
+ * @typedef {{id: string, name: string, vendor: string, base_url?: string | null, model: string,
+ *   key?: KeyRecord | null, uses_key?: boolean, updated?: number, python_tools?: string}} Profile
+ *   a provider profile as Settings holds it: the stored record (store/profiles.js) and the active one's Python
+ *   tools (kept as a preference); never a plain key
+ * @typedef {{vendor: string, api_key?: string, base_url?: string}} Provider   chat.run's provider
+ * @typedef {{provider: Provider, model: string, vendor: string, wireVendor: string}} Target   the next turn's
+ */
 
 /** The vendors to pick from, as the core's adapters declare them (pycore.adapters.catalogue()). */
 export const VENDORS = CATALOGUE.map((v) => v.id);
 
 /** The profile needs a key this tab does not hold: `sealed` when a saved (encrypted) one can be unlocked. */
 export class MissingKeyError extends Error {
+  /** @param {Profile} profile */
   constructor(profile) {
     super(t(profile.key ? "chat.needKey" : "chat.noKey"));
     this.name = "MissingKeyError";
@@ -46,18 +58,40 @@ export class MissingKeyError extends Error {
 // conversation's own), model: name | "" (the profile's)}: ids and names only, the key is looked up when used.
 
 export class Settings {
+  /**
+   * @param {{core: import("../client/orizuru.js").Agent, coreReadyNow: () => boolean,
+   *   profiles: import("../store/profiles.js").Profiles, keys: typeof import("../store/keys.js"),
+   *   onChange?: (profile: Profile | null) => void, notify?: import("./notify.js").Notify}} parts
+   */
   constructor({ core, coreReadyNow, profiles, keys, onChange = () => {}, notify = () => {} }) {
     onLanguageChange(() => this.relabel());
-    Object.assign(this, { core, coreReadyNow, profilesApi: profiles, keysApi: keys, onChange, notify });
+    this.core = core;
+    this.coreReadyNow = coreReadyNow;
+    this.profilesApi = profiles;
+    this.keysApi = keys;
+    this.onChange = onChange;
+    this.notify = notify;
+    /** @type {Profile[]} */
     this.profiles = [];
     this.keys = keys.sessionKeys; // profile id -> plain API key, this tab only (redacted from anything written)
+    /** @type {Profile | null} */
     this.active = null;
-    this.dialog = document.getElementById("settings-dialog");
-    this.form = document.getElementById("settings-form");
-    this.f = Object.fromEntries(["profile-choice", "profile-name", "provider", "api-key", "base-url", "model",
-      "model-list", "models-status", "remember-key", "passphrase", "unlock-row", "unlock-passphrase", "saved-key-row",
-      "settings-status", "remember-row"].map((id) => [id, document.getElementById(id)]));
+    this.dialog = byId("settings-dialog", HTMLDialogElement);
+    this.form = byId("settings-form", HTMLFormElement);
+    this.f = {
+      "profile-choice": byId("profile-choice", HTMLSelectElement), "profile-name": byId("profile-name", HTMLInputElement),
+      provider: byId("provider", HTMLSelectElement), "api-key": byId("api-key", HTMLInputElement),
+      "base-url": byId("base-url", HTMLInputElement), model: byId("model", HTMLInputElement),
+      "model-list": byId("model-list"), "models-status": byId("models-status"),
+      "remember-key": byId("remember-key", HTMLInputElement), passphrase: byId("passphrase", HTMLInputElement),
+      "unlock-row": byId("unlock-row"), "unlock-passphrase": byId("unlock-passphrase", HTMLInputElement),
+      "saved-key-row": byId("saved-key-row"), "settings-status": byId("settings-status"),
+      "remember-row": byId("remember-row"),
+    };
+    /** @type {Profile | null} */
     this.editing = null; // the profile shown in the form (null: a new one)
+    this.classifierProfile = byId("classifier-profile", HTMLSelectElement);
+    this.classifierModel = byId("classifier-model", HTMLInputElement);
     this.#wire();
   }
 
@@ -65,16 +99,14 @@ export class Settings {
     const f = this.f;
     f.provider.replaceChildren(...VENDORS.map((v) => h("option", { value: v, dataset: { vendor: v } }, vendorLabel(v))));
     f["profile-choice"].addEventListener("change", () => this.#edit(this.#byId(f["profile-choice"].value)));
-    document.getElementById("new-profile").addEventListener("click", () => this.#edit(null));
-    document.getElementById("delete-profile").addEventListener("click", () => this.#deleteEditing());
-    document.getElementById("load-models").addEventListener("click", () => this.loadModels());
-    document.getElementById("unlock-key").addEventListener("click", () => this.#unlock());
-    document.getElementById("forget-key").addEventListener("click", () => this.#forgetKey());
-    document.getElementById("settings-close").addEventListener("click", () => this.dialog.close());
+    byId("new-profile").addEventListener("click", () => this.#edit(null));
+    byId("delete-profile").addEventListener("click", () => this.#deleteEditing());
+    byId("load-models").addEventListener("click", () => this.loadModels());
+    byId("unlock-key").addEventListener("click", () => this.#unlock());
+    byId("forget-key").addEventListener("click", () => this.#forgetKey());
+    byId("settings-close").addEventListener("click", () => this.dialog.close());
     f["remember-key"].addEventListener("change", () => (f.passphrase.disabled = !f["remember-key"].checked));
     f.provider.addEventListener("change", () => this.#providerChanged());
-    this.classifierProfile = document.getElementById("classifier-profile");
-    this.classifierModel = document.getElementById("classifier-model");
     const saveClassifier = () => prefs.setJSON(PREFS.classifier, {
       profile: this.classifierProfile.value, model: this.classifierModel.value.trim() });
     this.classifierProfile.addEventListener("change", saveClassifier);
@@ -97,6 +129,7 @@ export class Settings {
     return this.active;
   }
 
+  /** @param {string | null} id */
   #byId(id) {
     return this.profiles.find((p) => p.id === id) ?? null;
   }
@@ -105,20 +138,33 @@ export class Settings {
    * The dialog. From a failed reply: `vendor` and `model` are the reply's, so the profile that failed is shown
    * (the active one when it matches), and `field` ("api-key", "model") gets the focus, the fix being typed there.
    */
+  /** @param {{field?: string | null, vendor?: string | null, model?: string | null}} [at] */
   open({ field = null, vendor = null, model = null } = {}) {
     this.f["settings-status"].textContent = "";
     this.#edit(this.#profileOf(vendor, model) ?? this.active);
     if (!this.dialog.open) this.dialog.showModal();
-    (this.f[field] ?? this.f["profile-choice"]).focus();
+    /** @type {Record<string, HTMLElement | undefined>} */
+    const fields = this.f;
+    (fields[String(field)] ?? this.f["profile-choice"]).focus();
   }
 
+  /**
+   * @param {string | null} vendor
+   * @param {string | null} model
+   * @returns {Profile | null}
+   */
   #profileOf(vendor, model) {
     const candidates = [this.active, ...this.profiles].filter((p) => p?.vendor === vendor);
-    return candidates.find((p) => p.model === model) ?? candidates[0] ?? null;
+    return candidates.find((p) => p?.model === model) ?? candidates[0] ?? null;
   }
 
   /** A new profile from the setup card's few fields; the key is this tab's (save it encrypted in Settings). */
+  /**
+   * @param {{vendor: string, api_key?: string, base_url?: string, model: string, name?: string}} fields
+   * @returns {Promise<Profile>}
+   */
   async addProfile({ vendor, api_key = "", base_url = "", model, name = "" }) {
+    /** @type {Profile} */
     const profile = { id: crypto.randomUUID(), name: name || `${vendorLabel(vendor)} · ${model}`, vendor,
       base_url, model, uses_key: Boolean(api_key) };
     if (api_key) this.keys.set(profile.id, api_key);
@@ -127,8 +173,13 @@ export class Settings {
     return profile;
   }
 
+  /**
+   * @param {Provider} provider
+   * @returns {Promise<import("../types/contract").ModelEntry[]>}
+   */
   async listModels(provider) {
-    const { models } = await this.core.call("models.list", { provider });
+    const { models } = /** @type {import("../types/contract").ModelsResult} */ (
+      await this.core.call("models.list", { provider }));
     return models;
   }
 
@@ -149,6 +200,10 @@ export class Settings {
     return { profile: String(saved?.profile ?? ""), model: String(saved?.model ?? "") };
   }
 
+  /**
+   * @param {Target} target
+   * @returns {import("../types/contract").ClassifierSpec}
+   */
   classifierFor(target) {
     const chosen = this.classifierChoice();
     const profile = this.#byId(chosen.profile);
@@ -157,6 +212,7 @@ export class Settings {
     return { provider, model: chosen.model || profile.model };
   }
 
+  /** @param {Profile | null} profile */
   #edit(profile) {
     const f = this.f;
     this.editing = profile;
@@ -173,10 +229,10 @@ export class Settings {
     f["unlock-passphrase"].value = "";
     const sealed = Boolean(profile?.key);
     f["saved-key-row"].hidden = !sealed;
-    f["unlock-row"].hidden = !sealed || Boolean(this.keys.get(profile.id));
+    f["unlock-row"].hidden = !profile || !sealed || Boolean(this.keys.get(profile.id));
     f["models-status"].textContent = "";
     f["model-list"].replaceChildren();
-    document.getElementById("delete-profile").disabled = !profile;
+    byId("delete-profile", HTMLButtonElement).disabled = !profile;
   }
 
   /** The Base URL left empty means the vendor's own address (a known service's, from the catalogue): shown. */
@@ -190,8 +246,10 @@ export class Settings {
     this.f["models-status"].textContent = "";
   }
 
+  /** @returns {Provider} */
   #formProvider() {
     const f = this.f;
+    /** @type {Provider} */
     const provider = { vendor: f.provider.value };
     const key = f["api-key"].value.trim();
     const base = f["base-url"].value.trim();
@@ -213,7 +271,7 @@ export class Settings {
       status.textContent = t("settings.modelsLoaded", { count: models.length });
       if (!this.f.model.value && models[0]) this.f.model.value = models[0].id;
     } catch (err) {
-      status.textContent = t("settings.modelsFailed", { message: err.message });
+      status.textContent = t("settings.modelsFailed", { message: messageOf(err) });
     }
   }
 
@@ -228,8 +286,9 @@ export class Settings {
     }
     const remember = f["remember-key"].checked && Boolean(provider.api_key);
     if (remember && !f.passphrase.value) return void (status.textContent = t("settings.needPassphrase"));
-    const seal = remember ? { passphrase: f.passphrase.value, key: provider.api_key } : null;
+    const seal = remember && provider.api_key ? { passphrase: f.passphrase.value, key: provider.api_key } : null;
     const id = this.editing?.id ?? crypto.randomUUID();
+    /** @type {Profile} */
     const profile = {
       ...(this.editing ?? {}),
       id,
@@ -249,23 +308,29 @@ export class Settings {
     status.textContent = "";
     this.dialog.close();
     this.#write(profile, seal).catch((err) => {
-      status.textContent = t("settings.saveFailed", { message: err.message });
+      status.textContent = t("settings.saveFailed", { message: messageOf(err) });
       if (!this.dialog.open) this.dialog.showModal();
     });
   }
 
+  /**
+   * @param {Profile} profile
+   * @param {{passphrase: string, key: string} | null} seal
+   */
   async #write(profile, seal) {
     if (seal) profile.key = await this.keysApi.encryptSecret(seal.passphrase, seal.key);
     await this.#persist(profile);
     if (seal) this.notify(t("settings.keySaved"));
   }
 
+  /** @param {Profile} profile */
   async #persist(profile) {
     const { python_tools: _python, ...record } = profile; // the store keeps its own fields; see pythonTools()
     Object.assign(profile, await this.profilesApi.save(record));
     this.#remember(profile);
   }
 
+  /** @param {Profile} profile */
   #remember(profile) {
     const i = this.profiles.findIndex((p) => p.id === profile.id);
     if (i >= 0) this.profiles[i] = profile;
@@ -273,14 +338,16 @@ export class Settings {
   }
 
   /** Save extra, non-secret fields of the active profile (the Python tools' source). */
+  /** @param {Partial<Profile>} fields */
   async update(fields) {
     if (!this.active) return;
-    if ("python_tools" in fields) prefs.set(PREFS.pythonTools + this.active.id, fields.python_tools);
+    if ("python_tools" in fields) prefs.set(PREFS.pythonTools + this.active.id, fields.python_tools ?? "");
     const profile = { ...this.active, ...fields };
     await this.#persist(profile);
     this.active = profile;
   }
 
+  /** @param {Profile | null} profile */
   activate(profile) {
     this.active = profile;
     if (profile) prefs.set(PREFS.activeProfile, profile.id);
@@ -288,11 +355,13 @@ export class Settings {
     this.onChange(profile);
   }
 
+  /** @param {string} id */
   switchTo(id) {
     const profile = this.#byId(id);
     if (profile) this.activate(profile);
   }
 
+  /** @param {string} model */
   async setModel(model) {
     if (!this.active || !model || model === this.active.model) return;
     await this.update({ model });
@@ -335,23 +404,36 @@ export class Settings {
   }
 
   /** The next turn's {provider, model, vendor}: of profile `profileId` (an assistant's), else the active one. */
+  /**
+   * @param {string | null} [profileId]
+   * @returns {Target}
+   */
   target(profileId = null) {
     const profile = (profileId && this.profiles.find((p) => p.id === profileId)) || this.active;
     if (!profile) throw new Error(t("chat.noProfile"));
     return this.#targetOf(profile);
   }
 
+  /**
+   * @param {Profile} profile
+   * @param {{key?: string | null, passphrase?: string | null}} given
+   */
   async provideKey(profile, { key = null, passphrase = null }) {
     const plain = passphrase !== null ? await this.keysApi.decryptSecret(passphrase, profile.key) : key?.trim();
     if (!plain) throw new Error(t("chat.noKey"));
     this.keys.set(profile.id, plain);
   }
 
+  /**
+   * @param {Profile} profile
+   * @returns {Target}
+   */
   #targetOf(profile) {
     const key = this.keys.get(profile.id);
     if (!key && (profile.key || profile.uses_key || vendorInfo(profile.vendor)?.needs_key !== false)) {
       throw new MissingKeyError(profile);
     }
+    /** @type {Provider} */
     const provider = { vendor: profile.vendor };
     if (key) provider.api_key = key;
     if (profile.base_url) provider.base_url = profile.base_url;

@@ -16,10 +16,18 @@
  *   sidebar.markActive(id)
  */
 
-import { download, h } from "./dom.js";
+import { byId, download, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { sharePage } from "./share_page.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { keyboardRows, tabStop } from "./rows.js";
+
+/**
+ * @typedef {{id: string, title?: string | null, updated: number, pinned?: boolean, folder?: string | null}} Row
+ *   what the sidebar reads of a stored conversation (store/transcripts.js)
+ * @typedef {{label?: {key: string, vars?: Record<string, unknown>}, folder?: string}} GroupHead
+ * @typedef {GroupHead & {items: Row[]}} Group
+ */
 
 const UNDO_MS = 10_000;
 const MAX_HITS = 100; // conversations listed for a search: more is a query to narrow, not a list to scroll
@@ -28,30 +36,54 @@ const DAY = 24 * 60 * 60 * 1000;
 export class Sidebar {
   #searchPrepared = false;
 
+  /**
+   * @param {{store: import("../store/transcripts.js").Store, chat: import("./chat.js").Chat,
+   *   notify: import("./notify.js").Notify, validateFocus?: ((state: unknown) => Promise<unknown>) | null}} parts
+   */
   constructor({ store, chat, notify, validateFocus = null }) {
     onLanguageChange(() => this.refresh().catch(() => {}));
-    Object.assign(this, { store, chat, notify, validateFocus });
-    this.list = document.getElementById("conversations");
-    this.results = document.getElementById("search-results");
-    this.search = document.getElementById("search");
+    this.store = store;
+    this.chat = chat;
+    this.notify = notify;
+    this.validateFocus = validateFocus;
+    this.list = byId("conversations");
+    this.results = byId("search-results");
+    this.search = byId("search", HTMLInputElement);
+    /** @type {string | null} */
     this.activeId = null;
+    /** @type {Row[]} */
     this.conversations = [];
     this.selecting = false;
+    /** @type {Set<string>} */
     this.selected = new Set();
+    /** @type {string | null} */
     this.rowId = null; // the row the keyboard was last on: Tab comes back to it
     keyboardRows(this.list, (li) => { this.rowId = li?.dataset.id ?? null; });
     keyboardRows(this.results);
-    this.#buildBulkBar();
-    document.getElementById("new-chat").addEventListener("click", () => this.newChat());
-    document.getElementById("export").addEventListener("click", () => this.openExport());
-    document.getElementById("import").addEventListener("click", () => document.getElementById("import-file").click());
-    document.getElementById("import-file").addEventListener("change", (ev) => this.#import(ev.target));
-    document.getElementById("export-close").addEventListener("click", () => document.getElementById("export-dialog").close());
-    document.getElementById("export-one-json").addEventListener("click", () => this.#export("json"));
-    document.getElementById("export-one-markdown").addEventListener("click", () => this.#export("markdown"));
-    document.getElementById("export-one-html").addEventListener("click", () => this.#sharePage());
-    document.getElementById("export-all-json").addEventListener("click", () => this.#exportAll());
-    let timer = null;
+    this.selectButton = h("button", { type: "button", className: "select-toggle", "aria-pressed": "false",
+                                      onclick: () => this.#toggleSelecting() });
+    this.deleteSelected = h("button", { type: "button", className: "danger", hidden: true,
+                                        onclick: () => this.#deleteSelected() });
+    this.bulk = h("div", { className: "bulk-bar" }, this.selectButton, this.deleteSelected);
+    this.list.before(this.bulk);
+    this.#showBulk();
+    this.#wire();
+  }
+
+  #wire() {
+    const exportDialog = byId("export-dialog", HTMLDialogElement);
+    const importFile = byId("import-file", HTMLInputElement);
+    byId("new-chat").addEventListener("click", () => this.newChat());
+    byId("export").addEventListener("click", () => this.openExport());
+    byId("import").addEventListener("click", () => importFile.click());
+    importFile.addEventListener("change", () => this.#import(importFile));
+    byId("export-close").addEventListener("click", () => exportDialog.close());
+    byId("export-one-json").addEventListener("click", () => this.#export("json"));
+    byId("export-one-markdown").addEventListener("click", () => this.#export("markdown"));
+    byId("export-one-html").addEventListener("click", () => this.#sharePage());
+    byId("export-all-json").addEventListener("click", () => this.#exportAll());
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let timer;
     this.search.addEventListener("input", () => {
       clearTimeout(timer);
       timer = setTimeout(() => this.#search(this.search.value.trim()), 150);
@@ -62,12 +94,13 @@ export class Sidebar {
     document.body.classList.remove("sidebar-open");
     this.chat.newChat();
     this.markActive(null);
-    document.getElementById("message").focus();
+    byId("message").focus();
   }
 
+  /** @param {string | null} id */
   markActive(id) {
     this.activeId = id;
-    for (const li of this.list.querySelectorAll("li[data-id]")) {
+    for (const li of /** @type {NodeListOf<HTMLElement>} */ (this.list.querySelectorAll("li[data-id]"))) {
       li.classList.toggle("active", li.dataset.id === id);
       li.querySelector(".open")?.setAttribute("aria-current", li.dataset.id === id ? "page" : "false");
     }
@@ -79,16 +112,22 @@ export class Sidebar {
     for (const id of this.selected) if (!known.has(id)) this.selected.delete(id);
     // The keyboard's place survives the redraw (opening a conversation redraws the list under the focus).
     const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
-    const refocus = focused && { id: focused.closest("li[data-id]")?.dataset.id, kind: focused.classList[0] };
+    const refocus = focused && { id: focused.closest("li[data-id]")?.getAttribute("data-id"),
+                                 kind: focused.classList[0] };
     this.list.replaceChildren(...groupConversations(this.conversations, Date.now()).map(({ label, folder, items }) =>
       h("li", { className: "group" },
-        h("h3", { className: folder ? "group-label folder-label" : "group-label" }, folder || t(label.key, label.vars)),
+        h("h3", { className: folder ? "group-label folder-label" : "group-label" },
+          folder || t(label?.key ?? "", label?.vars)),
         h("ul", {}, items.map((c) => this.#item(c))))));
     this.list.classList.toggle("selecting", this.selecting);
     this.#showBulk();
     this.markActive(this.activeId);
+    /** @param {string | null | undefined} id */
     const row = (id) => (id ? this.list.querySelector(`li[data-id="${CSS.escape(id)}"]`) : null);
-    if (refocus?.id && refocus.kind) row(refocus.id)?.querySelector(`:scope > .${refocus.kind}`)?.focus();
+    if (refocus?.id && refocus.kind) {
+      const control = row(refocus.id)?.querySelector(`:scope > .${refocus.kind}`);
+      if (control instanceof HTMLElement) control.focus();
+    }
     tabStop(this.list, row(this.rowId) ?? row(this.activeId));
     if (!this.#searchPrepared) {
       // After the first draw, while the page is idle, the store reads every message's text once for
@@ -98,6 +137,7 @@ export class Sidebar {
     }
   }
 
+  /** @param {Row} conv */
   #item(conv) {
     const title = conv.title || t("nav.untitled");
     const open = h("button", { type: "button", className: "open", "aria-describedby": "nav-row-keys",
@@ -105,7 +145,11 @@ export class Sidebar {
     const check = this.selecting
       ? h("input", { type: "checkbox", className: "select", "aria-label": `${t("nav.select")}: ${title}`,
                      checked: this.selected.has(conv.id),
-                     onchange: (ev) => { ev.target.checked ? this.selected.add(conv.id) : this.selected.delete(conv.id); this.#showBulk(); } })
+                     onchange: (/** @type {Event} */ ev) => {
+                       if (/** @type {HTMLInputElement} */ (ev.target).checked) this.selected.add(conv.id);
+                       else this.selected.delete(conv.id);
+                       this.#showBulk();
+                     } })
       : null;
     const li = h("li", { dataset: { id: conv.id }, className: conv.pinned ? "pinned" : "" }, check, open,
       h("button", { type: "button", className: "pin icon", "aria-pressed": String(Boolean(conv.pinned)),
@@ -120,17 +164,23 @@ export class Sidebar {
     return li;
   }
 
+  /** @param {Row} conv */
   async #pin(conv) {
     await this.store.setPinned(conv.id, !conv.pinned);
     await this.refresh();
   }
 
-  /** A field naming the folder (the existing ones offered); empty: out of any folder. */
+  /**
+   * A field naming the folder (the existing ones offered); empty: out of any folder.
+   * @param {HTMLElement} li
+   * @param {Row} conv
+   */
   #moveToFolder(li, conv) {
     const names = [...new Set(this.conversations.map((c) => c.folder).filter(Boolean))].sort();
     const list = h("datalist", { id: `folders-${conv.id}` }, names.map((n) => h("option", { value: n })));
     const field = h("input", { type: "text", className: "rename-field", "aria-label": t("nav.folderField"),
                                list: list.id, value: conv.folder ?? "", placeholder: t("nav.noFolder") });
+    /** @param {boolean} save */
     const done = async (save) => {
       if (save && (field.value.trim() || null) !== (conv.folder ?? null)) await this.store.setFolder(conv.id, field.value);
       await this.refresh();
@@ -141,16 +191,6 @@ export class Sidebar {
   }
 
   // ------------------------------------------------------------------ selecting many
-
-  #buildBulkBar() {
-    this.selectButton = h("button", { type: "button", className: "select-toggle", "aria-pressed": "false",
-                                      onclick: () => this.#toggleSelecting() });
-    this.deleteSelected = h("button", { type: "button", className: "danger", hidden: true,
-                                        onclick: () => this.#deleteSelected() });
-    this.bulk = h("div", { className: "bulk-bar" }, this.selectButton, this.deleteSelected);
-    this.list.before(this.bulk);
-    this.#showBulk();
-  }
 
   #showBulk() {
     this.selectButton.textContent = t(this.selecting ? "nav.doneSelecting" : "nav.selectMany");
@@ -170,6 +210,7 @@ export class Sidebar {
   async #deleteSelected() {
     const doomed = this.conversations.filter((c) => this.selected.has(c.id));
     if (!doomed.length) return;
+    /** @type {unknown[]} */
     const tokens = [];
     for (const conv of doomed) tokens.push(await this.store.deleteConversation(conv.id));
     if (doomed.some((c) => c.id === this.chat.conversation?.id)) this.chat.newChat();
@@ -185,19 +226,28 @@ export class Sidebar {
     });
   }
 
+  /**
+   * @param {string} id
+   * @param {{at?: string | null, query?: string} | null} [at]
+   */
   async #open(id, at = null) {
     try {
       await this.chat.open(id, at ?? {});
       this.markActive(id);
       document.body.classList.remove("sidebar-open");
     } catch (err) {
-      this.notify(err.message);
+      this.notify(messageOf(err));
     }
   }
 
+  /**
+   * @param {HTMLElement} li
+   * @param {Row} conv
+   */
   #rename(li, conv) {
     const field = h("input", { type: "text", className: "rename-field", "aria-label": t("nav.renameField"),
                                value: conv.title ?? "" });
+    /** @param {boolean} save */
     const done = async (save) => {
       if (save && field.value.trim() && field.value.trim() !== conv.title) {
         await this.store.renameConversation(conv.id, field.value.trim());
@@ -211,6 +261,7 @@ export class Sidebar {
     field.select();
   }
 
+  /** @param {Row} conv */
   async #delete(conv) {
     const token = await this.store.deleteConversation(conv.id);
     if (this.chat.conversation?.id === conv.id) this.chat.newChat();
@@ -224,6 +275,7 @@ export class Sidebar {
     });
   }
 
+  /** @param {string} query */
   async #search(query) {
     if (!query) {
       this.results.hidden = true;
@@ -234,6 +286,7 @@ export class Sidebar {
     if (this.search.value.trim() !== query) return; // typed on meanwhile: that search draws
     const titles = new Map(this.conversations.map((c) => [c.id, c.title]));
     // One entry per conversation (its first hit, and how many more), the first MAX_HITS of them.
+    /** @type {Map<string, {hit: {conversation_id: string, message_id: string | null, snippet?: string}, more: number}>} */
     const byConversation = new Map();
     for (const hit of hits) {
       const entry = byConversation.get(hit.conversation_id);
@@ -257,38 +310,40 @@ export class Sidebar {
   }
 
   openExport() {
-    const dialog = document.getElementById("export-dialog");
+    const dialog = byId("export-dialog", HTMLDialogElement);
     const hasOne = Boolean(this.chat.conversation);
-    document.getElementById("export-one-json").disabled = !hasOne;
-    document.getElementById("export-one-markdown").disabled = !hasOne;
-    document.getElementById("export-one-html").disabled = !hasOne;
-    document.getElementById("export-none").hidden = hasOne;
+    byId("export-one-json", HTMLButtonElement).disabled = !hasOne;
+    byId("export-one-markdown", HTMLButtonElement).disabled = !hasOne;
+    byId("export-one-html", HTMLButtonElement).disabled = !hasOne;
+    byId("export-none").hidden = hasOne;
     dialog.showModal();
   }
 
+  /** @param {"json" | "markdown"} format */
   async #export(format) {
     const conv = this.chat.conversation;
     if (!conv) return;
     const blob = await this.store.exportConversation(conv.id, format);
     download(blob, `${slug(conv.title)}.${format === "json" ? "json" : "md"}`);
-    document.getElementById("export-dialog").close();
+    byId("export-dialog", HTMLDialogElement).close();
   }
 
   /** What the transcript shows, as one page with no script that loads nothing (share_page.js). */
   async #sharePage() {
     const conv = this.chat.conversation;
     if (!conv) return;
-    const blob = await sharePage(document.getElementById("transcript"), conv.title);
+    const blob = await sharePage(byId("transcript"), conv.title);
     download(blob, `${slug(conv.title)}.html`);
-    document.getElementById("export-dialog").close();
+    byId("export-dialog", HTMLDialogElement).close();
   }
 
   async #exportAll() {
     const blob = await this.store.exportAll("json");
     download(blob, `orizuru-${new Date().toISOString().slice(0, 10)}.json`);
-    document.getElementById("export-dialog").close();
+    byId("export-dialog", HTMLDialogElement).close();
   }
 
+  /** @param {HTMLInputElement} input */
   async #import(input) {
     const file = input.files?.[0];
     input.value = "";
@@ -298,18 +353,23 @@ export class Sidebar {
       await this.refresh();
       this.notify(importSummary(result), { kind: "import" });
     } catch (err) {
-      this.notify(t("nav.importFailed", { message: err.message }), { error: true });
+      this.notify(t("nav.importFailed", { message: messageOf(err) }), { error: true });
     }
   }
 
-  /** The file's text with every conversation's focus state validated (and normalised) by the core. */
+  /**
+   * The file's text with every conversation's focus state validated (and normalised) by the core.
+   * @param {string} text
+   */
   async #checkFocus(text) {
+    /** @type {{conversations?: unknown} | null} */
     let data;
     try {
       data = JSON.parse(text);
     } catch {
       return text; // not JSON: the store says so
     }
+    /** @type {({focus?: unknown, title?: string, id?: string} | null)[]} */
     const conversations = Array.isArray(data?.conversations) ? data.conversations : [];
     if (!this.validateFocus || !conversations.some((c) => c && c.focus != null)) return text;
     for (const [i, conversation] of conversations.entries()) {
@@ -317,7 +377,7 @@ export class Sidebar {
       try {
         conversation.focus = await this.validateFocus(conversation.focus);
       } catch (err) {
-        throw new Error(`conversations[${i}] (${conversation.title ?? conversation.id}): ${err.message}`, { cause: err });
+        throw new Error(`conversations[${i}] (${conversation.title ?? conversation.id}): ${messageOf(err)}`, { cause: err });
       }
     }
     return JSON.stringify(data);
@@ -329,16 +389,24 @@ export class Sidebar {
  * Today, Yesterday, Previous 7 days, Previous 30 days, then one per month. Each group keeps the store's
  * order (most recently changed first). `label` is an i18n key with its values; a folder has `folder`.
  */
+/**
+ * @param {Row[]} conversations
+ * @param {number} now
+ * @returns {Group[]}
+ */
 export function groupConversations(conversations, now) {
   const startOfToday = new Date(now).setHours(0, 0, 0, 0);
+  /** @type {Map<string, Group>} */
   const groups = new Map();
+  /** @type {(key: string, make: () => GroupHead, conv: Row) => void} */
   const add = (key, make, conv) => {
-    if (!groups.has(key)) groups.set(key, { ...make(), items: [] });
-    groups.get(key).items.push(conv);
+    const group = groups.get(key) ?? { ...make(), items: [] };
+    groups.set(key, group);
+    group.items.push(conv);
   };
   for (const conv of conversations) {
     if (conv.pinned) add("0pinned", () => ({ label: { key: "nav.pinned" } }), conv);
-    else if (conv.folder) add(`1${conv.folder}`, () => ({ folder: conv.folder }), conv);
+    else if (conv.folder) add(`1${conv.folder}`, () => ({ folder: conv.folder ?? undefined }), conv);
     else {
       const age = startOfToday - conv.updated;
       if (conv.updated >= startOfToday) add("2today", () => ({ label: { key: "nav.today" } }), conv);
@@ -356,7 +424,10 @@ export function groupConversations(conversations, now) {
   return [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, group]) => group);
 }
 
-/** What an import did, in one message: how many came in, as copies, or were skipped, and why (store/exchange.js). */
+/**
+ * What an import did, in one message: how many came in, as copies, or were skipped, and why (store/exchange.js).
+ * @param {{imported: number, copied: number, skipped: number}} result
+ */
 function importSummary({ imported, copied, skipped }) {
   const said = [imported + copied ? t("nav.imported", { count: imported + copied }) : t("nav.importedNone")];
   if (copied) said.push(t("nav.importCopies", { count: copied }));
@@ -364,11 +435,17 @@ function importSummary({ imported, copied, skipped }) {
   return said.join(" ");
 }
 
-/** `text` as text nodes with each occurrence of the query's words in <mark> (never parsed as HTML). */
+/**
+ * `text` as text nodes with each occurrence of the query's words in <mark> (never parsed as HTML).
+ * @param {string} text
+ * @param {string} query
+ * @returns {string | (string | HTMLElement)[]}
+ */
 export function marked(text, query) {
   const words = query.toLowerCase().split(/\s+/).filter(Boolean);
   if (!words.length || !text) return text;
   const pattern = new RegExp(words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "gi");
+  /** @type {(string | HTMLElement)[]} */
   const out = [];
   let last = 0;
   for (const match of text.matchAll(pattern)) {
@@ -380,9 +457,14 @@ export function marked(text, query) {
   return out;
 }
 
-/** An in-place field: Enter or leaving it saves, Esc cancels; `done(save)` runs once. */
+/**
+ * An in-place field: Enter or leaving it saves, Esc cancels; `done(save)` runs once.
+ * @param {HTMLInputElement} field
+ * @param {(save: boolean) => unknown} done
+ */
 function whenEdited(field, done) {
   let finished = false;
+  /** @param {boolean} save */
   const finish = (save) => {
     if (finished) return;
     finished = true;
@@ -398,6 +480,7 @@ function whenEdited(field, done) {
   field.addEventListener("blur", () => finish(true), { once: true });
 }
 
+/** @param {string | null | undefined} title */
 function slug(title) {
   return (title || "conversation").replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-|-$/g, "").slice(0, 60) || "conversation";
 }

@@ -11,18 +11,22 @@ import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
+/** @type {readonly string[]} */
 export const THEMES = Object.freeze(["system", "light", "dark"]);
 
+/** @param {string | null | undefined} theme */
 export function applyTheme(theme) {
   const root = document.documentElement;
   if (theme === "light" || theme === "dark") root.dataset.theme = theme;
   else delete root.dataset.theme;
 }
 
+/** @param {HTMLSelectElement} select */
 export function themeSelect(select) {
   const draw = () => {
     select.replaceChildren(...THEMES.map((theme) => h("option", { value: theme }, t(`settings.theme.${theme}`))));
-    select.value = THEMES.includes(prefs.get(PREFS.theme)) ? prefs.get(PREFS.theme) : "system";
+    const saved = prefs.get(PREFS.theme);
+    select.value = saved !== null && THEMES.includes(saved) ? saved : "system";
   };
   draw();
   onLanguageChange(draw); // again after the language changed

@@ -42,65 +42,116 @@
  * under it, newest first, as text.
  */
 
-import { h } from "./dom.js";
+import { byId, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
 import { isLocalURL } from "../mcp_app/policy.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
+/**
+ * @typedef {import("../types/contract").ServerDescription} ServerDescription
+ * @typedef {import("../types/contract").Diagnosis} Diagnosis
+ * @typedef {import("../types/contract").PageTool} PageTool
+ * @typedef {{uri: string, name?: string | null}} McpResource   one of a server's resources (mcp.list)
+ * @typedef {{name: string, description?: string | null}} McpPrompt   one of a server's prompts (mcp.list)
+ * @typedef {"connecting" | "connected" | "disconnected" | "error" | "unreachable"} ServerStatus
+ * @typedef {{id: string, url: string, headers: Record<string, string>, headerNames?: string[],
+ *   status: ServerStatus, relay: string | null, info?: ServerDescription | null, error?: string | null,
+ *   advice?: Diagnosis | null, needsSignIn?: boolean}} Connection   a server the user added, as the panel shows it
+ * @typedef {{enabled?: boolean, policy?: string, fingerprint?: string}} ToolChoice   kept per server and tool
+ * @typedef {{source: string, tool: string, policy: string, fingerprint?: string}} PolicyEntry   chat.run's policy
+ * @typedef {{defineTools: (set: string, source: string) => Promise<PageTool[]>,
+ *   useTools: (set: string, source: string) => unknown}} PythonTools   the code interpreter, as the panel uses it
+ */
+
 // The error codes (pycore/contract.py) after which "Sign in" is the way on: OAuth, or sign in for more scope.
 const SIGN_IN_CODES = new Set(["mcp_auth_required", "mcp_insufficient_scope"]);
 const FOLLOW_MS = 1000; // how often the open panel asks the worker for the servers' tool lists (no network)
 const POLICIES = ["ask", "allow", "deny"];
+/** @type {Record<"samplingMaxTokens" | "samplingMaxInputChars", {name: string, fallback: number}>} */
 const SAMPLING_LIMITS = { // prefs key -> chat.run's limits field, and its value unless the user changed it
   samplingMaxTokens: { name: "sampling_max_tokens", fallback: 1024 },
   samplingMaxInputChars: { name: "sampling_max_input_chars", fallback: 100_000 },
 };
 
 export class ToolsPanel {
+  /**
+   * @param {{core: import("../client/orizuru.js").Agent, ready: Promise<unknown>, coreReadyNow: () => boolean,
+   *   settings: import("./settings.js").Settings, relayToken: string | null, notify: import("./notify.js").Notify,
+   *   interpreter: PythonTools, inspector?: import("./traffic.js").TrafficInspector | null,
+   *   onAttach?: (resource: McpResource, contents: unknown[], parts: import("../types/contract").Part[]) => void}} parts
+   */
   constructor({ core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector = null,
                 onAttach = () => {} }) {
     onLanguageChange(() => this.render());
-    Object.assign(this, { core, ready, coreReadyNow, settings, relayToken, notify, interpreter, inspector });
+    this.core = core;
+    this.ready = ready;
+    this.coreReadyNow = coreReadyNow;
+    this.settings = settings;
+    this.relayToken = relayToken;
+    this.notify = notify;
+    this.interpreter = interpreter;
+    this.inspector = inspector;
+    /** @type {Map<string, Connection>} */
     this.servers = new Map(); // id -> {id, url, headers, status, info, error, advice, relay}
+    /** @type {import("./relay.js").RelayServer[]} */
     this.relayServers = [];
+    /** @type {string | null} */
     this.relayError = null;
+    /** @type {Record<string, ToolChoice | undefined>} */
     this.prefs = prefs.getJSON(PREFS.toolChoices, {});
-    this.trusted = new Set(prefs.getJSON(PREFS.trustedServers, []).filter((id) => typeof id === "string"));
+    /** @type {Set<string>} */
+    this.trusted = new Set(prefs.getJSON(PREFS.trustedServers, []).filter((/** @type {unknown} */ id) => typeof id === "string"));
     prefs.remove(PREFS.oldToolChoices); // keyed by bare tool names, from before choices were per server
+    /** @type {{id: string | null, tools: PageTool[]}} */
     this.python = { id: null, tools: [] };
+    /** @type {Promise<boolean>} */
     this.pythonPending = Promise.resolve(false);
+    /** @type {Set<string>} */
     this.openLogs = new Set(); // the servers whose log the user opened
     this.onAttach = onAttach; // (resource, contents, parts): the user attached a resource it read
     this.onPrompt = null;
-    this.dialog = document.getElementById("tools-dialog");
-    this.list = document.getElementById("mcp-servers");
-    this.relayList = document.getElementById("relay-servers");
-    document.getElementById("tools-close").addEventListener("click", () => this.dialog.close());
+    /** @type {Promise<unknown> | undefined} */
+    this.signingOut = undefined; // a forgotten server's sign-in being dropped from the worker's vault
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.following = undefined;
+    this.dialog = byId("tools-dialog", HTMLDialogElement);
+    this.list = byId("mcp-servers");
+    this.relayList = byId("relay-servers");
+    /** @type {{uri: string, name?: string}[]} */
+    this.roots = prefs.getJSON(PREFS.mcpRoots, []);
+    this.#wire();
+  }
+
+  #wire() {
+    byId("tools-close").addEventListener("click", () => this.dialog.close());
     // While the panel is open it follows the servers' tool lists: a tool a server adds (list_changed) shows
     // up, marked new, without closing and opening again. Drawn again only when a list changed, so a choice
     // being made in a select is not disturbed.
     this.dialog.addEventListener("close", () => clearInterval(this.following));
-    document.getElementById("mcp-add").addEventListener("submit", (ev) => {
+    byId("mcp-add").addEventListener("submit", (ev) => {
       ev.preventDefault();
       this.#addFromForm();
     });
-    document.getElementById("python-save").addEventListener("click", () => this.#savePython());
-    document.getElementById("roots-save").addEventListener("click", () => this.#saveRoots());
-    for (const saved of prefs.getJSON(PREFS.mcpServers, [])) {
+    byId("python-save").addEventListener("click", () => this.#savePython());
+    byId("roots-save").addEventListener("click", () => this.#saveRoots());
+    /** @type {{id: string, url: string, headerNames?: string[], relay?: string | null}[]} */
+    const servers = prefs.getJSON(PREFS.mcpServers, []);
+    for (const saved of servers) {
       this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
                                    status: "disconnected", relay: saved.relay ?? null });
     }
-    for (const [id, key] of [["sampling-budget", "samplingMaxTokens"], ["sampling-input", "samplingMaxInputChars"]]) {
-      const field = document.getElementById(id);
+    for (const [id, key] of /** @type {const} */ ([["sampling-budget", "samplingMaxTokens"],
+                                                 ["sampling-input", "samplingMaxInputChars"]])) {
+      const field = byId(id, HTMLInputElement);
       field.value = String(this.samplingLimits()[SAMPLING_LIMITS[key].name]);
       field.addEventListener("change", () => {
-        if (field.validity.valid && field.value) prefs.set(PREFS[key], String(Math.round(field.value)));
+        if (field.validity.valid && field.value) prefs.set(PREFS[key], String(Math.round(Number(field.value))));
       });
     }
-    this.roots = prefs.getJSON(PREFS.mcpRoots, []);
-    document.getElementById("roots-list").value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
+    byId("roots-list", HTMLTextAreaElement).value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
     // The roots go to the core before any server connects, so its first roots/list gets them.
     this.ready.then(async () => {
       if (this.roots.length) await this.core.call("mcp.set_roots", { roots: this.roots }).catch(() => {});
@@ -111,7 +162,9 @@ export class ToolsPanel {
   /** What a server's sampling request may use (Tools): the most tokens the model may write (1024 unless changed)
    *  and the most characters of text it may send the model (100,000): chat.run's limits.sampling_max_*. */
   samplingLimits() {
-    return Object.fromEntries(Object.entries(SAMPLING_LIMITS).map(([key, { name, fallback }]) => {
+    const limits = /** @type {[keyof typeof SAMPLING_LIMITS, {name: string, fallback: number}][]} */ (
+      Object.entries(SAMPLING_LIMITS));
+    return Object.fromEntries(limits.map(([key, { name, fallback }]) => {
       const saved = Number(prefs.get(PREFS[key]));
       return [name, Number.isInteger(saved) && saved > 0 ? saved : fallback];
     }));
@@ -121,10 +174,11 @@ export class ToolsPanel {
 
   /** "Save roots": one file:// URI per line, a name after a space; the core tells the connected servers. */
   async #saveRoots() {
-    const status = document.getElementById("roots-status");
+    const status = byId("roots-status");
     status.classList.remove("error");
+    /** @type {{uri: string, name?: string}[]} */
     const roots = [];
-    const lines = document.getElementById("roots-list").value.split("\n");
+    const lines = byId("roots-list", HTMLTextAreaElement).value.split("\n");
     for (const [i, line] of lines.entries()) {
       if (!line.trim()) continue;
       const [uri, ...name] = line.trim().split(/\s+/);
@@ -142,7 +196,7 @@ export class ToolsPanel {
       prefs.setJSON(PREFS.mcpRoots, roots);
       status.textContent = t("tools.rootsSaved", { count: roots.length });
     } catch (err) {
-      status.textContent = err.message;
+      status.textContent = messageOf(err);
       status.classList.add("error");
     }
   }
@@ -161,7 +215,7 @@ export class ToolsPanel {
   }
 
   render() {
-    const relaySection = document.getElementById("relay-section");
+    const relaySection = byId("relay-section");
     relaySection.hidden = !this.relayToken;
     if (this.relayToken) {
       if (this.relayError) this.relayList.replaceChildren(h("li", { className: "error" }, t("tools.relayFailed", { message: this.relayError })));
@@ -183,10 +237,14 @@ export class ToolsPanel {
   /** The connected servers' tools as the worker has them now (a list_changed may have added some), and whether
    *  a call found the server gone since ("unreachable", with the core's sentence: it then takes a Reconnect). */
   async #refresh() {
-    const live = (s) => s?.status === "connected" || s?.status === "unreachable";
+    /**
+     * @param {Connection | undefined} s
+     * @returns {s is Connection}
+     */
+    const live = (s) => s !== undefined && (s.status === "connected" || s.status === "unreachable");
     if (!this.coreReadyNow?.() || ![...this.servers.values()].some(live)) return;
     try {
-      const { servers } = await this.core.call("mcp.list", {});
+      const { servers } = /** @type {import("../types/contract").ServerList} */ (await this.core.call("mcp.list", {}));
       for (const info of servers) {
         const conn = this.servers.get(info.id);
         if (!live(conn)) continue;
@@ -199,6 +257,10 @@ export class ToolsPanel {
     }
   }
 
+  /**
+   * @param {string} id
+   * @param {boolean} on
+   */
   #setTrusted(id, on) {
     if (on) this.trusted.add(id);
     else this.trusted.delete(id);
@@ -207,21 +269,22 @@ export class ToolsPanel {
 
   async #loadRelay() {
     try {
-      this.relayServers = await listRelayServers(this.relayToken);
+      this.relayServers = await listRelayServers(this.relayToken ?? "");
       this.relayError = null;
     } catch (err) {
-      this.relayError = err.message;
+      this.relayError = messageOf(err);
     }
     this.render();
   }
 
+  /** @param {import("./relay.js").RelayServer} server */
   #relayItem(server) {
     const id = `relay:${server.name}`;
     const conn = this.servers.get(id);
     const item = conn ? this.#serverItem(conn, server.name) : h("li", { className: "server", dataset: { id } },
       h("div", { className: "server-head" },
         h("strong", {}, server.name),
-        h("code", { className: "command" }, [server.command, ...(server.args ?? [])].join(" ")),
+        h("code", { className: "command" }, [server.command, ...(Array.isArray(server.args) ? server.args : [])].join(" ")),
         h("button", { type: "button", className: "primary", "aria-label": `${t("tools.connect")} ${server.name}`,
                       onclick: () => this.connect({ id, url: relayServerUrl(server), relay: server.name,
                                                     headers: { Authorization: `Bearer ${this.relayToken}` } }) },
@@ -229,6 +292,10 @@ export class ToolsPanel {
     return item;
   }
 
+  /**
+   * @param {Connection} conn
+   * @param {string | null} [label]
+   */
   #serverItem(conn, label = null) {
     const name = label ?? conn.info?.server?.name ?? conn.url;
     const head = h("div", { className: "server-head" },
@@ -261,14 +328,17 @@ export class ToolsPanel {
       }
       if (conn.advice) item.append(h("div", { className: "doctor" }, h("h4", {}, t("tools.doctor")), doctorNodes(conn.advice)));
     }
-    if (conn.status === "connected" && conn.info) item.append(this.#capabilities(conn));
+    if (conn.status === "connected" && conn.info) item.append(this.#capabilities(conn, conn.info));
     if (conn.status === "connected" && conn.info?.log?.length) item.append(this.#log(conn));
     return item;
   }
 
-  /** The server's log messages (notifications/message), newest first, as text; open stays open while it grows. */
+  /**
+   * The server's log messages (notifications/message), newest first, as text; open stays open while it grows.
+   * @param {Connection} conn
+   */
   #log(conn) {
-    const entries = [...conn.info.log].reverse();
+    const entries = [...(conn.info?.log ?? [])].reverse();
     const details = h("details", { className: "server-log" },
       h("summary", {}, t("tools.log", { count: entries.length })),
       h("ol", { "aria-label": t("tools.logOf", { name: conn.info?.server?.name ?? conn.url }) }, entries.map((e) =>
@@ -282,8 +352,14 @@ export class ToolsPanel {
     return details;
   }
 
-  #capabilities(conn) {
-    const { tools = [], resources = [], prompts = [] } = conn.info;
+  /**
+   * @param {Connection} conn
+   * @param {ServerDescription} info   its tools, resources and prompts
+   */
+  #capabilities(conn, info) {
+    const { tools = [] } = info;
+    const resources = /** @type {McpResource[]} */ (info.resources ?? []);
+    const prompts = /** @type {McpPrompt[]} */ (info.prompts ?? []);
     const box = h("div", { className: "capabilities" });
     if (tools.length) {
       box.append(h("h4", {}, t("tools.tools")), h("ul", { className: "tool-list" }, tools.map((tool) => {
@@ -323,26 +399,38 @@ export class ToolsPanel {
     return box;
   }
 
+  /**
+   * @param {string} key
+   * @param {ToolChoice} change
+   */
   #setPref(key, change) {
     this.prefs[key] = { ...(this.prefs[key] ?? {}), ...change };
     prefs.setJSON(PREFS.toolChoices, this.prefs);
   }
 
-  /** "Always allow this tool" on a card: that server's tool, as it is defined now (the approval event). */
+  /**
+   * "Always allow this tool" on a card: that server's tool, as it is defined now (the approval event).
+   * @param {{source?: string | null, original_name?: string | null, fingerprint?: string | null}} [ask]
+   */
   alwaysAllow({ source, original_name: name, fingerprint } = {}) {
     if (!source?.startsWith("mcp:") || !name || !fingerprint) return; // Python and page tools: this run only
     this.#setPref(prefKey(source.slice("mcp:".length), name), { policy: "allow", fingerprint });
     if (this.dialog.open) this.render();
   }
 
-  /** The `ui://` view of a connected server's tool (MCP Apps), or null. */
+  /**
+   * The `ui://` view of a connected server's tool (MCP Apps), or null.
+   * @param {string} serverId
+   * @param {string} toolName
+   */
   viewOf(serverId, toolName) {
     const tool = this.servers.get(serverId)?.info?.tools?.find((t) => t.original_name === toolName);
     return tool?.ui ?? null;
   }
 
   /** Whether a connected server runs on this machine: a stdio server of the relay, or a URL on a loopback host
-   *  (an --allow-remote server of the relay is elsewhere, though the relay is here). Unknown: not local. */
+   *  (an --allow-remote server of the relay is elsewhere, though the relay is here). Unknown: not local.
+   * @param {string} serverId */
   isLocal(serverId) {
     const conn = this.servers.get(serverId);
     if (!conn) return false;
@@ -350,14 +438,18 @@ export class ToolsPanel {
     return isLocalURL(conn.url);
   }
 
-  /** The user's choices for one server's tools and its trust: how its views' tool calls are approved. */
+  /**
+   * The user's choices for one server's tools and its trust: how its views' tool calls are approved.
+   * @param {string} serverId
+   */
   choicesFor(serverId) {
+    /** @type {PolicyEntry[]} */
     const policy = [];
     for (const [key, pref] of Object.entries(this.prefs)) {
       const [id, tool] = parseKey(key);
-      if (id !== serverId) continue;
+      if (id !== serverId || !pref || tool === null) continue;
       if (pref.enabled === false) policy.push({ source: `mcp:${id}`, tool, policy: "deny" });
-      else if (POLICIES.includes(pref.policy) && (pref.policy !== "allow" || pref.fingerprint)) {
+      else if (pref.policy && POLICIES.includes(pref.policy) && (pref.policy !== "allow" || pref.fingerprint)) {
         policy.push({ source: `mcp:${id}`, tool, policy: pref.policy, fingerprint: pref.fingerprint });
       }
     }
@@ -367,25 +459,32 @@ export class ToolsPanel {
   // ------------------------------------------------------------------ connections
 
   async #addFromForm() {
-    const status = document.getElementById("mcp-add-status");
-    const url = document.getElementById("mcp-url").value.trim();
+    const status = byId("mcp-add-status");
+    const urlField = byId("mcp-url", HTMLInputElement);
+    const headersField = byId("mcp-headers", HTMLTextAreaElement);
+    const url = urlField.value.trim();
     let headers;
     try {
-      headers = parseHeaders(document.getElementById("mcp-headers").value);
+      headers = parseHeaders(headersField.value);
     } catch (err) {
-      status.textContent = err.message;
+      status.textContent = messageOf(err);
       return;
     }
     status.textContent = "";
     const id = `url:${url}`;
-    document.getElementById("mcp-url").value = "";
-    document.getElementById("mcp-headers").value = "";
+    urlField.value = "";
+    headersField.value = "";
     await this.connect({ id, url, headers });
   }
 
+  /**
+   * @param {{id: string, url: string, headers?: Record<string, string>, relay?: string | null}} server
+   * @returns {Promise<Connection>}
+   */
   async connect({ id, url, headers = {}, relay = null }) {
-    const conn = { ...(this.servers.get(id) ?? {}), id, url, relay, status: "connecting", error: null, advice: null };
-    conn.headers = Object.keys(headers).length ? headers : conn.headers ?? {};
+    /** @type {Connection} */
+    const conn = { headers: {}, ...this.servers.get(id), id, url, relay, status: "connecting", error: null, advice: null };
+    conn.headers = Object.keys(headers).length ? headers : conn.headers;
     conn.headerNames = Object.keys(conn.headers);
     this.servers.set(id, conn);
     this.#save();
@@ -393,45 +492,54 @@ export class ToolsPanel {
     try {
       await this.ready;
       await this.signingOut;
-      conn.info = await this.core.call("mcp.connect", { id, url, headers: conn.headers });
+      conn.info = /** @type {ServerDescription} */ (await this.core.call("mcp.connect", { id, url, headers: conn.headers }));
       conn.status = "connected";
     } catch (err) {
       conn.status = "error";
-      conn.needsSignIn = SIGN_IN_CODES.has(err.code);
-      conn.error = err.message; // a sentence (pycore/contract.py): "<url> requires authorization (401)"
+      conn.needsSignIn = SIGN_IN_CODES.has(codeOf(err));
+      conn.error = messageOf(err); // a sentence (pycore/contract.py): "<url> requires authorization (401)"
       conn.advice = conn.needsSignIn ? null : await this.#doctor(url, conn.headers);
     }
     this.render();
     return conn;
   }
 
-  /** OAuth for a protected server (web/app/oauth.js); called from the click, so the popup may open. */
+  /**
+   * OAuth for a protected server (web/app/oauth.js); called from the click, so the popup may open.
+   * @param {Connection} conn
+   */
   async #signIn(conn) {
     try {
       await signIn(this.core, { serverUrl: conn.url });
       await this.connect(conn);
     } catch (err) {
-      conn.error = err.message; // the worker's refusal, as a sentence
+      conn.error = messageOf(err); // the worker's refusal, as a sentence
       this.render();
     }
   }
 
+  /**
+   * @param {string} url
+   * @param {Record<string, string>} headers
+   * @returns {Promise<Diagnosis | null>}
+   */
   async #doctor(url, headers) {
     if (!this.core.methods?.includes("mcp.doctor")) return null;
     try {
-      return await this.core.call("mcp.doctor", { url, headers, origin: location.origin });
+      return /** @type {Diagnosis} */ (await this.core.call("mcp.doctor", { url, headers, origin: location.origin }));
     } catch {
       return null;
     }
   }
 
+  /** @param {string} id */
   async disconnect(id) {
     const conn = this.servers.get(id);
     if (!conn) return;
     try {
       await this.core.call("mcp.disconnect", { id });
     } catch (err) {
-      this.notify(err.message);
+      this.notify(messageOf(err));
     }
     conn.status = "disconnected";
     conn.info = null;
@@ -440,6 +548,7 @@ export class ToolsPanel {
     this.render();
   }
 
+  /** @param {string} id */
   #forget(id) {
     const conn = this.servers.get(id);
     this.servers.delete(id);
@@ -449,7 +558,7 @@ export class ToolsPanel {
     // any later connect (the same URL added again must ask to sign in again).
     if (!conn?.url) return;
     this.signingOut = Promise.all([this.signingOut, this.ready]).then(
-      () => this.core.call("mcp.oauth_forget", { server_url: conn.url })).catch((err) => this.notify(err.message));
+      () => this.core.call("mcp.oauth_forget", { server_url: conn.url })).catch((err) => this.notify(messageOf(err)));
   }
 
   #save() {
@@ -464,29 +573,38 @@ export class ToolsPanel {
     }
   }
 
+  /**
+   * @param {Connection} conn
+   * @param {McpResource} resource
+   */
   async #attachResource(conn, resource) {
     try {
-      const { contents, parts } = await this.core.call("mcp.read_resource",
-        { id: conn.id, uri: resource.uri, name: resource.name ?? undefined, as_parts: true });
+      const { contents, parts } = /** @type {import("../types/contract").ResourceContents} */ (
+        await this.core.call("mcp.read_resource",
+                             { id: conn.id, uri: resource.uri, name: resource.name ?? undefined, as_parts: true }));
       this.onAttach(resource, contents, parts ?? []);
       this.notify(t("tools.attached", { name: resource.name ?? resource.uri }));
     } catch (err) {
-      this.notify(err.message, { error: true });
+      this.notify(messageOf(err), { error: true });
     }
   }
 
-  /** Prompts of connected servers, for the composer's slash commands. */
+  /**
+   * Prompts of connected servers, for the composer's slash commands.
+   * @returns {import("./composer.js").SlashPrompt[]}
+   */
   prompts() {
     return [...this.servers.values()].filter((s) => s.status === "connected")
-      .flatMap((s) => (s.info?.prompts ?? []).map((p) => ({ ...p, serverId: s.id })));
+      .flatMap((s) => /** @type {McpPrompt[]} */ (s.info?.prompts ?? []).map((p) => ({ ...p, serverId: s.id })));
   }
 
   // ------------------------------------------------------------------ Python tools
 
+  /** @param {import("./settings.js").Profile | null} profile */
   profileChanged(profile) {
     const source = profile?.python_tools ?? "";
-    document.getElementById("python-source").value = source;
-    document.getElementById("python-status").textContent = "";
+    byId("python-source", HTMLTextAreaElement).value = source;
+    byId("python-status").textContent = "";
     this.python = { id: profile?.id ?? null, tools: [] };
     this.pythonPending = Promise.resolve(false);
     if (!profile || !source.trim()) return;
@@ -500,17 +618,21 @@ export class ToolsPanel {
   }
 
   async #savePython() {
-    const source = document.getElementById("python-source").value;
+    const source = byId("python-source", HTMLTextAreaElement).value;
     if (!this.settings.active) {
-      document.getElementById("python-status").textContent = t("chat.noProfile");
+      byId("python-status").textContent = t("chat.noProfile");
       return;
     }
     this.pythonPending = this.#registerPython(source, true);
     if (await this.pythonPending) await this.settings.update({ python_tools: source });
   }
 
+  /**
+   * @param {string} source
+   * @param {boolean} loud
+   */
   async #registerPython(source, loud) {
-    const status = document.getElementById("python-status");
+    const status = byId("python-status");
     const id = this.python.id;
     if (!id) return false;
     status.classList.remove("error");
@@ -525,7 +647,7 @@ export class ToolsPanel {
         : t("tools.pythonCleared");
       return true;
     } catch (err) {
-      status.textContent = t("tools.pythonFailed", { message: err.message });
+      status.textContent = t("tools.pythonFailed", { message: messageOf(err) });
       if (loud) status.classList.add("error");
       return false;
     }
@@ -538,15 +660,17 @@ export class ToolsPanel {
     await this.#refresh();
     const mcp = [...this.servers.values()].filter((s) => s.status === "connected").map((s) => s.id);
     const python = this.python.tools.map((tool) => ({ ...tool, source: `python:${this.python.id}` }));
+    /** @type {import("../types/contract").ToolRef[]} */
     const disabled = [];
+    /** @type {PolicyEntry[]} */
     const policy = [];
     for (const [key, pref] of Object.entries(this.prefs)) {
       const [serverId, tool] = parseKey(key);
       const source = `mcp:${serverId}`;
-      if (!mcp.includes(serverId)) continue;
+      if (serverId === null || tool === null || !pref || !mcp.includes(serverId)) continue;
       if (pref.enabled === false) disabled.push({ source, tool });
       // An allow holds for the definition it was given for: without its fingerprint, the tool asks.
-      if (POLICIES.includes(pref.policy) && (pref.policy !== "allow" || pref.fingerprint)) {
+      if (pref.policy && POLICIES.includes(pref.policy) && (pref.policy !== "allow" || pref.fingerprint)) {
         policy.push({ source, tool, policy: pref.policy, fingerprint: pref.fingerprint });
       }
     }
@@ -555,21 +679,39 @@ export class ToolsPanel {
   }
 }
 
-/** One tool of one server, as a key of the remembered choices. */
+/**
+ * One tool of one server, as a key of the remembered choices.
+ * @param {string} serverId
+ * @param {string} toolName
+ */
 function prefKey(serverId, toolName) {
   return JSON.stringify([serverId, toolName]);
 }
 
+/**
+ * @param {string} key
+ * @returns {[string, string] | [null, null]}
+ */
 function parseKey(key) {
   try {
     const parsed = JSON.parse(key);
-    return Array.isArray(parsed) && parsed.length === 2 ? parsed : [null, null];
+    return Array.isArray(parsed) && parsed.length === 2 ? [String(parsed[0]), String(parsed[1])] : [null, null];
   } catch {
     return [null, null];
   }
 }
 
+/**
+ * The code a failed core call carries (web/client/orizuru.js: one of ERROR_CODES), or "".
+ * @param {unknown} err
+ */
+function codeOf(err) {
+  return typeof err === "object" && err !== null && "code" in err ? String(err.code) : "";
+}
+
+/** @param {string} text */
 export function parseHeaders(text) {
+  /** @type {Record<string, string>} */
   const headers = {};
   text.split("\n").forEach((line, i) => {
     if (!line.trim()) return;
@@ -580,17 +722,25 @@ export function parseHeaders(text) {
   return headers;
 }
 
+/**
+ * What the doctor found, as a list (its findings; older cores' shapes are read too).
+ * @param {Diagnosis | string} advice
+ */
 function adviceNodes(advice) {
   if (typeof advice === "string") return h("p", {}, advice);
-  const items = advice.findings ?? advice.problems ?? advice.advice ?? null;
+  /** @type {{findings?: unknown, problems?: unknown, advice?: unknown}} */
+  const said = advice;
+  const items = said.findings ?? said.problems ?? said.advice ?? null;
   if (Array.isArray(items)) {
-    return h("ul", {}, items.map((item) => h("li", {}, typeof item === "string" ? item
-      : [item.message ?? item.problem ?? item.title ?? "", item.fix ? ` — ${item.fix}` : ""].join(""))));
+    return h("ul", {}, items.map((/** @type {string | Record<string, unknown>} */ item) => h("li", {},
+      typeof item === "string" ? item
+        : [item.message ?? item.problem ?? item.title ?? "", item.fix ? ` — ${item.fix}` : ""].join(""))));
   }
   if (typeof items === "string") return h("p", {}, items);
   return h("pre", {}, JSON.stringify(advice, null, 2));
 }
 
+/** @param {Diagnosis} advice */
 function doctorNodes(advice) {
   const nodes = [adviceNodes(advice)];
   if (advice?.relay_hint) nodes.push(h("p", { className: "hint" }, String(advice.relay_hint)));

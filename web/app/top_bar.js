@@ -8,24 +8,31 @@
  * `onProfile(active | null)` is told each time, for what follows the profile elsewhere.
  */
 
-import { h } from "./dom.js";
+import { byId, find, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { ModelSuggestions } from "./model_switch.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
 export class TopBar {
+  /**
+   * @param {{settings: import("./settings.js").Settings, core: import("../client/orizuru.js").Agent,
+   *   coreReadyNow: () => boolean, ready: Promise<unknown>, notify: import("./notify.js").Notify,
+   *   openTools: () => void, onProfile?: (active: import("./bus.js").Profile | null) => void}} parts
+   */
   constructor({ settings, core, coreReadyNow, ready, notify, openTools, onProfile = () => {} }) {
-    Object.assign(this, { settings, onProfile });
-    this.profileSwitch = document.getElementById("profile-switch");
-    this.modelSwitch = document.getElementById("model-switch");
-    this.suggestions = new ModelSuggestions({ list: document.getElementById("model-switch-list"), core, coreReadyNow,
+    this.settings = settings;
+    this.onProfile = onProfile;
+    this.profileSwitch = byId("profile-switch", HTMLSelectElement);
+    this.modelSwitch = byId("model-switch", HTMLInputElement);
+    this.suggestions = new ModelSuggestions({ list: byId("model-switch-list"), core, coreReadyNow,
                                               target: () => settings.target() });
     ready.then(() => this.suggestions.refresh(), () => {});
     this.modelSwitch.addEventListener("focus", () => this.suggestions.refresh());
     this.profileSwitch.addEventListener("change", () => settings.switchTo(this.profileSwitch.value));
     this.modelSwitch.addEventListener("change", () =>
-      settings.setModel(this.modelSwitch.value.trim()).catch((e) => notify(e.message)));
-    document.getElementById("open-settings").addEventListener("click", () => settings.open());
-    document.getElementById("open-tools").addEventListener("click", () => openTools());
+      settings.setModel(this.modelSwitch.value.trim()).catch((e) => notify(messageOf(e))));
+    byId("open-settings").addEventListener("click", () => settings.open());
+    byId("open-tools").addEventListener("click", () => openTools());
     this.#focusToggle();
     this.#sidebarToggle();
   }
@@ -45,7 +52,8 @@ export class TopBar {
 
   /** The Focus panel is closed until the user opens it; open or closed, the choice is remembered. */
   #focusToggle() {
-    const toggle = document.getElementById("toggle-focus");
+    const toggle = byId("toggle-focus");
+    /** @param {boolean} open */
     const show = (open) => {
       document.body.classList.toggle("focus-open", open);
       toggle.setAttribute("aria-expanded", String(open));
@@ -62,20 +70,20 @@ export class TopBar {
   /** Phone width: the sidebar slides over the chat; a tap outside it or Esc puts it away. Opened, the focus
    *  goes into it (it comes after the chat in Tab order); put away by Esc, the focus comes back to ☰. */
   #sidebarToggle() {
-    const toggle = document.getElementById("toggle-sidebar");
-    const sidebar = document.getElementById("sidebar");
+    const toggle = byId("toggle-sidebar");
+    const sidebar = byId("sidebar");
     toggle.addEventListener("click", (ev) => {
       ev.stopPropagation();
-      if (document.body.classList.toggle("sidebar-open")) document.getElementById("new-chat").focus();
+      if (document.body.classList.toggle("sidebar-open")) byId("new-chat").focus();
     });
     const close = () => document.body.classList.remove("sidebar-open");
-    document.querySelector(".main").addEventListener("click", close);
+    find(document, ".main").addEventListener("click", close);
     document.addEventListener("keydown", (ev) => {
       if (ev.key !== "Escape" || !document.body.classList.contains("sidebar-open")) return;
       const inside = sidebar.contains(document.activeElement);
       close();
       if (inside) toggle.focus();
     });
-    document.getElementById("skip-to-message").addEventListener("click", () => document.getElementById("message").focus());
+    byId("skip-to-message").addEventListener("click", () => byId("message").focus());
   }
 }

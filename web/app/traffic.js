@@ -9,31 +9,53 @@
  * Every message is shown as text (JSON), never as markup.
  */
 
-import { download, h } from "./dom.js";
+import { byId, download, h } from "./dom.js";
+import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 
 const FOLLOW_MS = 1000;
 
+/**
+ * @typedef {import("../types/contract").TrafficRecord} TrafficRecord
+ * @typedef {{dir: "in" | "out", t: number, message: {method?: string, id?: string | number, error?: unknown}}} TrafficEntry
+ *   one message of a record (pycore.mcp.traffic)
+ */
+
+/** @param {TrafficRecord | null} record */
+const entriesOf = (record) => /** @type {TrafficEntry[]} */ (record?.messages ?? []);
+
 export class TrafficInspector {
+  /** @param {{core: import("../client/orizuru.js").Agent, notify: import("./notify.js").Notify}} parts */
   constructor({ core, notify }) {
-    Object.assign(this, { core, notify });
-    this.dialog = document.getElementById("traffic-dialog");
-    this.list = document.getElementById("traffic-list");
-    this.filter = document.getElementById("traffic-filter");
-    this.summary = document.getElementById("traffic-summary");
+    this.core = core;
+    this.notify = notify;
+    this.dialog = byId("traffic-dialog", HTMLDialogElement);
+    this.list = byId("traffic-list");
+    this.filter = byId("traffic-filter", HTMLInputElement);
+    this.summary = byId("traffic-summary");
+    /** @type {TrafficRecord | null} */
     this.record = null;
+    /** @type {string | undefined} */
+    this.serverId = undefined;
+    this.label = "";
+    /** @type {ReturnType<typeof setInterval> | undefined} */
+    this.following = undefined;
     this.filter.addEventListener("input", () => this.render());
-    document.getElementById("traffic-export").addEventListener("click", () => this.#export());
-    document.getElementById("traffic-close").addEventListener("click", () => this.dialog.close());
+    byId("traffic-export").addEventListener("click", () => this.#export());
+    byId("traffic-close").addEventListener("click", () => this.dialog.close());
     this.dialog.addEventListener("close", () => clearInterval(this.following));
   }
 
+  /**
+   * @param {string} serverId
+   * @param {string} label
+   */
   async open(serverId, label) {
     this.serverId = serverId;
     this.label = label;
     this.record = null;
     this.filter.value = "";
-    document.getElementById("traffic-title").textContent = t("traffic.title", { server: label });
+    byId("traffic-title").textContent = t("traffic.title", { server: label });
     await this.#load();
     if (!this.dialog.open) this.dialog.showModal();
     clearInterval(this.following);
@@ -42,21 +64,22 @@ export class TrafficInspector {
 
   async #load() {
     try {
-      const record = await this.core.call("mcp.traffic", { id: this.serverId });
-      const last = (r) => `${r?.messages.length}:${r?.messages.at(-1)?.t}`;
+      const record = /** @type {TrafficRecord} */ (await this.core.call("mcp.traffic", { id: this.serverId }));
+      /** @param {TrafficRecord | null} r */
+      const last = (r) => `${r?.messages.length}:${entriesOf(r).at(-1)?.t}`;
       const changed = last(record) !== last(this.record);
       this.record = record;
       if (changed) this.render();
     } catch (err) {
       clearInterval(this.following);
-      this.summary.textContent = err.message;
+      this.summary.textContent = messageOf(err);
     }
   }
 
   render() {
     if (!this.record) return;
     const words = this.filter.value.trim().toLowerCase();
-    const rows = this.record.messages.map((entry) => ({ entry, text: JSON.stringify(entry.message) }))
+    const rows = entriesOf(this.record).map((entry) => ({ entry, text: JSON.stringify(entry.message) }))
       .filter(({ text }) => !words || text.toLowerCase().includes(words));
     this.summary.textContent = t("traffic.summary", { shown: rows.length, total: this.record.messages.length,
                                                       dropped: this.record.dropped });
@@ -72,6 +95,10 @@ export class TrafficInspector {
   }
 }
 
+/**
+ * @param {TrafficEntry} entry
+ * @param {string} text
+ */
 function row(entry, text) {
   const m = entry.message;
   // A method's name is the protocol's (code, shown as it is); a reply is said in the reader's language.

@@ -7,17 +7,29 @@
 
 export { ConversationTree, isToolResults } from "../store/tree.js";
 
+/**
+ * @typedef {import("../types/contract").Part} Part
+ * @typedef {{role: "user" | "assistant", parts: Part[]}} WireMessage   a pycore Message, its parts always there
+ */
+
+/** @param {{parts: Part[]}} msg */
 export function textOf(msg) {
-  return msg.parts.filter((p) => p.type === "text" && !p.refusal).map((p) => p.text).join("");
+  return msg.parts.map((p) => (p.type === "text" && !p.refusal ? p.text : "")).join("");
 }
 
 /**
  * The path as the vendor must see it: empty and failed replies dropped, tool calls that never got a
  * result dropped (a cut-off step), neighbours of the same role merged so every vendor accepts it.
  */
+/**
+ * @param {{role: "user" | "assistant", parts: Part[]}[]} path
+ * @returns {WireMessage[]}
+ */
 export function toWireMessages(path) {
+  /** @type {Set<string>} */
   const answered = new Set();
   for (const msg of path) for (const p of msg.parts) if (p.type === "tool_result") answered.add(p.call_id);
+  /** @type {WireMessage[]} */
   const out = [];
   for (const msg of path) {
     const parts = msg.parts.filter((p) => p.type !== "tool_call" || answered.has(p.id));

@@ -20,10 +20,19 @@
  * No DOM here: tests/web/turn.test.mjs drives every transition in Node.
  */
 
+/**
+ * @typedef {"idle" | "sending" | "streaming" | "awaiting" | "done" | "stopped" | "failed"} TurnState
+ * @typedef {"done" | "stopped" | "failed"} TurnEnd
+ * @typedef {{cancelled: boolean, callId: string | undefined}} TurnRun   the running turn's data
+ */
+
+/** @type {readonly TurnState[]} */
 export const TURN_STATES = Object.freeze(["idle", "sending", "streaming", "awaiting", "done", "stopped", "failed"]);
+/** @type {readonly string[]} */
 export const TURN_ENDS = Object.freeze(["done", "stopped", "failed"]);
 
 // Which state each one may move to: anything else is a bug in the caller, thrown at once.
+/** @type {Record<TurnState, readonly string[]>} */
 const NEXT = {
   idle: ["sending"],
   sending: ["streaming", "idle"],
@@ -35,15 +44,21 @@ const NEXT = {
 };
 
 export class Turn {
+  /** @param {{onChange?: (state: TurnState, previous: TurnState) => void}} [options] */
   constructor({ onChange = () => {} } = {}) {
     this.onChange = onChange;
+    /** @type {TurnState} */
     this.state = "idle";
+    /** @type {TurnRun | null} */
     this.run = null;
+    /** @type {string | null} */
     this.reason = null; // why the last turn was refused before its message was stored
     this.#idle = Promise.resolve();
   }
 
+  /** @type {Promise<void>} */
   #idle;
+  /** @type {() => void} */
   #markIdle = () => {};
 
   /** Not idle: a turn is being sent, streamed, asked about or put in order. */
@@ -57,13 +72,15 @@ export class Turn {
   }
 
   /** A new turn, or a refusal saying why there can be none now. */
+  /** @returns {{ok: true, run: TurnRun} | {ok: false, reason: string}} */
   begin() {
     if (this.state !== "idle") return { ok: false, reason: "busy" };
-    this.run = { cancelled: false, callId: undefined };
+    const run = { cancelled: false, callId: undefined };
+    this.run = run;
     this.reason = null;
     this.#idle = new Promise((resolve) => (this.#markIdle = resolve));
     this.#go("sending");
-    return { ok: true, run: this.run };
+    return { ok: true, run };
   }
 
   /** The person's message is stored: the composer may let go of it, and the reply may start. */
@@ -72,6 +89,7 @@ export class Turn {
   }
 
   /** The message could not be stored (or no vendor is set up): nothing was sent; `reason` says why. */
+  /** @param {string | null} [reason] */
   refuse(reason) {
     this.reason = reason ?? null;
     this.#go("idle");
@@ -87,9 +105,10 @@ export class Turn {
   }
 
   /** The call is over: "done", "stopped" (Stop, another chat opened) or "failed". */
+  /** @param {string} status */
   end(status) {
     if (!TURN_ENDS.includes(status)) throw new Error(`turn: unknown end ${JSON.stringify(status)}`);
-    this.#go(status);
+    this.#go(/** @type {TurnEnd} */ (status));
   }
 
   /** The transcript is in order again: the next turn may begin. */
@@ -103,6 +122,7 @@ export class Turn {
     this.#markIdle();
   }
 
+  /** @param {TurnState} state */
   #go(state) {
     const previous = this.state;
     if (!NEXT[previous].includes(state)) throw new Error(`turn: ${previous} cannot become ${state}`);

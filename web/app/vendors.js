@@ -9,10 +9,12 @@
 import { VENDORS } from "../contract.js";
 import { hasText, t } from "./i18n.js";
 
+/** @param {string} id */
 export function vendorInfo(id) {
   return VENDORS.find((v) => v.id === id);
 }
 
+/** @param {string} id */
 export function vendorLabel(id) {
   const key = `vendor.${id}`;
   return hasText(key) ? t(key) : vendorInfo(id)?.label ?? id;
