@@ -711,6 +711,43 @@ def test_attachment_bytes_live_in_opfs_and_come_back_whole_in_loads_exports_and_
     context.close()
 
 
+CSV = "bmFtZSxjYXBpdGFsClVLLExvbmRvbgo="  # the code interpreter wrote it: kept with its call's result
+WRITTEN = {"type": "document", "name": "capitals.csv", "mime_type": "text/csv", "data": CSV}
+OLD_EXPORT = {"format": "orizuru.conversations", "version": 1, "exported_at": "2026-11-01T00:00:00Z", "conversations": [
+    {"id": "c-old", "title": "old", "created": 1, "updated": 4, "current_leaf": "m3", "messages": [
+        {"id": "m1", "parent_id": None, "role": "user", "parts": [{"type": "text", "text": "csv please"}],
+         "status": "complete", "created": 1},
+        {"id": "m2", "parent_id": "m1", "role": "assistant", "status": "complete", "created": 2,
+         "parts": [{"type": "tool_call", "id": "py1", "name": "python", "arguments": {"code": "..."}}]},
+        {"id": "m3", "parent_id": "m2", "role": "user", "status": "complete", "created": 3,
+         "parts": [{"type": "tool_result", "call_id": "py1", "name": "python",
+                    "content": [{"type": "text", "text": "wrote capitals.csv"}]}],
+         "tool_meta": {"py1": {"duration_ms": 40.5, "files": [WRITTEN]}}}]}]}
+
+
+def test_an_older_export_with_tool_meta_comes_in_with_each_cards_data_on_its_result_part(
+        browser: Browser, store_site: str):
+    """Issue 30: exports (and records) of builds before it kept a card's data in a table beside the results,
+    tool_meta. Imported, it is on the result part (display), the files the code wrote in OPFS like any
+    attachment, and a sweep keeps them; exported again, the table is gone."""
+    page = open_page(browser.new_context(), store_site)
+    open_store(page, "old-export")
+    got = js(page, """
+        await store.importJSON(arg);
+        const record = await store.db.get("messages", "m3");
+        const swept = await store.sweepBlobs({minAgeMs: 0});
+        return {record, swept, loaded: (await store.loadConversation("c-old")).messages[2]};
+    """, json.dumps(OLD_EXPORT))
+    record, loaded = got["record"], got["loaded"]
+    assert "tool_meta" not in record and "tool_meta" not in loaded
+    [kept] = record["parts"][0]["display"]["files"]
+    assert "data" not in kept and kept["blob"].startswith("sha256-")
+    assert got["swept"] == 0 and list(opfs_files(page, "old-export").values()) == [CSV]
+    assert loaded["parts"][0]["display"] == {"duration_ms": 40.5, "files": [WRITTEN]}
+    [again] = [m for m in export_all(page)["conversations"][0]["messages"] if m["id"] == "m3"]
+    assert "tool_meta" not in again and again["parts"][0]["display"]["files"] == [WRITTEN]
+    page.context.close()
+
 def test_an_attachment_whose_file_is_gone_loads_as_a_note_not_a_broken_part(browser: Browser, store_site: str):
     context = browser.new_context()
     page = open_page(context, store_site)

@@ -1,7 +1,8 @@
 /**
  * Attachment bytes in the Origin Private File System (OPFS); IndexedDB keeps the part without them.
  *
- * A part that carries bytes (image, document: {data: base64}) is stored as the same part with
+ * A part that carries bytes (image, document: {data: base64}, and the files a tool result keeps in its
+ * display.files) is stored as the same part with
  * `blob: "sha256-<hex>"` and `size` in place of `data`; the file `attachments/<database>/<hex>` holds the
  * bytes (one folder per IndexedDB database, so each database's sweep sees all the references to its files).
  * Files are named by their hash, so a file attached twice, or carried into an edited branch, is kept once.
@@ -20,6 +21,7 @@
  */
 
 import { fromBase64, toBase64 } from "../files/base64.js";
+import { withoutToolMeta } from "./repair.js";
 
 const DIRECTORY = "attachments";
 const PREFIX = "sha256-";
@@ -49,37 +51,41 @@ export class Blobs {
   }
 
   async offload(parts) {
-    if (!parts.some(carriesBytes)) return parts;
+    if (!parts.some((part) => carriesBytes(part) || filesOf(part).some(carriesBytes))) return parts;
     const dir = await this.#directory();
     if (!dir) return parts;
-    return Promise.all(parts.map(async (part) => {
-      if (!carriesBytes(part)) return part;
-      try {
-        const bytes = fromBase64(part.data);
-        const name = await hashName(bytes);
-        await writeOnce(dir, name, bytes);
-        const { data: _inline, ...rest } = part;
-        return { ...rest, blob: PREFIX + name, size: bytes.length };
-      } catch {
-        return part; // kept inline: a full quota or a broken handle loses nothing
-      }
-    }));
+    return withFiles(parts, (part) => this.#offloadPart(dir, part));
+  }
+
+  async #offloadPart(dir, part) {
+    if (!carriesBytes(part)) return part;
+    try {
+      const bytes = fromBase64(part.data);
+      const name = await hashName(bytes);
+      await writeOnce(dir, name, bytes);
+      const { data: _inline, ...rest } = part;
+      return { ...rest, blob: PREFIX + name, size: bytes.length };
+    } catch {
+      return part; // kept inline: a full quota or a broken handle loses nothing
+    }
   }
 
   async restore(parts) {
-    if (!Array.isArray(parts) || !parts.some((p) => typeof p?.blob === "string")) return parts;
+    if (!Array.isArray(parts) || !parts.some((p) => isStored(p) || filesOf(p).some(isStored))) return parts;
     const dir = await this.#directory();
-    return Promise.all(parts.map(async (part) => {
-      if (typeof part?.blob !== "string") return part;
-      const { blob, size: _size, ...rest } = part;
-      try {
-        const file = await (await dir.getFileHandle(blob.slice(PREFIX.length))).getFile();
-        return { ...rest, data: toBase64(new Uint8Array(await file.arrayBuffer())) };
-      } catch {
-        const what = part.name ?? (part.type === "image" ? "an image" : "a file");
-        return { type: "text", text: `[${what} attached here is no longer in this browser's storage]` };
-      }
-    }));
+    return withFiles(parts, (part) => this.#restorePart(dir, part));
+  }
+
+  async #restorePart(dir, part) {
+    if (!isStored(part)) return part;
+    const { blob, size: _size, ...rest } = part;
+    try {
+      const file = await (await dir.getFileHandle(blob.slice(PREFIX.length))).getFile();
+      return { ...rest, data: toBase64(new Uint8Array(await file.arrayBuffer())) };
+    } catch {
+      const what = part.name ?? (part.type === "image" ? "an image" : "a file");
+      return { type: "text", text: `[${what} attached here is no longer in this browser's storage]` };
+    }
   }
 
   async sweep(referenced, { minAgeMs = 10 * 60_000 } = {}) {
@@ -108,11 +114,32 @@ export class Blobs {
   }
 }
 
-/** The blob references a stored message holds: in its parts, and in the files its tool calls wrote (tool_meta). */
+/** The blob references a stored message holds: in its parts, and in the files its tool calls wrote (display.files). */
 export function blobRefs(message) {
-  const files = Object.values(message?.tool_meta ?? {}).flatMap((m) => (Array.isArray(m?.files) ? m.files : []));
-  return [...(message?.parts ?? []), ...files].map((p) => p?.blob).filter((ref) => typeof ref === "string");
+  const parts = withoutToolMeta(message)?.parts ?? [];
+  return [...parts, ...parts.flatMap(filesOf)].map((p) => p?.blob).filter((ref) => typeof ref === "string");
 }
+
+/** The files a tool result's card offers (what the code interpreter wrote: document parts), else none. */
+function filesOf(part) {
+  return part?.type === "tool_result" && Array.isArray(part.display?.files) ? part.display.files : [];
+}
+
+/** Each part through `fn`, and each file a tool result keeps (display.files) too. */
+function withFiles(parts, fn) {
+  return Promise.all(parts.map(async (part) => {
+    const files = filesOf(part);
+    if (!files.length) return fn(part);
+    // A file that is gone stays a file (the note as its text): display.files holds documents only.
+    const kept = await Promise.all(files.map(async (file) => {
+      const out = await fn(file);
+      return out.type === file.type ? out : { type: "document", name: file.name, mime_type: "text/plain", text: out.text };
+    }));
+    return { ...part, display: { ...part.display, files: kept } };
+  }));
+}
+
+const isStored = (part) => typeof part?.blob === "string";
 
 function carriesBytes(part) {
   return HAS_BYTES.has(part?.type) && typeof part.data === "string" && part.data.length > 0;

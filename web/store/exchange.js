@@ -29,6 +29,7 @@
 import { redactSecrets, containsSecret } from "./keys.js";
 import { branchPath, isToolResults } from "./tree.js";
 import { ROLES, STATUSES } from "./schema.js";
+import { withoutToolMeta } from "./repair.js";
 import { PART_TYPES } from "../contract.js";
 
 export const EXPORT_FORMAT = "orizuru.conversations";
@@ -262,8 +263,16 @@ function parseExport(text) {
   } catch (err) {
     throw new ImportError([`the file is not valid JSON (${err.message})`]);
   }
-  const problems = validateExport(data);
+  const problems = validateExport(upgraded(data));
   if (problems.length) throw new ImportError(problems);
+  return data;
+}
+
+/** An export of an older build, as this one writes it (repair.js: tool cards on their result parts). */
+function upgraded(data) {
+  for (const c of Array.isArray(data?.conversations) ? data.conversations : []) {
+    if (isObject(c) && Array.isArray(c.messages)) c.messages = c.messages.map((m) => (isObject(m) ? withoutToolMeta(m) : m));
+  }
   return data;
 }
 
