@@ -854,37 +854,3 @@ def test_a_reply_cut_inside_a_tool_call_keeps_its_text_and_the_partial_arguments
         {"type": "tool_call", "id": "t1", "name": "search", "arguments": {},
          "provider_details": {"partial_arguments": '{"q": "kyo'}},
     ]
-
-
-# ------------------------------------------------------------ one reducer, the same parts as the core
-
-
-def test_the_pages_reducer_gives_the_cores_parts_for_every_recorded_stream(browser: Browser, store_site: str):
-    """The page folds the core's events into parts in one place (web/store/reduce.js): what it shows while
-    a reply streams and what it recovers after a reload. For every recorded vendor stream, the parts it
-    builds from the core's events are the parts of the core's own final message, except the empty ones
-    that no event announces (a redacted thought, Gemini's signature-only text): those reach the store
-    with the core's final message, which is what the page stores for a finished step."""
-    import sys
-
-    sys.path.insert(0, str(HERE.parent / "pycore"))
-    from vendor_fixtures import STREAMED
-
-    from pycore.adapters import get_adapter
-
-    def shape(part: dict) -> dict:
-        return {k: part.get(k) for k in ("type", "text", "id", "name", "arguments")}
-
-    cases = []
-    for fixture in STREAMED:
-        parser = get_adapter(fixture.vendor).stream_parser(status=fixture.status)
-        body = fixture.body()
-        events = [e for i in range(0, len(body), 64) for e in parser.feed(body[i:i + 64])] + parser.finish()
-        message = parser.completion().message.model_dump(mode="json", by_alias=True, exclude_none=True)
-        parts = [shape(p) for p in message["parts"] if p["type"] == "tool_call" or p.get("text")]
-        cases.append((fixture.file, [e.model_dump(mode="json", exclude_none=True) for e in events], parts))
-    assert len(cases) >= 20
-    page = open_page(browser.new_context(), store_site)
-    got = js(page, "return arg.map(([, events]) => s.replayEvents(events).parts);", cases)
-    wrong = [file for (file, _, parts), mine in zip(cases, got, strict=True) if [shape(p) for p in mine] != parts]
-    assert not wrong, wrong
