@@ -41,10 +41,14 @@ class TextPart(_Model):
     provider_details: dict[str, Any] | None = None
 
 
+IMAGE_MEDIA_TYPE = r"^image/[\w.+-]+$"  # what a page may put in a data: URL's type (checked again on import)
+MEDIA_TYPE = r"^[\w.+-]+/[\w.+-]+$"
+
+
 class ImagePart(_Model):
     type: Literal["image"] = "image"
     data: bytes
-    mime_type: str
+    mime_type: str = Field(pattern=IMAGE_MEDIA_TYPE, description="an image media type")
 
     @field_validator("data", mode="before")
     @classmethod
@@ -66,8 +70,8 @@ class DocumentPart(_Model):
     file's name, so a conversation with documents continues on any vendor."""
 
     type: Literal["document"] = "document"
-    name: str
-    mime_type: str
+    name: str = Field(min_length=1, description="a file name")
+    mime_type: str = Field(pattern=MEDIA_TYPE, description="a media type")
     text: str | None = None
     data: bytes | None = None
 

@@ -748,6 +748,7 @@ def test_an_older_export_with_tool_meta_comes_in_with_each_cards_data_on_its_res
     assert "tool_meta" not in again and again["parts"][0]["display"]["files"] == [WRITTEN]
     page.context.close()
 
+
 def test_an_attachment_whose_file_is_gone_loads_as_a_note_not_a_broken_part(browser: Browser, store_site: str):
     context = browser.new_context()
     page = open_page(context, store_site)
@@ -772,6 +773,8 @@ BAD_FILES = [
     ("ROLE", 'conversations[0].messages[1].role: expected "user" or "assistant", got "system"'),
     ("PARENT", 'conversations[0].messages[2].parent_id: "nope" is not a message of this conversation'),
     ("PART", "conversations[0].messages[0].parts[1].mime_type: expected an image media type"),
+    # Checked against the contract's schema (issue 30), not a hand-written copy that knew fewer fields:
+    ("EXTRA", "conversations[0].messages[0].parts[0].html: not a field of TextPart"),
 ]
 
 
@@ -782,7 +785,7 @@ def test_a_bad_import_names_the_problem_and_changes_nothing(browser: Browser, st
     open_store(page)
     make_sample(page)
     good = export_all(page)
-    if bad in ("ROLE", "PARENT", "PART"):
+    if bad in ("ROLE", "PARENT", "PART", "EXTRA"):
         data = json.loads(json.dumps(good))
         data["conversations"][0]["id"] = "another"  # would be imported if the file were valid
         for m in data["conversations"][0]["messages"]:
@@ -794,8 +797,10 @@ def test_a_bad_import_names_the_problem_and_changes_nothing(browser: Browser, st
             messages[1]["role"] = "system"
         elif bad == "PARENT":
             messages[2]["parent_id"] = "nope"
-        else:
+        elif bad == "PART":
             messages[0]["parts"][1]["mime_type"] = "text/html"
+        else:
+            messages[0]["parts"][0]["html"] = "<img src=x onerror=alert(1)>"
         bad = json.dumps(data)
     dump_all = "const d = {}; for (const n of store.db.objectStoreNames) d[n] = await store.db.getAll(n); return d;"
     before = js(page, dump_all)

@@ -162,6 +162,9 @@ provider_details?: ({
 export interface ImagePart {
 type: "image"
 data: string
+/**
+ * an image media type
+ */
 mime_type: string
 }
 /**
@@ -175,7 +178,13 @@ mime_type: string
  */
 export interface DocumentPart {
 type: "document"
+/**
+ * a file name
+ */
 name: string
+/**
+ * a media type
+ */
 mime_type: string
 text?: (string | null)
 data?: (string | null)
