@@ -236,6 +236,13 @@ export class Store {
 
   // ------------------------------------------------------------ messages
 
+  /**
+   * @param {string} conversationId
+   * @param {{id?: string, parent_id?: string | null, role: "user" | "assistant",
+   *          parts?: import("../types/contract").Part[], status?: StoredMessage["status"], vendor?: string,
+   *          model?: string, usage?: StoredMessage["usage"], error?: StoredMessage["error"]}} message
+   * @returns {Promise<StoredMessage>}
+   */
   async addMessage(conversationId, { id = crypto.randomUUID(), parent_id, role, parts = [], status = "complete", ...rest } = {}) {
     if (!ROLES.includes(role)) throw new Error(`addMessage: role must be "user" or "assistant", not ${JSON.stringify(role)}`);
     if (!STATUSES.includes(status)) throw new Error(`addMessage: unknown status ${JSON.stringify(status)}`);
