@@ -40,7 +40,13 @@ const FOLD_CHARS = 120; // a value longer than this (as pretty JSON), or of more
 const FOLD_LINES = 4;
 const PREVIEW_CHARS = 60;
 
+/** @typedef {"allow" | "always" | "deny"} Decision */
+
 export class ToolCard {
+  /**
+   * @param {{name: string, callId?: string, images: import("../render/images.js").ImagePolicy,
+   *          onDecision?: (decision: Decision, ask: unknown) => void}} options
+   */
   constructor({ name, callId, images, onDecision = () => {} }) {
     this.name = name;
     this.callId = callId;
