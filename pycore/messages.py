@@ -41,10 +41,14 @@ class TextPart(_Model):
     provider_details: dict[str, Any] | None = None
 
 
+IMAGE_MEDIA_TYPE = r"^image/[\w.+-]+$"  # what a page may put in a data: URL's type (checked again on import)
+MEDIA_TYPE = r"^[\w.+-]+/[\w.+-]+$"
+
+
 class ImagePart(_Model):
     type: Literal["image"] = "image"
     data: bytes
-    mime_type: str
+    mime_type: str = Field(pattern=IMAGE_MEDIA_TYPE, description="an image media type")
 
     @field_validator("data", mode="before")
     @classmethod
@@ -66,8 +70,8 @@ class DocumentPart(_Model):
     file's name, so a conversation with documents continues on any vendor."""
 
     type: Literal["document"] = "document"
-    name: str
-    mime_type: str
+    name: str = Field(min_length=1, description="a file name")
+    mime_type: str = Field(pattern=MEDIA_TYPE, description="a media type")
     text: str | None = None
     data: bytes | None = None
 
@@ -119,12 +123,56 @@ class ToolCallPart(_Model):
 ResultContent = Annotated[TextPart | ImagePart, Field(discriminator="type")]
 
 
+class AskedEntry(_Model):
+    """What a tool's server asked the user during the call (an elicitation form or URL, a sampling request, or one
+    refused without asking) and what the user answered: the page records it, the card shows it again."""
+
+    id: str
+    kind: Literal["form", "url", "sampling", "refused"]
+    asker: str  # the server, as the page names it
+    message: str = ""
+    url: str | None = None
+    action: str | None = None  # accept, decline, cancel, approve, deny, send, refused...
+    content: dict[str, Any] | None = None  # the form's answer
+    answer: str | None = None  # the answer as the card words it
+
+
+class AppViewRef(_Model):
+    """The MCP App view a call of a server's tool gets: its ``ui://`` resource on that server."""
+
+    server: str  # the page's id of the server
+    uri: str
+    tool: str  # the tool's own name on its server
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolDisplay(_Model):
+    """What a tool result's card shows beyond what the model is sent (``ToolResultPart.content``). The core fills
+    what it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``).
+    Adapters never send it to a vendor."""
+
+    # The server's content items (MCP) when the model's content does not carry them whole (resource links,
+    # resources, audio, images a model cannot read): the card draws these instead.
+    content: list[dict[str, Any]] | None = None
+    structured: Any = None  # the tool's structuredContent
+    schema_problem: str | None = None  # how ``structured`` breaks the tool's outputSchema: flagged, not hidden
+    duration_ms: float | None = None
+    # A transcript carries no ``false`` nor empty list for each call: these are left out when they say nothing.
+    stopped: bool = Field(False, exclude_if=lambda v: not v)  # the user's Stop cut it short or kept it from running
+    denied: bool = Field(False, exclude_if=lambda v: not v)  # the user declined to run it
+    source: str | None = None  # the tool's source ("mcp:<server id>", ...): where its resource links are read
+    app: AppViewRef | None = None
+    asked: list[AskedEntry] = Field(default_factory=list, exclude_if=lambda v: not v)
+    files: list[DocumentPart] = Field(default_factory=list, exclude_if=lambda v: not v)  # what the code wrote
+
+
 class ToolResultPart(_Model):
     type: Literal["tool_result"] = "tool_result"
     call_id: str
     name: str | None = None  # filled from the matching call when absent (Gemini needs it)
     content: list[ResultContent] = Field(default_factory=list)
     is_error: bool = False
+    display: ToolDisplay | None = None  # for the page's card only; never sent to a vendor
 
 
 Part = Annotated[TextPart | ImagePart | DocumentPart | ReasoningPart | ToolCallPart | ToolResultPart,

@@ -211,3 +211,600 @@ export const VENDORS = Object.freeze([
     "reasoning": "effort"
   }
 ]);
+
+// A message part's JSON Schema (pycore.messages.Part): an import is checked against it (store/exchange.js).
+export const PART_SCHEMA = {
+ "$defs": {
+  "AppViewRef": {
+   "additionalProperties": false,
+   "description": "The MCP App view a call of a server's tool gets: its ``ui://`` resource on that server.",
+   "properties": {
+    "server": {
+     "title": "Server",
+     "type": "string"
+    },
+    "uri": {
+     "title": "Uri",
+     "type": "string"
+    },
+    "tool": {
+     "title": "Tool",
+     "type": "string"
+    },
+    "arguments": {
+     "additionalProperties": true,
+     "title": "Arguments",
+     "type": "object"
+    }
+   },
+   "required": [
+    "server",
+    "uri",
+    "tool"
+   ],
+   "title": "AppViewRef",
+   "type": "object"
+  },
+  "AskedEntry": {
+   "additionalProperties": false,
+   "description": "What a tool's server asked the user during the call (an elicitation form or URL, a sampling request, or one\nrefused without asking) and what the user answered: the page records it, the card shows it again.",
+   "properties": {
+    "id": {
+     "title": "Id",
+     "type": "string"
+    },
+    "kind": {
+     "enum": [
+      "form",
+      "url",
+      "sampling",
+      "refused"
+     ],
+     "title": "Kind",
+     "type": "string"
+    },
+    "asker": {
+     "title": "Asker",
+     "type": "string"
+    },
+    "message": {
+     "default": "",
+     "title": "Message",
+     "type": "string"
+    },
+    "url": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Url"
+    },
+    "action": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Action"
+    },
+    "content": {
+     "anyOf": [
+      {
+       "additionalProperties": true,
+       "type": "object"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Content"
+    },
+    "answer": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Answer"
+    }
+   },
+   "required": [
+    "id",
+    "kind",
+    "asker"
+   ],
+   "title": "AskedEntry",
+   "type": "object"
+  },
+  "DocumentPart": {
+   "additionalProperties": false,
+   "description": "A file the user attached, labelled with its name. ``text`` is what it says (a text file's content, the\ntext extracted from a PDF); ``data`` its bytes, kept where a vendor reads that type of file itself (PDF).\nEach adapter sends the bytes to a vendor that reads the type natively, otherwise the text under the\nfile's name, so a conversation with documents continues on any vendor.",
+   "properties": {
+    "type": {
+     "const": "document",
+     "default": "document",
+     "title": "Type",
+     "type": "string"
+    },
+    "name": {
+     "description": "a file name",
+     "minLength": 1,
+     "title": "Name",
+     "type": "string"
+    },
+    "mime_type": {
+     "description": "a media type",
+     "pattern": "^[\\w.+-]+/[\\w.+-]+$",
+     "title": "Mime Type",
+     "type": "string"
+    },
+    "text": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Text"
+    },
+    "data": {
+     "anyOf": [
+      {
+       "format": "binary",
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Data"
+    }
+   },
+   "required": [
+    "name",
+    "mime_type"
+   ],
+   "title": "DocumentPart",
+   "type": "object"
+  },
+  "ImagePart": {
+   "additionalProperties": false,
+   "properties": {
+    "type": {
+     "const": "image",
+     "default": "image",
+     "title": "Type",
+     "type": "string"
+    },
+    "data": {
+     "format": "binary",
+     "title": "Data",
+     "type": "string"
+    },
+    "mime_type": {
+     "description": "an image media type",
+     "pattern": "^image/[\\w.+-]+$",
+     "title": "Mime Type",
+     "type": "string"
+    }
+   },
+   "required": [
+    "data",
+    "mime_type"
+   ],
+   "title": "ImagePart",
+   "type": "object"
+  },
+  "ReasoningPart": {
+   "additionalProperties": false,
+   "properties": {
+    "type": {
+     "const": "reasoning",
+     "default": "reasoning",
+     "title": "Type",
+     "type": "string"
+    },
+    "text": {
+     "default": "",
+     "title": "Text",
+     "type": "string"
+    },
+    "vendor": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Vendor"
+    },
+    "signature": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Signature"
+    },
+    "encrypted": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Encrypted"
+    },
+    "redacted": {
+     "default": false,
+     "title": "Redacted",
+     "type": "boolean"
+    },
+    "provider_details": {
+     "anyOf": [
+      {
+       "additionalProperties": true,
+       "type": "object"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Provider Details"
+    }
+   },
+   "title": "ReasoningPart",
+   "type": "object"
+  },
+  "TextPart": {
+   "additionalProperties": false,
+   "properties": {
+    "type": {
+     "const": "text",
+     "default": "text",
+     "title": "Type",
+     "type": "string"
+    },
+    "text": {
+     "title": "Text",
+     "type": "string"
+    },
+    "refusal": {
+     "default": false,
+     "title": "Refusal",
+     "type": "boolean"
+    },
+    "vendor": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Vendor"
+    },
+    "provider_details": {
+     "anyOf": [
+      {
+       "additionalProperties": true,
+       "type": "object"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Provider Details"
+    }
+   },
+   "required": [
+    "text"
+   ],
+   "title": "TextPart",
+   "type": "object"
+  },
+  "ToolCallPart": {
+   "additionalProperties": false,
+   "properties": {
+    "type": {
+     "const": "tool_call",
+     "default": "tool_call",
+     "title": "Type",
+     "type": "string"
+    },
+    "id": {
+     "title": "Id",
+     "type": "string"
+    },
+    "name": {
+     "title": "Name",
+     "type": "string"
+    },
+    "arguments": {
+     "additionalProperties": true,
+     "title": "Arguments",
+     "type": "object"
+    },
+    "raw_arguments": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Raw Arguments"
+    },
+    "id_synthesized": {
+     "default": false,
+     "title": "Id Synthesized",
+     "type": "boolean"
+    },
+    "vendor": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Vendor"
+    },
+    "provider_details": {
+     "anyOf": [
+      {
+       "additionalProperties": true,
+       "type": "object"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Provider Details"
+    }
+   },
+   "required": [
+    "id",
+    "name"
+   ],
+   "title": "ToolCallPart",
+   "type": "object"
+  },
+  "ToolDisplay": {
+   "additionalProperties": false,
+   "description": "What a tool result's card shows beyond what the model is sent (``ToolResultPart.content``). The core fills\nwhat it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``).\nAdapters never send it to a vendor.",
+   "properties": {
+    "content": {
+     "anyOf": [
+      {
+       "items": {
+        "additionalProperties": true,
+        "type": "object"
+       },
+       "type": "array"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Content"
+    },
+    "structured": {
+     "default": null,
+     "title": "Structured"
+    },
+    "schema_problem": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Schema Problem"
+    },
+    "duration_ms": {
+     "anyOf": [
+      {
+       "type": "number"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Duration Ms"
+    },
+    "stopped": {
+     "default": false,
+     "title": "Stopped",
+     "type": "boolean"
+    },
+    "denied": {
+     "default": false,
+     "title": "Denied",
+     "type": "boolean"
+    },
+    "source": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Source"
+    },
+    "app": {
+     "anyOf": [
+      {
+       "$ref": "#/$defs/AppViewRef"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null
+    },
+    "asked": {
+     "items": {
+      "$ref": "#/$defs/AskedEntry"
+     },
+     "title": "Asked",
+     "type": "array"
+    },
+    "files": {
+     "items": {
+      "$ref": "#/$defs/DocumentPart"
+     },
+     "title": "Files",
+     "type": "array"
+    }
+   },
+   "title": "ToolDisplay",
+   "type": "object"
+  },
+  "ToolResultPart": {
+   "additionalProperties": false,
+   "properties": {
+    "type": {
+     "const": "tool_result",
+     "default": "tool_result",
+     "title": "Type",
+     "type": "string"
+    },
+    "call_id": {
+     "title": "Call Id",
+     "type": "string"
+    },
+    "name": {
+     "anyOf": [
+      {
+       "type": "string"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null,
+     "title": "Name"
+    },
+    "content": {
+     "items": {
+      "discriminator": {
+       "mapping": {
+        "image": "#/$defs/ImagePart",
+        "text": "#/$defs/TextPart"
+       },
+       "propertyName": "type"
+      },
+      "oneOf": [
+       {
+        "$ref": "#/$defs/TextPart"
+       },
+       {
+        "$ref": "#/$defs/ImagePart"
+       }
+      ]
+     },
+     "title": "Content",
+     "type": "array"
+    },
+    "is_error": {
+     "default": false,
+     "title": "Is Error",
+     "type": "boolean"
+    },
+    "display": {
+     "anyOf": [
+      {
+       "$ref": "#/$defs/ToolDisplay"
+      },
+      {
+       "type": "null"
+      }
+     ],
+     "default": null
+    }
+   },
+   "required": [
+    "call_id"
+   ],
+   "title": "ToolResultPart",
+   "type": "object"
+  }
+ },
+ "discriminator": {
+  "mapping": {
+   "document": "#/$defs/DocumentPart",
+   "image": "#/$defs/ImagePart",
+   "reasoning": "#/$defs/ReasoningPart",
+   "text": "#/$defs/TextPart",
+   "tool_call": "#/$defs/ToolCallPart",
+   "tool_result": "#/$defs/ToolResultPart"
+  },
+  "propertyName": "type"
+ },
+ "oneOf": [
+  {
+   "$ref": "#/$defs/TextPart"
+  },
+  {
+   "$ref": "#/$defs/ImagePart"
+  },
+  {
+   "$ref": "#/$defs/DocumentPart"
+  },
+  {
+   "$ref": "#/$defs/ReasoningPart"
+  },
+  {
+   "$ref": "#/$defs/ToolCallPart"
+  },
+  {
+   "$ref": "#/$defs/ToolResultPart"
+  }
+ ]
+};

@@ -55,7 +55,7 @@ from pycore.agent.pending import Pending, UnknownCallError
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
 from pycore.client import ChatClient
 from pycore.exceptions import APIConnectionError, APIStatusError, OrizuruError
-from pycore.messages import ChatRequest, Completion, ErrorInfo, Message, ToolCallPart, ToolResultPart
+from pycore.messages import ChatRequest, Completion, ErrorInfo, Message, ToolCallPart, ToolDisplay, ToolResultPart
 
 Emit = Callable[[dict[str, Any]], None]
 MAX_CALLS_PER_STEP = 16  # calls past this in one step are not run; each gets an is_error result
@@ -236,8 +236,7 @@ class AgentLoop:
             return
         results = []
         for call in calls:
-            self._emit_end(step, call, ToolResult.text(why, is_error=True), 0.0, stopped=stopped)
-            results.append(_result_part(call, ToolResult.text(why, is_error=True)))
+            results.append(self._end(step, call, ToolResult.text(why, is_error=True), 0.0, stopped=stopped))
         self._append(step, Message(role="user", parts=results))
 
     # -- tools ---------------------------------------------------------------------------------
@@ -250,8 +249,7 @@ class AgentLoop:
         refused = []
         for call in over:
             result = ToolResult.text(f"not run: at most {MAX_CALLS_PER_STEP} tool calls per step", is_error=True)
-            self._emit_end(step, call, result, 0.0)
-            refused.append(_result_part(call, result))
+            refused.append(self._end(step, call, result, 0.0))
         try:
             results = await asyncio.gather(*tasks)
         except asyncio.CancelledError:
@@ -262,8 +260,7 @@ class AgentLoop:
             for call, task in zip(calls, tasks, strict=True):
                 if task.cancelled() or task.exception() is not None:
                     stopped = ToolResult.text("cancelled: stopped by the user", is_error=True)
-                    self._emit_end(step, call, stopped, 0.0, stopped=True)
-                    parts.append(_result_part(call, stopped))
+                    parts.append(self._end(step, call, stopped, 0.0, stopped=True))
                 else:
                     parts.append(task.result())
             self._append(step, Message(role="user", parts=parts + refused))
@@ -275,25 +272,22 @@ class AgentLoop:
         if tool is None:
             known = ", ".join(name for name, _ in self.registry.items()) or "none"
             result = ToolResult.text(f"unknown tool {call.name!r}; the tools are: {known}", is_error=True)
-            self._emit_end(step, call, result, 0.0)
-            return _result_part(call, result)
+            return self._end(step, call, result, 0.0)
         problem = _arguments_problem(call, tool)
         if problem is not None:  # told to the model, which may call again; nothing to approve or run
             result = ToolResult.text(f"{call.name} was not run: {problem}", is_error=True)
-            self._emit_end(step, call, result, 0.0)
-            return _result_part(call, result)
+            return self._end(step, call, result, 0.0, source=tool.source)
         policy = self.policy.for_tool(tool)
         reason = _crossing(tool, read_before)
         if policy == "allow" and reason is not None:
             policy = "ask"
         if policy == "deny":
             result = ToolResult.text(f"{call.name} is denied by the user's policy; it was not run", is_error=True)
-        elif policy == "ask" and not await self._approved(step, call, tool, reason):
+            return self._end(step, call, result, 0.0, source=tool.source)
+        if policy == "ask" and not await self._approved(step, call, tool, reason):
             result = ToolResult.text(f"the user declined to run {call.name}", is_error=True)
-        else:
-            return await self._execute(step, call, tool)
-        self._emit_end(step, call, result, 0.0)
-        return _result_part(call, result)
+            return self._end(step, call, result, 0.0, source=tool.source, denied=True)
+        return await self._execute(step, call, tool)
 
     async def _approved(self, step: int, call: ToolCallPart, tool: AgentTool, reason: dict[str, Any] | None = None
                         ) -> bool:
@@ -343,18 +337,20 @@ class AgentLoop:
             raise
         except Exception as e:  # noqa: BLE001 - any failure of a tool is the model's to handle
             result = ToolResult.text(f"{call.name} failed: {_describe_error(e)}", is_error=True)
-        self._emit_end(step, call, result, (time.monotonic() - started) * 1000)
-        return _result_part(call, result)
+        return self._end(step, call, result, (time.monotonic() - started) * 1000, source=tool.source)
 
     def _describe(self, call: ToolCallPart, tool: AgentTool) -> dict[str, Any]:
         return {"call_id": call.id, "name": call.name, "original_name": tool.name, "arguments": call.arguments,
                 "source": tool.source}
 
-    def _emit_end(self, step: int, call: ToolCallPart, result: ToolResult, duration_ms: float, *,
-                  stopped: bool = False) -> None:
+    def _end(self, step: int, call: ToolCallPart, result: ToolResult, duration_ms: float, *, stopped: bool = False,
+             source: str | None = None, denied: bool = False) -> ToolResultPart:
+        """The call is over: ``tool_end`` emitted, and its result part for the model, carrying the same facts for
+        the page's card (``display``: the server's items the model's content does not carry whole, the structured
+        result, the duration, Stop or the user's Deny, the tool's source)."""
+        duration = round(duration_ms, 1)
         event: dict[str, Any] = {"type": "tool_end", "step": step, "call_id": call.id, "name": call.name,
-                                 "is_error": result.is_error, "content": result.content,
-                                 "duration_ms": round(duration_ms, 1)}
+                                 "is_error": result.is_error, "content": result.content, "duration_ms": duration}
         if stopped:  # the user's Stop, not a failure of the tool: the card says "stopped"
             event["stopped"] = True
         if result.structured is not None:
@@ -362,6 +358,11 @@ class AgentLoop:
         if result.schema_problem is not None:
             event["schema_problem"] = result.schema_problem
         self._emit(event)
+        display = ToolDisplay(content=result.display_content(), structured=result.structured,
+                              schema_problem=result.schema_problem, duration_ms=duration, stopped=stopped,
+                              denied=denied, source=source)
+        return ToolResultPart(call_id=call.id, name=call.name, content=result.model_content(), is_error=result.is_error,
+                              display=display)
 
 
 def _unique_ids(completion: Completion) -> None:
@@ -404,10 +405,6 @@ def _uncancel() -> None:
     task = asyncio.current_task()
     if task is not None and hasattr(task, "uncancel"):
         task.uncancel()
-
-
-def _result_part(call: ToolCallPart, result: ToolResult) -> ToolResultPart:
-    return ToolResultPart(call_id=call.id, name=call.name, content=result.model_content(), is_error=result.is_error)
 
 
 def _describe_error(error: BaseException) -> str:

@@ -69,13 +69,25 @@ class ToolResult:
             return self.for_model
         return [_for_model(item) for item in self.content]
 
+    def display_content(self) -> list[dict[str, Any]] | None:
+        """The items as the tool sent them when the model's content does not carry them whole (resource links,
+        resources, audio, images no model reads, or a content of its own for the model), else ``None``: the card
+        then draws the model's content, which is the same."""
+        whole = self.for_model is None and all(
+            item.get("type") == "text" or (item.get("type") == "image" and _model_image(item)) for item in self.content)
+        return None if whole else self.content
+
+
+def _model_image(item: dict[str, Any]) -> bool:
+    return str(item.get("mimeType") or item.get("mime_type") or "").lower() in MODEL_IMAGE_TYPES
+
 
 def _for_model(item: dict[str, Any]) -> TextPart | ImagePart:
     kind = item.get("type")
     if kind == "text":
         return TextPart(text=str(item.get("text", "")))
     mime = str(item.get("mimeType") or item.get("mime_type") or "")
-    if kind == "image" and mime.lower() in MODEL_IMAGE_TYPES:
+    if kind == "image" and _model_image(item):
         return ImagePart(data=item.get("data", ""), mime_type=mime.lower())
     if kind == "resource_link":
         return TextPart(text=f"[resource link: {item.get('name')} <{item.get('uri')}>, not fetched]")

@@ -118,6 +118,11 @@ def page_module() -> str:
         "export const VENDORS = Object.freeze("
         + json.dumps([v.model_dump(mode="json") for v in catalogue()], indent=2, ensure_ascii=False) + ");",
         "",
+        "// A message part's JSON Schema (pycore.messages.Part): an import is checked against it (store/exchange.js).",
+        "export const PART_SCHEMA = "
+        + json.dumps(TypeAdapter[Any](Part).json_schema(ref_template="#/$defs/{model}", by_alias=True), indent=1,
+                     ensure_ascii=False) + ";",
+        "",
     ])
 
 

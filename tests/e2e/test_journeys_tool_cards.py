@@ -14,6 +14,7 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -286,47 +287,60 @@ def test_a_call_with_broken_or_missing_arguments_is_not_run_and_its_card_shows_w
         page.context.close()
 
 
+def store_as_an_old_build(page: Page, current_leaf: str, messages: list[dict[str, Any]]) -> None:
+    """The conversation ``c-old`` (titled QUESTION) put in IndexedDB record for record as an older build left it."""
+    page.evaluate("""async ({conversation, messages}) => {
+      const db = await new Promise((ok, no) => {
+        const r = indexedDB.open("orizuru"); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error);
+      });
+      const tx = db.transaction(["conversations", "messages"], "readwrite");
+      tx.objectStore("conversations").put(conversation);
+      for (const m of messages) tx.objectStore("messages").put({...m, conversation_id: conversation.id});
+      await new Promise((ok, no) => { tx.oncomplete = ok; tx.onerror = () => no(tx.error); });
+      db.close();
+    }""", {"conversation": {"id": "c-old", "title": QUESTION, "created": messages[0]["created"] - 11,
+                            "updated": messages[-1]["created"] + 2, "current_leaf": current_leaf},
+           "messages": messages})
+
+
+def old_turn(result: dict[str, Any], t0: float) -> list[dict[str, Any]]:
+    """Field for field what an older build stored for a turn with a tool call (read back from its IndexedDB): the
+    question, the call, ``result`` (its tool results message) and the answer after it."""
+    call = expected(TOOL_TURN)["tool_calls"][0]
+    who = {"vendor": "openai", "model": "gpt-4o-mini"}
+    return [
+        {"id": "m-user", "role": "user", "parts": [{"type": "text", "text": QUESTION}], "status": "complete",
+         "parent_id": None, "created": t0},
+        {"id": "m-call", "role": "assistant", **who, "parent_id": "m-user", "created": t0 + 98,
+         "parts": [{"type": "tool_call", "id": call["id"], "name": call["name"], "arguments": call["arguments"],
+                    "id_synthesized": False, "vendor": "openai"}], "status": "complete",
+         "usage": {"input_tokens": 53, "output_tokens": 15}, "finish_reason": "tool_calls", "finished": t0 + 149},
+        {"id": "m-result", "role": "user", "status": "complete", "parent_id": "m-call", "created": t0 + 2202,
+         **result},
+        {"id": "m-answer", "role": "assistant", **who, "parent_id": "m-result", "created": t0 + 2206,
+         "parts": [{"type": "text", "text": ANSWER, "refusal": False, "vendor": "openai"}], "status": "complete",
+         "usage": {"input_tokens": 78, "output_tokens": 9}, "finish_reason": "stop", "finished": t0 + 2263},
+    ]
+
+
+def old_result(text: str, tool_meta: dict[str, Any]) -> dict[str, Any]:
+    call = expected(TOOL_TURN)["tool_calls"][0]
+    return {"parts": [{"type": "tool_result", "call_id": call["id"], "name": call["name"],
+                       "content": [{"type": "text", "text": text, "refusal": False}], "is_error": False}],
+            "tool_meta": {call["id"]: tool_meta}}
+
+
 def test_a_conversation_stored_with_an_empty_progress_step_comes_back_whole(browser: Browser, site_url: str):
     """Older builds opened an empty reply for each progress notification: the stored tree became
     tool call → [empty (interrupted) → answer, tool result], the current leaf on the tool result. Built
     here in IndexedDB as those builds stored it; opening the conversation repairs it."""
     page = open_app(browser, site_url)
-    call = expected(TOOL_TURN)["tool_calls"][0]
     result = "The capital of UK is London (answered by the capitals MCP server)."
-    page.evaluate("""async ({call, result, answer, question}) => {
-      const db = await new Promise((ok, no) => {
-        const r = indexedDB.open("orizuru"); r.onsuccess = () => ok(r.result); r.onerror = () => no(r.error);
-      });
-      // Field for field what the old build stored for such a turn (read back from its IndexedDB).
-      const t0 = Date.now() - 60_000;
-      const c = "c-broken", base = {conversation_id: c};
-      const who = {vendor: "openai", model: "gpt-4o-mini"};
-      const messages = [
-        {...base, id: "m-user", role: "user", parts: [{type: "text", text: question}], status: "complete",
-         parent_id: null, created: t0},
-        {...base, id: "m-call", role: "assistant",
-         parts: [{type: "tool_call", id: call.id, name: call.name, arguments: call.arguments, id_synthesized: false,
-                  vendor: "openai"}],
-         status: "complete", ...who, parent_id: "m-user", created: t0 + 98,
-         usage: {input_tokens: 53, output_tokens: 15}, finish_reason: "tool_calls", finished: t0 + 149},
-        {...base, id: "m-empty", role: "assistant", parts: [], status: "interrupted", ...who, parent_id: "m-call",
-         created: t0 + 667, finished: t0 + 2203},
-        {...base, id: "m-result", role: "user",
-         parts: [{type: "tool_result", call_id: call.id, name: call.name,
-                  content: [{type: "text", text: result, refusal: false}], is_error: false}],
-         status: "complete", tool_meta: {[call.id]: {duration_ms: 2055.8}}, parent_id: "m-call", created: t0 + 2202},
-        {...base, id: "m-answer", role: "assistant",
-         parts: [{type: "text", text: answer, refusal: false, vendor: "openai"}],
-         status: "complete", ...who, parent_id: "m-empty", created: t0 + 2206,
-         usage: {input_tokens: 78, output_tokens: 9}, finish_reason: "stop", finished: t0 + 2263},
-      ];
-      const tx = db.transaction(["conversations", "messages"], "readwrite");
-      tx.objectStore("conversations").put({id: c, title: question, created: t0 - 11, updated: t0 + 2265,
-                                           current_leaf: "m-result"});
-      for (const m of messages) tx.objectStore("messages").put(m);
-      await new Promise((ok, no) => { tx.oncomplete = ok; tx.onerror = () => no(tx.error); });
-      db.close();
-    }""", {"call": call, "result": result, "answer": ANSWER, "question": QUESTION})
+    t0 = time.time() * 1000 - 60_000
+    user, call, results, answer = old_turn(old_result(result, {"duration_ms": 2055.8}), t0)
+    empty = {"id": "m-empty", "role": "assistant", "parts": [], "status": "interrupted", "vendor": "openai",
+             "model": "gpt-4o-mini", "parent_id": "m-call", "created": t0 + 667, "finished": t0 + 2203}
+    store_as_an_old_build(page, "m-result", [user, call, empty, results, {**answer, "parent_id": "m-empty"}])
 
     reopen(page)
     card = page.get_by_role("group", name="Tool get_capital")
@@ -339,6 +353,33 @@ def test_a_conversation_stored_with_an_empty_progress_step_comes_back_whole(brow
     assert data["conversations"][0]["current_leaf"] == "m-answer"
     page.context.close()
 
+
+OLD_CARD = {"duration_ms": 2055.8, "stopped": True, "structured": {"capital": "London", "country": "UK"},
+            "schema_problem": "'population' is a required property", "source": "mcp:gone-server",
+            "links": [{"type": "resource_link", "uri": "file:///capitals/london.md", "name": "london.md"}],
+            "asked": [{"id": "q1", "kind": "form", "asker": "Capitals server", "message": "Which country?",
+                       "action": "accept", "content": {"country": "UK"}, "answer": "country: UK"}]}
+
+
+def test_a_tool_card_an_older_build_kept_beside_its_result_shows_as_it_did(browser: Browser, site_url: str):
+    """Issue 30: a card's data is on its result part now (display). What older builds kept beside the results
+    (tool_meta) is read into it: the card says stopped, with its time, its structured result and schema problem,
+    the resource link the server returned and what the server asked and the user answered."""
+    page = open_app(browser, site_url)
+    store_as_an_old_build(page, "m-answer", old_turn(old_result("London", OLD_CARD), time.time() * 1000 - 60_000))
+    reopen(page)
+    card = page.get_by_role("group", name="Tool get_capital")
+    expect(card).to_have_attribute("data-status", "stopped")
+    expect(card.locator(".tool-duration")).to_contain_text("2056")
+    card.locator("summary").first.click()
+    expect(card.locator(".tool-structured")).to_contain_text('"country": "UK"')
+    expect(card.locator(".tool-schema-problem")).to_contain_text("'population' is a required property")
+    expect(card.locator(".tool-result")).to_contain_text("london.md")
+    expect(card.get_by_role("region", name="Asked during the call")).to_contain_text(
+        "Capitals server asked: Which country?")
+    expect(card.get_by_role("region", name="Asked during the call")).to_contain_text("country: UK")
+    expect_whole_turn(page)
+    page.context.close()
 
 # -- Defect 3: what the approval card shows ----------------------------------------------------------------
 
@@ -581,6 +622,9 @@ def test_a_tool_stopped_by_the_user_says_stopped_not_failed_and_still_does_after
             assert color != red, "a stopped tool is shown in the colour of a failure"
 
         expect_stopped()
+        [results] = [m for m in stored(page)["messages"] if m["parts"][0]["type"] == "tool_result"]
+        assert "tool_meta" not in results  # the card's data is on the result part (issue 30)
+        assert results["parts"][0]["display"]["stopped"] is True
         reopen(page)
         expect_stopped()
         page.context.close()

@@ -711,6 +711,44 @@ def test_attachment_bytes_live_in_opfs_and_come_back_whole_in_loads_exports_and_
     context.close()
 
 
+CSV = "bmFtZSxjYXBpdGFsClVLLExvbmRvbgo="  # the code interpreter wrote it: kept with its call's result
+WRITTEN = {"type": "document", "name": "capitals.csv", "mime_type": "text/csv", "data": CSV}
+OLD_EXPORT = {"format": "orizuru.conversations", "version": 1, "exported_at": "2026-11-01T00:00:00Z", "conversations": [
+    {"id": "c-old", "title": "old", "created": 1, "updated": 4, "current_leaf": "m3", "messages": [
+        {"id": "m1", "parent_id": None, "role": "user", "parts": [{"type": "text", "text": "csv please"}],
+         "status": "complete", "created": 1},
+        {"id": "m2", "parent_id": "m1", "role": "assistant", "status": "complete", "created": 2,
+         "parts": [{"type": "tool_call", "id": "py1", "name": "python", "arguments": {"code": "..."}}]},
+        {"id": "m3", "parent_id": "m2", "role": "user", "status": "complete", "created": 3,
+         "parts": [{"type": "tool_result", "call_id": "py1", "name": "python",
+                    "content": [{"type": "text", "text": "wrote capitals.csv"}]}],
+         "tool_meta": {"py1": {"duration_ms": 40.5, "files": [WRITTEN]}}}]}]}
+
+
+def test_an_older_export_with_tool_meta_comes_in_with_each_cards_data_on_its_result_part(
+        browser: Browser, store_site: str):
+    """Issue 30: exports (and records) of builds before it kept a card's data in a table beside the results,
+    tool_meta. Imported, it is on the result part (display), the files the code wrote in OPFS like any
+    attachment, and a sweep keeps them; exported again, the table is gone."""
+    page = open_page(browser.new_context(), store_site)
+    open_store(page, "old-export")
+    got = js(page, """
+        await store.importJSON(arg);
+        const record = await store.db.get("messages", "m3");
+        const swept = await store.sweepBlobs({minAgeMs: 0});
+        return {record, swept, loaded: (await store.loadConversation("c-old")).messages[2]};
+    """, json.dumps(OLD_EXPORT))
+    record, loaded = got["record"], got["loaded"]
+    assert "tool_meta" not in record and "tool_meta" not in loaded
+    [kept] = record["parts"][0]["display"]["files"]
+    assert "data" not in kept and kept["blob"].startswith("sha256-")
+    assert got["swept"] == 0 and list(opfs_files(page, "old-export").values()) == [CSV]
+    assert loaded["parts"][0]["display"] == {"duration_ms": 40.5, "files": [WRITTEN]}
+    [again] = [m for m in export_all(page)["conversations"][0]["messages"] if m["id"] == "m3"]
+    assert "tool_meta" not in again and again["parts"][0]["display"]["files"] == [WRITTEN]
+    page.context.close()
+
+
 def test_an_attachment_whose_file_is_gone_loads_as_a_note_not_a_broken_part(browser: Browser, store_site: str):
     context = browser.new_context()
     page = open_page(context, store_site)
@@ -735,6 +773,8 @@ BAD_FILES = [
     ("ROLE", 'conversations[0].messages[1].role: expected "user" or "assistant", got "system"'),
     ("PARENT", 'conversations[0].messages[2].parent_id: "nope" is not a message of this conversation'),
     ("PART", "conversations[0].messages[0].parts[1].mime_type: expected an image media type"),
+    # Checked against the contract's schema (issue 30), not a hand-written copy that knew fewer fields:
+    ("EXTRA", "conversations[0].messages[0].parts[0].html: not a field of TextPart"),
 ]
 
 
@@ -745,7 +785,7 @@ def test_a_bad_import_names_the_problem_and_changes_nothing(browser: Browser, st
     open_store(page)
     make_sample(page)
     good = export_all(page)
-    if bad in ("ROLE", "PARENT", "PART"):
+    if bad in ("ROLE", "PARENT", "PART", "EXTRA"):
         data = json.loads(json.dumps(good))
         data["conversations"][0]["id"] = "another"  # would be imported if the file were valid
         for m in data["conversations"][0]["messages"]:
@@ -757,8 +797,10 @@ def test_a_bad_import_names_the_problem_and_changes_nothing(browser: Browser, st
             messages[1]["role"] = "system"
         elif bad == "PARENT":
             messages[2]["parent_id"] = "nope"
-        else:
+        elif bad == "PART":
             messages[0]["parts"][1]["mime_type"] = "text/html"
+        else:
+            messages[0]["parts"][0]["html"] = "<img src=x onerror=alert(1)>"
         bad = json.dumps(data)
     dump_all = "const d = {}; for (const n of store.db.objectStoreNames) d[n] = await store.db.getAll(n); return d;"
     before = js(page, dump_all)
@@ -817,37 +859,3 @@ def test_a_reply_cut_inside_a_tool_call_keeps_its_text_and_the_partial_arguments
         {"type": "tool_call", "id": "t1", "name": "search", "arguments": {},
          "provider_details": {"partial_arguments": '{"q": "kyo'}},
     ]
-
-
-# ------------------------------------------------------------ one reducer, the same parts as the core
-
-
-def test_the_pages_reducer_gives_the_cores_parts_for_every_recorded_stream(browser: Browser, store_site: str):
-    """The page folds the core's events into parts in one place (web/store/reduce.js): what it shows while
-    a reply streams and what it recovers after a reload. For every recorded vendor stream, the parts it
-    builds from the core's events are the parts of the core's own final message, except the empty ones
-    that no event announces (a redacted thought, Gemini's signature-only text): those reach the store
-    with the core's final message, which is what the page stores for a finished step."""
-    import sys
-
-    sys.path.insert(0, str(HERE.parent / "pycore"))
-    from vendor_fixtures import STREAMED
-
-    from pycore.adapters import get_adapter
-
-    def shape(part: dict) -> dict:
-        return {k: part.get(k) for k in ("type", "text", "id", "name", "arguments")}
-
-    cases = []
-    for fixture in STREAMED:
-        parser = get_adapter(fixture.vendor).stream_parser(status=fixture.status)
-        body = fixture.body()
-        events = [e for i in range(0, len(body), 64) for e in parser.feed(body[i:i + 64])] + parser.finish()
-        message = parser.completion().message.model_dump(mode="json", by_alias=True, exclude_none=True)
-        parts = [shape(p) for p in message["parts"] if p["type"] == "tool_call" or p.get("text")]
-        cases.append((fixture.file, [e.model_dump(mode="json", exclude_none=True) for e in events], parts))
-    assert len(cases) >= 20
-    page = open_page(browser.new_context(), store_site)
-    got = js(page, "return arg.map(([, events]) => s.replayEvents(events).parts);", cases)
-    wrong = [file for (file, _, parts), mine in zip(cases, got, strict=True) if [shape(p) for p in mine] != parts]
-    assert not wrong, wrong

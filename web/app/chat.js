@@ -18,8 +18,8 @@
  * `tools()` resolves to {tools, policy} for chat.run; `onAlwaysAllow(approvalEvent)` is told when the user
  * presses "Always allow this tool" on a card (the Tools panel keeps the choice for later turns).
  * `apps` ({frameURL, viewOf(serverId, tool), choicesFor(serverId), isLocal(serverId), suggest(text)}) draws MCP App views: a tool
- * whose server names a `ui://` view for it gets that view on its card (web/mcp_app/view.js), kept in the
- * transcript's tool_meta (`app`: server, uri, tool, arguments, result) so it is drawn again after a reload.
+ * whose server names a `ui://` view for it gets that view on its card (web/mcp_app/view.js), kept on its result
+ * part (`display.app`: server, uri, tool, arguments) so it is drawn again after a reload.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  *
@@ -179,7 +179,7 @@ export class Chat {
         view = new MessageView(msg, { images: this.images, siblings: this.tree.siblings(msg),
                                       actions: this.#actionsFor(msg) });
         for (const later of after) {
-          if (isToolResults(later)) view.attachResults(later, later.tool_meta ?? {});
+          if (isToolResults(later)) view.attachResults(later);
           else view.addStep(later); // the same turn, after its tools answered: one reply
         }
       } catch (error) {
@@ -204,7 +204,7 @@ export class Chat {
   #actionsFor(msg) {
     const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta),
                       openResource: (source) => this.#resourceReader(source),
-                      showApp: (card, app) => this.#showApp(card, app) };
+                      showApp: (card, app, result) => this.#showApp(card, app, result) };
     if (msg.role === "user") actions.edit = (view) => this.#startEdit(view);
     else {
       actions.regenerate = (view) => this.regenerate(view.msg);
@@ -441,7 +441,7 @@ export class Chat {
    * conversation's notebook, with the files attached so far; its result goes to the core as the tool's content.
    * Stop ends the run (and the sandbox: its variables are lost, which the result says).
    */
-  async #runPython(ev, run, conversationId, messages, toolMeta) {
+  async #runPython(ev, run, conversationId, messages, shown) {
     const controller = new AbortController();
     const abort = () => controller.abort();
     (run.interpreting ??= new Set()).add(abort);
@@ -454,7 +454,7 @@ export class Chat {
       isError = Boolean(result.error);
       // The files it wrote are kept with the transcript (their bytes in OPFS) for the card to offer again.
       const files = keptFiles(result);
-      if (files.length) toolMeta[ev.call_id] = { ...toolMeta[ev.call_id], files };
+      if (files.length) (shown[ev.call_id] ??= {}).files = files;
     } catch (err) {
       content = [{ type: "text", text: t("chat.interpreterFailed", { message: err.message }) }];
       isError = true;
@@ -557,8 +557,10 @@ export class Chat {
       parentId: userMsg.id, vendor: target.vendor, model: target.model,
       onError: (err) => this.notify(t("chat.storageError", { message: err.message })) });
     // The turn as it streams: its reply on screen, whether a step of it is open, that step's usage and error.
+    // `shown`: what only the page knows of each call's card (call id -> part of a ToolDisplay: what its server asked
+    // and the answers, the files the code wrote, its MCP App view), put on the result part when it arrives.
     const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
-                stepError: null, toolMeta: {}, texts: [] };
+                stepError: null, shown: {}, texts: [] };
     run.stream = r; // what the turn's end puts in order (#endTurn)
     const call = this.core.call("chat.run", await this.#runParams(target, messages, system, interpret),
                                 (ev) => this.#onEvent(r, ev));
@@ -640,9 +642,9 @@ export class Chat {
         return undefined;
       case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
         if (ev.stage === "result") return r.run.samplings?.get(ev.id)?.showResult(ev);
-        return askUser(ev, { core: this.core, run: r.run, view: r.reply, toolMeta: r.toolMeta, transcript: this.transcript });
+        return askUser(ev, { core: this.core, run: r.run, view: r.reply, shown: r.shown, transcript: this.transcript });
       case "elicitation": // an MCP server asks the user something: in the card of its running tool
-        return askUser(ev, { core: this.core, run: r.run, view: r.reply, toolMeta: r.toolMeta, transcript: this.transcript });
+        return askUser(ev, { core: this.core, run: r.run, view: r.reply, shown: r.shown, transcript: this.transcript });
       case "tool_end":
         return this.#onToolEnd(r, ev);
       case "page_tool":
@@ -664,7 +666,7 @@ export class Chat {
   /** A tool of this page runs here: the user's Python tools and the code interpreter in the sandbox, else JavaScript. */
   #onPageTool(r, ev) {
     if (ev.source?.startsWith("python:")) return this.#runUserTool(ev, r.run);
-    if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r.run, r.conversationId, r.messages, r.toolMeta);
+    if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r.run, r.conversationId, r.messages, r.shown);
     return this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
   }
 
@@ -676,38 +678,32 @@ export class Chat {
       this.#finishStep(r, ev.message, Boolean(ev.incomplete), r.stepError);
       return;
     }
-    const meta = { ...r.toolMeta };
-    r.reply?.attachResults(ev.message, meta);
-    r.record.addResults(ev.message, meta);
+    // The core's display of each result (what it knew when the call ended) with what only the page knows.
+    const parts = ev.message.parts.map((part) => (part.type === "tool_result" && r.shown[part.call_id]
+      ? { ...part, display: { ...part.display, ...r.shown[part.call_id] } } : part));
+    const message = { ...ev.message, parts };
+    r.reply?.attachResults(message);
+    r.record.addResults(message);
   }
 
   /**
-   * A tool's result on its card, and what the card needs to say the same after a reload (tool_meta): the user's
-   * Deny or Stop, the structured result and its schema problem, the server's resource links (which the stored
-   * result, made for the model, names only as text) with the server to read them from, and its MCP App view.
+   * A tool's result on its card as the call ends (the result part that follows carries the same, for a reload), and
+   * its MCP App view, which the page keeps on that part (`display.app`).
    */
   #onToolEnd(r, ev) {
     const started = r.run.running?.get(ev.call_id);
-    const source = started?.source;
     r.run.running?.delete(ev.call_id);
     const card = r.reply?.card(ev.call_id);
-    const links = (ev.content ?? []).filter((item) => item.type === "resource_link")
-      .map(({ uri, name, title, description, mimeType }) => ({ type: "resource_link", uri, name, title, description, mimeType }));
-    r.toolMeta[ev.call_id] = { ...r.toolMeta[ev.call_id], duration_ms: ev.duration_ms,
-                               ...(card?.status === "denied" ? { denied: true } : {}),
-                               ...(ev.stopped ? { stopped: true } : {}),
-                               ...(ev.structured_content !== undefined ? { structured: ev.structured_content } : {}),
-                               ...(ev.schema_problem ? { schema_problem: ev.schema_problem } : {}),
-                               ...(links.length && source ? { links, source } : {}) };
     if (ev.stopped) card?.setStatus("stopped");
     card?.setResult(ev.content, { isError: ev.is_error, durationMs: ev.duration_ms,
                                   structured: ev.structured_content, schemaProblem: ev.schema_problem,
-                                  openResource: this.#resourceReader(source) });
-    const app = this.#appOf(started, ev);
-    if (app) {
-      r.toolMeta[ev.call_id].app = app;
-      if (card) this.#showApp(card, app);
-    }
+                                  openResource: this.#resourceReader(started?.source) });
+    const app = this.#appOf(started);
+    if (!app) return;
+    (r.shown[ev.call_id] ??= {}).app = app;
+    const result = { content: ev.content ?? [], isError: Boolean(ev.is_error) };
+    if (ev.structured_content !== undefined) result.structuredContent = ev.structured_content;
+    if (card) this.#showApp(card, app, result);
   }
 
   /** The call is over: a step still open is closed (an error before its message, a crash, Stop); a failure shown. */
@@ -735,20 +731,19 @@ export class Chat {
 
   /** An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny". */
   /** The MCP App view a finished call of a server's tool gets (its tool names a `ui://` resource), or null. */
-  #appOf(started, end) {
+  #appOf(started) {
     const serverId = started?.source?.startsWith("mcp:") ? started.source.slice("mcp:".length) : null;
     const uri = serverId && this.apps?.viewOf(serverId, started.original_name);
     if (!uri) return null;
-    const result = { content: end.content ?? [], isError: Boolean(end.is_error) };
-    if (end.structured_content !== undefined) result.structuredContent = end.structured_content;
-    return { server: serverId, uri, tool: started.original_name, arguments: started.arguments ?? {}, result };
+    return { server: serverId, uri, tool: started.original_name, arguments: started.arguments ?? {} };
   }
 
-  #showApp(card, app) {
+  /** The app view on its card, showing `result` (the call's CallToolResult). */
+  #showApp(card, app, result) {
     if (!this.apps || !app?.uri) return;
     const view = new AppView({
       core: this.core, frameURL: this.apps.frameURL, serverId: app.server, uri: app.uri, tool: app.tool,
-      args: app.arguments, result: app.result, theme: currentTheme(),
+      args: app.arguments, result, theme: currentTheme(),
       askToRun: async (ev, shown) => {
         const decision = await shown.ask(ev);
         if (decision === "always") this.onAlwaysAllow(ev);
@@ -792,14 +787,14 @@ function unrenderable(msg) {
 
 /**
  * What each tool's server asked during the turn, and what was answered, on its card as a reload shows it
- * (tool_meta.asked): the questions the card held while open give way to that record.
+ * (display.asked): the questions the card held while open give way to that record.
  */
 function showAsked(stream) {
-  for (const [callId, meta] of Object.entries(stream?.toolMeta ?? {})) {
-    const card = meta.asked?.length ? stream.reply?.card(callId) : null;
+  for (const [callId, shown] of Object.entries(stream?.shown ?? {})) {
+    const card = shown.asked?.length ? stream.reply?.card(callId) : null;
     if (!card) continue;
     for (const question of card.el.querySelectorAll(":scope section.question")) question.remove();
-    card.showAsked(meta.asked);
+    card.showAsked(shown.asked);
   }
 }
 

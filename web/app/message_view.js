@@ -13,13 +13,15 @@
  *                 actions.decide(callId, "allow"|"always"|"deny", approvalEvent)   a button on a card
  *                 view.setState(state)                    waiting|streaming|done|interrupted|error
  *                 view.showFiles(items)                   files the code wrote, under the reply
- *   stored replies: view.attachResults(toolResultsMsg)    fill the cards from the message after a step
+ *   view.attachResults(toolResultsMsg)                    fill the cards from the message after a step (each result
+ *                                                         part's display: what its card shows)
  *
  * Model output is untrusted: it reaches the DOM only through StreamRenderer (sanitized per update).
  * The user's own text is set as text.
  */
 
 import { renderToolContent } from "../render/tool_result.js";
+import { toMcpContent } from "../store/reduce.js";
 import { fileResource } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
@@ -209,23 +211,26 @@ export class MessageView {
     this.step?.finish();
   }
 
-  /** Fill this reply's tool cards from the message that carries their results. */
-  attachResults(resultsMsg, meta = {}) {
+  /**
+   * Fill this reply's tool cards from the message that carries their results: each result part's `display`
+   * (pycore.messages.ToolDisplay) says what its card shows beyond what the model got.
+   */
+  attachResults(resultsMsg) {
     for (const part of resultsMsg.parts) {
       if (part.type !== "tool_result") continue;
       const card = this.card(part.call_id) ?? this.step.newCard(part.name ?? "tool", part.call_id);
-      if (meta[part.call_id]?.denied) card.setStatus("denied"); // the user said no (kept by chat.js)
-      else if (meta[part.call_id]?.stopped) card.setStatus("stopped"); // the user's Stop, no failure of the tool
+      const shown = part.display ?? {};
+      if (shown.denied) card.setStatus("denied"); // the user said no
+      else if (shown.stopped) card.setStatus("stopped"); // the user's Stop, no failure of the tool
       // Files a tool wrote (the code interpreter's downloads) are kept beside the result: offered again, on the
       // card and under the reply.
-      const kept = meta[part.call_id] ?? {};
-      const files = (kept.files ?? []).map(fileResource);
-      card.setResult([...toMcpContent(part.content), ...files, ...(kept.links ?? [])],
-                     { isError: part.is_error, durationMs: kept.duration_ms, structured: kept.structured,
-                       schemaProblem: kept.schema_problem, openResource: this.actions.openResource?.(kept.source) ?? null });
-      card.showAsked(kept.asked ?? []);
+      const files = (shown.files ?? []).map(fileResource);
+      card.setResult([...resultItems(part), ...files],
+                     { isError: part.is_error, durationMs: shown.duration_ms ?? undefined, structured: shown.structured,
+                       schemaProblem: shown.schema_problem, openResource: this.actions.openResource?.(shown.source) ?? null });
+      card.showAsked(shown.asked ?? []);
       this.showFiles(files);
-      if (kept.app && !card.view) this.actions.showApp?.(card, kept.app);
+      if (shown.app && !card.view) this.actions.showApp?.(card, shown.app, appResult(part));
     }
   }
 
@@ -252,7 +257,16 @@ function stateOf(msg) {
   return "done";
 }
 
-/** pycore result parts ({type: image, data, mime_type}) -> MCP content items ({mimeType}). */
-export function toMcpContent(items) {
-  return (items ?? []).map((item) => (item.type === "image" ? { type: "image", data: item.data, mimeType: item.mime_type } : item));
+/** A result's items as its card draws them: the server's as sent when the model's content does not carry them whole. */
+function resultItems(part) {
+  return part.display?.content ?? toMcpContent(part.content);
+}
+
+/** The call's result as an MCP App view takes it (CallToolResult). */
+function appResult(part) {
+  const result = { content: resultItems(part), isError: Boolean(part.is_error) };
+  if (part.display?.structured !== undefined && part.display.structured !== null) {
+    result.structuredContent = part.display.structured;
+  }
+  return result;
 }

@@ -5,17 +5,34 @@
  *
  *   const record = new ReplyRecord(store, conversationId, {parentId, vendor, model, onError})
  *   record.beginStep() · record.append(streamEvent) · record.finishStep({parts, status, usage, error})
- *   record.addResults(toolResultsMessage, toolMeta) · record.failed(error)   a reply that is only its error
+ *   record.addResults(toolResultsMessage) · record.failed(error)   a reply that is only its error
  *   await record.settled()   every write done; record.id: the turn's first step in the store (what the reply becomes)
  */
 
+/** @typedef {import("../store/replies.js").ReplyWriter} ReplyWriter */
+/** @typedef {import("../store/transcripts.js").StoredMessage} StoredMessage */
+/** @typedef {{role: "user" | "assistant", parts: import("../types/contract").Part[]}} Message */
+
 export class ReplyRecord {
+  /** @type {Promise<void>} */
   #chain = Promise.resolve();
+  /** @type {ReplyWriter | null} */
   #writer = null;
 
+  /**
+   * @param {import("../store/transcripts.js").Store} store
+   * @param {string} conversationId
+   * @param {{parentId: string | null, vendor?: string, model?: string, onError: (err: Error) => void}} options
+   */
   constructor(store, conversationId, { parentId, vendor, model, onError }) {
-    Object.assign(this, { store, conversationId, vendor, model, onError });
+    this.store = store;
+    this.conversationId = conversationId;
+    this.vendor = vendor;
+    this.model = model;
+    this.onError = onError;
+    /** @type {string | null} */
     this.lastId = parentId; // what the next message hangs from
+    /** @type {string | null} */
     this.id = null;
   }
 
@@ -25,10 +42,15 @@ export class ReplyRecord {
     });
   }
 
+  /** @param {import("../types/contract").CoreEvent} ev */
   append(ev) {
     this.#queue(() => this.#writer?.append(ev));
   }
 
+  /**
+   * @param {{parts?: import("../types/contract").Part[], status: StoredMessage["status"],
+   *          usage?: StoredMessage["usage"] | null, error?: StoredMessage["error"] | null}} ending
+   */
   finishStep({ parts, status, usage, error }) {
     this.#queue(async () => {
       const writer = this.#writer;
@@ -39,14 +61,16 @@ export class ReplyRecord {
     });
   }
 
-  addResults(message, toolMeta) {
+  /** @param {Message} message   the tool results, each part's display with the page's additions */
+  addResults(message) {
     this.#queue(async () => {
       const stored = await this.store.addMessage(this.conversationId, { parent_id: this.lastId, role: "user",
-                                                                        parts: message.parts, tool_meta: toolMeta });
+                                                                        parts: message.parts });
       this.lastId = stored.id;
     });
   }
 
+  /** @param {import("../types/contract").ErrorInfo} error */
   failed(error) {
     this.#queue(async () => {
       const writer = await this.#begin();
@@ -58,6 +82,7 @@ export class ReplyRecord {
     return this.#chain;
   }
 
+  /** @returns {Promise<ReplyWriter>} */
   async #begin() {
     const writer = await this.store.beginReply(this.conversationId, { parent_id: this.lastId, vendor: this.vendor,
                                                                       model: this.model });
@@ -65,7 +90,8 @@ export class ReplyRecord {
     return writer;
   }
 
+  /** @param {() => unknown} write */
   #queue(write) {
-    this.#chain = this.#chain.then(write).catch((err) => this.onError(err));
+    this.#chain = this.#chain.then(write).then(() => {}, (err) => this.onError(err));
   }
 }

@@ -18,7 +18,12 @@ import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { ToolCard } from "./tool_card.js";
 
+/** @typedef {import("../store/reduce.js").PartChange} PartChange */
+/** @typedef {(callId: string | undefined, decision: import("./tool_card.js").Decision, ask: unknown) => void} Decide */
+/** @typedef {{part: import("../types/contract").Part, index: number, added: boolean, delta?: string, done?: boolean}} Shown */
+
 export class StepView {
+  /** @param {{images: import("../render/images.js").ImagePolicy, decide?: Decide | null}} options */
   constructor({ images, decide = null }) {
     this.images = images;
     this.decide = decide;
@@ -48,26 +53,31 @@ export class StepView {
         images: this.images,
         labels: { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"),
                   loadImage: () => t("chat.loadImage"),
-                  alwaysLoadImages: (host) => t("chat.alwaysLoadImages", { host }),
-                  tooLongToFormat: (length, limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
+                  alwaysLoadImages: (/** @type {string} */ host) => t("chat.alwaysLoadImages", { host }),
+                  tooLongToFormat: (/** @type {number} */ length, /** @type {number} */ limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
                   couldNotFormat: t("chat.couldNotFormat") },
       });
     }
     return this.renderer;
   }
 
+  /** @param {{parts: import("../types/contract").Part[]}} msg */
   fill(msg) {
     msg.parts.forEach((part, index) => {
-      const text = part.type === "tool_call" ? undefined : part.text;
+      const text = "text" in part ? part.text ?? undefined : undefined; // a tool call has no text
       this.#showPart({ part, index, added: true, delta: text, done: true });
     });
     this.renderer?.finish();
   }
 
   /** One streamed event of this step (docs/PROTOCOL.md); returns what changed (reduce.js) for the reply. */
+  /**
+   * @param {import("../types/contract").CoreEvent} ev
+   * @returns {import("../store/reduce.js").Change | null}
+   */
   onEvent(ev) {
     const change = this.reply.apply(ev);
-    if (change?.part) this.#showPart(change);
+    if (change && "part" in change) this.#showPart(change);
     return change;
   }
 
@@ -75,10 +85,16 @@ export class StepView {
     this.renderer?.finish();
   }
 
+  /** @param {string} callId */
   card(callId) {
     return this.cards.get(callId);
   }
 
+  /**
+   * @param {string} name
+   * @param {string} [callId]
+   * @param {number} [index]
+   */
   newCard(name, callId, index) {
     const card = new ToolCard({ name, callId, images: this.images,
                                 onDecision: (decision, ask) => this.decide?.(card.callId, decision, ask) });
@@ -94,6 +110,7 @@ export class StepView {
   }
 
   /** Draw one change of a part (store/reduce.js): the same path for a stored step and a streamed one. */
+  /** @param {Shown} shown */
   #showPart({ part, index, added, delta, done }) {
     switch (part.type) {
       case "text":
@@ -125,4 +142,4 @@ export class StepView {
   }
 }
 
-const count = (n) => n.toLocaleString(language());
+const count = (/** @type {number} */ n) => n.toLocaleString(language());

@@ -17,7 +17,7 @@
  *                                 structured: the tool's structuredContent, shown as data; schemaProblem: how it
  *                                 breaks the tool's outputSchema, flagged; openResource(uri): reads a resource
  *                                 link through the client (its "Open" button)
- *   card.showAsked(entries)       what the tool's server asked during the call (tool_meta.asked: a form, a link,
+ *   card.showAsked(entries)       what the tool's server asked during the call (display.asked: a form, a link,
  *                                 a request for the model) and what the user answered, drawn again from the transcript
  *   card.showView(view)           an MCP App view of the result (web/mcp_app/view.js) under the summary, once:
  *                                 drawn again (end of turn, reload) the card gets a new one
@@ -40,7 +40,13 @@ const FOLD_CHARS = 120; // a value longer than this (as pretty JSON), or of more
 const FOLD_LINES = 4;
 const PREVIEW_CHARS = 60;
 
+/** @typedef {"allow" | "always" | "deny"} Decision */
+
 export class ToolCard {
+  /**
+   * @param {{name: string, callId?: string, images: import("../render/images.js").ImagePolicy,
+   *          onDecision?: (decision: Decision, ask: unknown) => void}} options
+   */
   constructor({ name, callId, images, onDecision = () => {} }) {
     this.name = name;
     this.callId = callId;

@@ -19,7 +19,8 @@ export function textOf(msg) {
 
 /**
  * The path as the vendor must see it: empty and failed replies dropped, tool calls that never got a
- * result dropped (a cut-off step), neighbours of the same role merged so every vendor accepts it.
+ * result dropped (a cut-off step), results without their cards' display, neighbours of the same role merged so
+ * every vendor accepts it.
  */
 /**
  * @param {{role: "user" | "assistant", parts: Part[]}[]} path
@@ -32,11 +33,17 @@ export function toWireMessages(path) {
   /** @type {WireMessage[]} */
   const out = [];
   for (const msg of path) {
-    const parts = msg.parts.filter((p) => p.type !== "tool_call" || answered.has(p.id));
+    // A result's display is its card's (files, answers to a server): the core does not need it, the model never gets it.
+    const parts = msg.parts.filter((p) => p.type !== "tool_call" || answered.has(p.id))
+      .map((p) => (p.type === "tool_result" && p.display ? withoutDisplay(p) : p));
     if (!parts.length) continue;
     const prev = out[out.length - 1];
     if (prev && prev.role === msg.role) prev.parts.push(...parts);
     else out.push({ role: msg.role, parts: [...parts] });
   }
   return out;
+}
+
+function withoutDisplay({ display: _card, ...part }) {
+  return part;
 }

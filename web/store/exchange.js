@@ -18,7 +18,9 @@
  *   settings and no API key — the text is checked against every key this tab holds (keys.js) and
  *   any that a user pasted into a message is replaced by "[API key removed]".
  *
- * Import: the whole file is validated first; any problem throws ImportError naming each problem by
+ * Import: the whole file is validated first, against EXPORT_SCHEMA (its parts: the contract's JSON Schema,
+ * web/contract.js PART_SCHEMA; checked by json_schema.js), then its tree (ids, parents, cycles); an older
+ * build's tool_meta is upgraded first (repair.js). Any problem throws ImportError naming each problem by
  * its path (e.g. `conversations[0].messages[3].role: ...`) and nothing is written. Then everything is
  * written in ONE transaction with add() (never put), so nothing existing is ever overwritten. Id
  * policy for a conversation whose id, or any of whose message ids, is already in this browser:
@@ -29,13 +31,28 @@
 import { redactSecrets, containsSecret } from "./keys.js";
 import { branchPath, isToolResults } from "./tree.js";
 import { ROLES, STATUSES } from "./schema.js";
-import { PART_TYPES } from "../contract.js";
+import { withoutToolMeta } from "./repair.js";
+import { PART_SCHEMA } from "../contract.js";
+import { schemaProblems, show } from "./json_schema.js";
+
+/** @typedef {import("./transcripts.js").StoredMessage} StoredMessage */
+/** @typedef {import("./transcripts.js").Conversation} Conversation */
+/** @typedef {import("./transcripts.js").Store} Store */
+/** @typedef {Omit<StoredMessage, "conversation_id">} ExportedMessage */
+/** @typedef {Conversation & {focus?: unknown, messages: ExportedMessage[]}} ExportedConversation */
+/**
+ * A file in this format, once it is checked (validateExport).
+ * @typedef {{format: string, version: number, exported_at?: string, conversations: ExportedConversation[]}} ExportFile
+ */
+/** @typedef {{conversation: Conversation, messages: StoredMessage[], focus?: unknown}} Loaded */
+/** @typedef {{imported: number, copied: number, skipped: number, conversation_ids: string[]}} ImportResult */
 
 export const EXPORT_FORMAT = "orizuru.conversations";
 export const EXPORT_VERSION = 1;
 const MAX_LISTED_PROBLEMS = 8;
 
 export class ImportError extends Error {
+  /** @param {string[]} problems */
   constructor(problems) {
     const listed = problems.slice(0, MAX_LISTED_PROBLEMS).join("; ");
     const more = problems.length > MAX_LISTED_PROBLEMS ? ` (and ${problems.length - MAX_LISTED_PROBLEMS} more)` : "";
@@ -47,11 +64,17 @@ export class ImportError extends Error {
 
 // ------------------------------------------------------------ export
 
+/**
+ * @param {Store} store
+ * @param {string[] | null} ids
+ * @param {"json" | "markdown"} [format]
+ * @returns {Promise<Blob>}
+ */
 export async function exportConversations(store, ids, format = "json") {
-  const wanted = ids ?? (await store.listConversations()).map((c) => c.id);
+  const wanted = ids ?? (await store.listConversations()).map((/** @type {Conversation} */ c) => c.id);
   // Read side by side: one conversation after another waits on every read in turn (bench/history).
   const loaded = await Promise.all(wanted.map(async (id) => {
-    const data = await store.loadConversation(id);
+    const data = /** @type {Loaded | null} */ (await store.loadConversation(id));
     if (!data) throw new Error(`no conversation with id ${id}`);
     return data;
   }));
@@ -72,19 +95,26 @@ export async function exportConversations(store, ids, format = "json") {
   return new Blob([text], { type: `${type};charset=utf-8` });
 }
 
+/**
+ * @param {Loaded} loaded
+ * @returns {ExportedConversation}
+ */
 function exportRecord({ conversation, messages, focus }) {
   const { id, title, created, updated, current_leaf } = conversation;
+  /** @type {Omit<ExportedConversation, "messages">} */
   const record = { id, title, created, updated, current_leaf: current_leaf ?? null };
-  for (const key of ["pinned", "folder", "assistant_id", "overrides"]) if (conversation[key] != null) record[key] = conversation[key];
+  for (const key of /** @type {const} */ (["pinned", "folder", "assistant_id", "overrides"])) {
+    if (conversation[key] != null) Object.assign(record, { [key]: conversation[key] });
+  }
   if (focus !== undefined) record.focus = focus;
-  record.messages = messages.map(({ conversation_id: _c, ...m }) => ({
+  return { ...record, messages: messages.map(({ conversation_id: _c, ...m }) => ({
     ...m,
     parent_id: m.parent_id ?? null,
     status: m.status === "streaming" ? "interrupted" : m.status,
-  }));
-  return record;
+  })) };
 }
 
+/** @param {Loaded} loaded */
 function toMarkdown({ conversation, messages }) {
   const leaf = conversation.current_leaf ?? messages.at(-1)?.id;
   const lines = [`# ${conversation.title}`, ""];
@@ -100,6 +130,7 @@ function toMarkdown({ conversation, messages }) {
   return lines.join("\n").trimEnd() + "\n";
 }
 
+/** @param {import("../types/contract").Part} part */
 function partMarkdown(part) {
   switch (part.type) {
     case "text":
@@ -109,7 +140,7 @@ function partMarkdown(part) {
     case "tool_call":
       return `**Tool call** \`${part.name}\`\n\n${fence(JSON.stringify(part.arguments ?? {}, null, 2), "json")}`;
     case "tool_result": {
-      const body = (part.content ?? []).map((c) => (typeof c.text === "string" ? c.text : `[${c.type}]`)).join("\n");
+      const body = (part.content ?? []).map((c) => (c.type === "text" ? c.text : `[${c.type}]`)).join("\n");
       return `**Tool result**${part.is_error ? " (error)" : ""}\n\n${fence(body)}`;
     }
     case "image":
@@ -117,10 +148,14 @@ function partMarkdown(part) {
     case "document":
       return `_[file: ${part.name} (${part.mime_type})]_`;
     default:
-      return `_[${part.type}]_`;
+      return `_[${/** @type {{type: string}} */ (part).type}]_`;
   }
 }
 
+/**
+ * @param {string} text
+ * @param {string} [lang]
+ */
 function fence(text, lang = "") {
   const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((t) => t.length));
   const ticks = "`".repeat(longest + 1);
@@ -129,55 +164,81 @@ function fence(text, lang = "") {
 
 // ------------------------------------------------------------ validation
 
+const TIME = { type: "number", minimum: 0, description: "a time in ms" };
+const ID = { type: "string", minLength: 1, description: "a non-empty string" };
+const { $defs: PART_DEFS, ...PART } = PART_SCHEMA;
+
+/**
+ * The file's shape as a JSON Schema: the parts are the contract's (pycore.messages.Part, generated into
+ * web/contract.js), the rest is this format's. What a schema cannot say (ids unique, parents in the same
+ * conversation, no cycles) is checked after it.
+ */
+export const EXPORT_SCHEMA = Object.freeze({
+  $defs: {
+    ...PART_DEFS,
+    Part: PART,
+    Message: {
+      type: "object", required: ["id", "parent_id", "role", "status", "created", "parts"],
+      properties: { id: ID, parent_id: { anyOf: [{ type: "null" }, { ...ID, description: "a message id" }] },
+                    role: { enum: ROLES }, status: { enum: STATUSES }, created: TIME,
+                    parts: { type: "array", items: { $ref: "#/$defs/Part" } } },
+    },
+    Conversation: {
+      type: "object", required: ["id", "title", "created", "updated", "messages"],
+      properties: { id: ID, title: { type: "string" }, created: TIME, updated: TIME,
+                    pinned: { type: "boolean" }, folder: { anyOf: [{ type: "null" }, { type: "string" }] },
+                    current_leaf: { anyOf: [{ type: "null" }, ID] },
+                    messages: { type: "array", items: { $ref: "#/$defs/Message" } } },
+    },
+  },
+  type: "object", required: ["format", "version", "conversations"],
+  properties: { format: { const: EXPORT_FORMAT }, version: { type: "integer", minimum: 1 },
+                conversations: { type: "array", items: { $ref: "#/$defs/Conversation" } } },
+});
+
+/**
+ * @param {unknown} data
+ * @returns {string[]}   what is wrong, each named by its place (empty: a valid file)
+ */
 export function validateExport(data) {
-  const problems = [];
-  const bad = (path, what) => problems.push(`${path}: ${what}`);
   if (!isObject(data)) return ["the file is not a JSON object"];
-  if (data.format !== EXPORT_FORMAT) bad("format", `expected "${EXPORT_FORMAT}", got ${show(data.format)}`);
-  if (!Number.isInteger(data.version)) bad("version", `expected a number, got ${show(data.version)}`);
-  else if (data.version > EXPORT_VERSION) {
-    bad("version", `${data.version} is newer than this Orizuru understands (${EXPORT_VERSION}); update Orizuru`);
+  const { version } = /** @type {{version?: unknown}} */ (data);
+  if (typeof version === "number" && Number.isInteger(version) && version > EXPORT_VERSION) {
+    return [`version: ${version} is newer than this Orizuru understands (${EXPORT_VERSION}); update Orizuru`];
   }
-  else if (data.version < 1) bad("version", `${data.version} is not a valid version`);
-  if (!Array.isArray(data.conversations)) {
-    bad("conversations", `expected a list, got ${show(data.conversations)}`);
-    return problems;
-  }
+  const problems = schemaProblems(data, EXPORT_SCHEMA, "").map((problem) => problem.replace(/^\./, ""));
+  return problems.length ? problems : treeProblems(/** @type {ExportFile} */ (data).conversations);
+}
+
+/**
+ * Ids used once in the file, parents within their conversation, no message its own ancestor.
+ * @param {ExportedConversation[]} conversations
+ */
+function treeProblems(conversations) {
+  /** @type {string[]} */
+  const problems = [];
+  /**
+   * @param {string} path
+   * @param {string} what
+   */
+  const bad = (path, what) => problems.push(`${path}: ${what}`);
   const conversationIds = new Set();
   const messageIds = new Set();
-  data.conversations.forEach((c, ci) => {
+  conversations.forEach((c, ci) => {
     const at = `conversations[${ci}]`;
-    if (!isObject(c)) return bad(at, "expected an object");
-    if (!nonEmptyString(c.id)) bad(`${at}.id`, `expected a non-empty string, got ${show(c.id)}`);
-    else if (conversationIds.has(c.id)) bad(`${at}.id`, `${show(c.id)} appears twice in the file`);
-    else conversationIds.add(c.id);
-    if (typeof c.title !== "string") bad(`${at}.title`, `expected a string, got ${show(c.title)}`);
-    if (c.pinned !== undefined && typeof c.pinned !== "boolean") bad(`${at}.pinned`, `expected true or false, got ${show(c.pinned)}`);
-    if (c.folder != null && typeof c.folder !== "string") bad(`${at}.folder`, `expected a folder name, got ${show(c.folder)}`);
-    for (const k of ["created", "updated"]) if (!isTime(c[k])) bad(`${at}.${k}`, `expected a time in ms, got ${show(c[k])}`);
-    if (!Array.isArray(c.messages)) return bad(`${at}.messages`, `expected a list, got ${show(c.messages)}`);
+    if (conversationIds.has(c.id)) bad(`${at}.id`, `${show(c.id)} appears twice in the file`);
+    conversationIds.add(c.id);
+    /** @type {Map<string, ExportedMessage>} */
     const ids = new Map();
     c.messages.forEach((m, mi) => {
-      const mat = `${at}.messages[${mi}]`;
-      if (!isObject(m)) return bad(mat, "expected an object");
-      if (!nonEmptyString(m.id)) bad(`${mat}.id`, `expected a non-empty string, got ${show(m.id)}`);
-      else if (messageIds.has(m.id)) bad(`${mat}.id`, `${show(m.id)} appears twice in the file`);
-      else {
-        messageIds.add(m.id);
-        ids.set(m.id, m);
-      }
-      if (!ROLES.includes(m.role)) bad(`${mat}.role`, `expected "user" or "assistant", got ${show(m.role)}`);
-      if (!STATUSES.includes(m.status)) bad(`${mat}.status`, `expected one of ${STATUSES.join(", ")}, got ${show(m.status)}`);
-      if (!isTime(m.created)) bad(`${mat}.created`, `expected a time in ms, got ${show(m.created)}`);
-      if (m.parent_id !== null && !nonEmptyString(m.parent_id)) {
-        bad(`${mat}.parent_id`, `expected null or a message id, got ${show(m.parent_id)}`);
-      }
-      if (!Array.isArray(m.parts)) return bad(`${mat}.parts`, `expected a list, got ${show(m.parts)}`);
-      m.parts.forEach((p, pi) => validatePart(p, `${mat}.parts[${pi}]`, bad));
+      if (messageIds.has(m.id)) bad(`${at}.messages[${mi}].id`, `${show(m.id)} appears twice in the file`);
+      messageIds.add(m.id);
+      ids.set(m.id, m);
     });
     c.messages.forEach((m, mi) => {
-      if (!isObject(m) || !nonEmptyString(m.parent_id)) return;
-      if (!ids.has(m.parent_id)) bad(`${at}.messages[${mi}].parent_id`, `${show(m.parent_id)} is not a message of this conversation`);
+      if (m.parent_id !== null && !ids.has(m.parent_id)) {
+        bad(`${at}.messages[${mi}].parent_id`, `${show(m.parent_id)} is not a message of this conversation`);
+      }
     });
     findCycles(ids).forEach((id) => bad(`${at}.messages`, `message ${show(id)} is its own ancestor`));
     if (c.current_leaf !== null && c.current_leaf !== undefined && !ids.has(c.current_leaf)) {
@@ -187,39 +248,12 @@ export function validateExport(data) {
   return problems;
 }
 
-function validatePart(p, at, bad) {
-  if (!isObject(p)) return bad(at, "expected an object");
-  if (!PART_TYPES.includes(p.type)) return bad(`${at}.type`, `expected one of ${PART_TYPES.join(", ")}, got ${show(p.type)}`);
-  const need = (k, test, what) => test(p[k]) || bad(`${at}.${k}`, `expected ${what}, got ${show(p[k])}`);
-  if (p.type === "text") need("text", (v) => typeof v === "string", "a string");
-  if (p.type === "reasoning" && p.text !== undefined) need("text", (v) => typeof v === "string", "a string");
-  if (p.type === "image") {
-    need("data", (v) => typeof v === "string" && /^[A-Za-z0-9+/=_-]*$/.test(v), "base64 text");
-    need("mime_type", (v) => typeof v === "string" && /^image\/[\w.+-]+$/.test(v), "an image media type");
-  }
-  if (p.type === "document") {
-    need("name", nonEmptyString, "a file name");
-    need("mime_type", (v) => typeof v === "string" && /^[\w.+-]+\/[\w.+-]+$/.test(v), "a media type");
-    if (p.text !== undefined) need("text", (v) => typeof v === "string", "a string");
-    if (p.data !== undefined) need("data", (v) => typeof v === "string" && /^[A-Za-z0-9+/=_-]*$/.test(v), "base64 text");
-    if (p.text === undefined && p.data === undefined) bad(at, "a document needs its text or its data");
-  }
-  if (p.type === "tool_call") {
-    need("id", (v) => typeof v === "string", "a string");
-    need("name", nonEmptyString, "a tool name");
-    need("arguments", isObject, "an object");
-  }
-  if (p.type === "tool_result") {
-    need("call_id", (v) => typeof v === "string", "a string");
-    need("content", Array.isArray, "a list");
-  }
-}
-
+/** @param {Map<string, {parent_id: string | null}>} ids */
 function findCycles(ids) {
   const looped = [];
   for (const start of ids.keys()) {
     const seen = new Set();
-    for (let id = start; id && ids.has(id); id = ids.get(id).parent_id) {
+    for (let id = /** @type {string | null | undefined} */ (start); id && ids.has(id); id = ids.get(id)?.parent_id) {
       if (seen.has(id)) {
         looped.push(start);
         break;
@@ -230,20 +264,19 @@ function findCycles(ids) {
   return looped;
 }
 
+/** @param {unknown} v @returns {v is Record<string, unknown>} */
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-const nonEmptyString = (v) => typeof v === "string" && v.length > 0;
-const isTime = (v) => typeof v === "number" && Number.isFinite(v) && v >= 0;
-
-function show(v) {
-  if (v === undefined) return "nothing";
-  const text = JSON.stringify(v);
-  return text.length > 40 ? `${text.slice(0, 37)}...` : text;
-}
 
 // ------------------------------------------------------------ import
 
+/**
+ * @param {Store} store
+ * @param {string | Blob} fileOrText
+ * @returns {Promise<ImportResult>}
+ */
 export async function importConversations(store, fileOrText) {
   const data = parseExport(typeof fileOrText === "string" ? fileOrText : await fileOrText.text());
+  /** @type {ImportResult} */
   const result = { imported: 0, copied: 0, skipped: 0, conversation_ids: [] };
   const plan = await planImport(store.db, data.conversations, result);
   for (const c of plan) { // the bytes of attachments go to OPFS before the one transaction (blobs.js)
@@ -254,20 +287,41 @@ export async function importConversations(store, fileOrText) {
   return result;
 }
 
-/** The file's export, or an ImportError naming every place that is wrong. */
+/**
+ * The file's export, or an ImportError naming every place that is wrong.
+ * @param {string} text
+ * @returns {ExportFile}
+ */
 function parseExport(text) {
   let data;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new ImportError([`the file is not valid JSON (${err.message})`]);
+    throw new ImportError([`the file is not valid JSON (${err instanceof Error ? err.message : err})`]);
   }
-  const problems = validateExport(data);
+  const problems = validateExport(upgraded(data));
   if (problems.length) throw new ImportError(problems);
   return data;
 }
 
-/** What comes in: a conversation already here is skipped, one whose ids clash comes in as a copy. */
+/**
+ * An export of an older build, as this one writes it (repair.js: tool cards on their result parts).
+ * @param {unknown} data
+ */
+function upgraded(data) {
+  const conversations = isObject(data) ? data.conversations : undefined;
+  for (const c of Array.isArray(conversations) ? conversations : []) {
+    if (isObject(c) && Array.isArray(c.messages)) c.messages = c.messages.map((m) => (isObject(m) ? withoutToolMeta(m) : m));
+  }
+  return data;
+}
+
+/**
+ * What comes in: a conversation already here is skipped, one whose ids clash comes in as a copy.
+ * @param {import("./schema.js").Database} db
+ * @param {ExportedConversation[]} conversations
+ * @param {ImportResult} result
+ */
 async function planImport(db, conversations, result) {
   const plan = [];
   for (const c of conversations) {
@@ -285,7 +339,12 @@ async function planImport(db, conversations, result) {
   return plan;
 }
 
-/** The whole plan in one transaction: all of it comes in, or nothing does. */
+/**
+ * The whole plan in one transaction: all of it comes in, or nothing does.
+ * @param {import("./schema.js").Database} db
+ * @param {ExportedConversation[]} plan
+ * @param {ImportResult} result
+ */
 async function writeImport(db, plan, result) {
   const tx = db.transaction(["conversations", "messages", "focus"], "readwrite");
   const done = tx.done;
@@ -304,17 +363,22 @@ async function writeImport(db, plan, result) {
     }
     await done;
   } catch (err) {
-    const reason = tx.error ?? err;
+    const reason = /** @type {{name?: string, message?: string} | null} */ (tx.error ?? err);
     throw new Error(`Import failed and nothing was changed: ${reason?.name ?? "Error"}: ${reason?.message ?? reason}`, { cause: err });
   }
 }
 
+/**
+ * @param {ExportedConversation} c
+ * @returns {ExportedConversation}
+ */
 function withFreshIds(c) {
   const ids = new Map(c.messages.map((m) => [m.id, crypto.randomUUID()]));
+  const fresh = (/** @type {string} */ id) => /** @type {string} */ (ids.get(id));
   return {
     ...c,
     id: crypto.randomUUID(),
-    current_leaf: c.current_leaf ? ids.get(c.current_leaf) : null,
-    messages: c.messages.map((m) => ({ ...m, id: ids.get(m.id), parent_id: m.parent_id ? ids.get(m.parent_id) : null })),
+    current_leaf: c.current_leaf ? fresh(c.current_leaf) : null,
+    messages: c.messages.map((m) => ({ ...m, id: fresh(m.id), parent_id: m.parent_id ? fresh(m.parent_id) : null })),
   };
 }

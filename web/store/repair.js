@@ -19,7 +19,18 @@
  *     assistant (tool calls) ── user (the tool results) ── assistant (the answer) ...
  *
  * Only that shape is touched: an empty reply anywhere else (Stop before the first byte) stays as it is.
+ *
+ *   withoutToolMeta(message) -> message      a tool-results message as older builds stored it, upgraded
+ *
+ * Tool cards kept beside the results (issue 30). Builds before it kept what a card shows in a table on the
+ * results message, `tool_meta`: {call id: {duration_ms, denied, stopped, structured, schema_problem, links,
+ * source, app: {server, uri, tool, arguments, result}, asked, files}}. Each call's entry becomes its result
+ * part's `display` (pycore.messages.ToolDisplay): the resource links, which the part for the model names only
+ * as text, join the part's items as the card drew them (or the app's result, the server's items as sent).
+ * Records are upgraded as they are read (loadConversation, the blob sweep) and files as they are imported.
  */
+
+import { toMcpContent } from "./reduce.js";
 
 /**
  * @typedef {Omit<import("./tree.js").TreeMessage, "parts"> & {parts: import("../types/contract").Part[],
@@ -113,3 +124,30 @@ function newest(list) {
   if (!list?.length) return null;
   return list.reduce((a, b) => ((b.created ?? 0) >= (a.created ?? 0) ? b : a));
 }
+
+export function withoutToolMeta(message) {
+  const meta = message?.tool_meta;
+  if (meta === undefined) return message;
+  const { tool_meta: _old, ...upgraded } = message;
+  if (!meta || typeof meta !== "object" || !Array.isArray(message.parts)) return upgraded;
+  upgraded.parts = message.parts.map((part) => (part?.type === "tool_result" && isObject(meta[part.call_id])
+    ? { ...part, display: { ...displayOf(part, meta[part.call_id]), ...part.display } } : part));
+  return upgraded;
+}
+
+const KEPT = ["duration_ms", "structured", "schema_problem", "source", "stopped", "denied", "asked", "files"];
+
+function displayOf(part, old) {
+  const display = Object.fromEntries(KEPT.filter((key) => old[key] !== undefined && old[key] !== null)
+    .map((key) => [key, old[key]]));
+  const links = Array.isArray(old.links) ? old.links : [];
+  const content = old.app?.result?.content ?? (links.length ? [...toMcpContent(part.content), ...links] : null);
+  if (Array.isArray(content)) display.content = content;
+  if (isObject(old.app)) {
+    const { server, uri, tool, arguments: args = {} } = old.app;
+    display.app = { server, uri, tool, arguments: args };
+  }
+  return display;
+}
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -26,12 +26,29 @@
 
 import { replayEvents } from "./reduce.js";
 
+/** @typedef {import("./transcripts.js").StoredMessage} StoredMessage */
+/** @typedef {import("../types/contract").CoreEvent} CoreEvent */
+/** @typedef {{message_id: string, conversation_id: string, event: CoreEvent}} DeltaRecord */
+/**
+ * How a reply ends (finish()): the parts given (else rebuilt from the events), its status and what the stream said.
+ * @typedef {{parts?: import("../types/contract").Part[], status?: StoredMessage["status"],
+ *            usage?: StoredMessage["usage"], finish_reason?: string, error?: StoredMessage["error"]}} Ending
+ */
+
 export class ReplyWriter {
+  /**
+   * @param {import("./transcripts.js").Store} store
+   * @param {StoredMessage} message
+   * @param {() => void} release   lets go of the writer lock
+   */
   constructor(store, message, release) {
     this.store = store;
     this.message = message;
+    /** @type {CoreEvent[]} */
     this.events = [];
-    this.queue = []; // [{record, resolve}]
+    /** @type {{record: DeltaRecord, resolve: (written: boolean) => void}[]} */
+    this.queue = [];
+    /** @type {Promise<void> | null} */
     this.flushing = null;
     this.closed = false;
     this.release = release;
@@ -41,6 +58,10 @@ export class ReplyWriter {
     return this.message.id;
   }
 
+  /**
+   * @param {CoreEvent} event
+   * @returns {Promise<boolean>}
+   */
   append(event) {
     if (this.closed) throw new Error("this reply is already finished; start a new one with beginReply()");
     this.events.push(event);
@@ -55,11 +76,16 @@ export class ReplyWriter {
     while (this.flushing) await this.flushing;
   }
 
+  /** @returns {StoredMessage} */
   snapshot() {
     const replayed = replayEvents(this.events);
     return { ...this.message, ...replayed, status: this.closed ? this.message.status : "streaming" };
   }
 
+  /**
+   * @param {Ending} [ending]
+   * @returns {Promise<StoredMessage>}
+   */
   async finish({ parts, status = "complete", usage, finish_reason, error } = {}) {
     if (this.closed) throw new Error("this reply is already finished");
     this.closed = true;
@@ -74,9 +100,9 @@ export class ReplyWriter {
       error: error ?? replayed.error,
       finished: Date.now(),
     };
-    for (const key of ["usage", "finish_reason", "error"]) if (final[key] === undefined) delete final[key];
+    for (const key of /** @type {const} */ (["usage", "finish_reason", "error"])) if (final[key] === undefined) delete final[key];
     try {
-      this.message = await this.store.compactReply(final, this.queue.length > 0);
+      this.message = await this.store.compactReply(final);
     } finally {
       this.queue.length = 0;
       this.store.writers.delete(this.id);

@@ -31,8 +31,12 @@ export const DB_NAME = "orizuru";
 export const ROLES = Object.freeze(["user", "assistant"]);
 export const STATUSES = Object.freeze(["complete", "streaming", "interrupted", "error"]);
 
+/** @typedef {import("idb").IDBPDatabase} Database */
+/** @typedef {(db: Database) => void} Migration */
+/** @typedef {{kind: "blocked" | "versionchange" | "terminated", message: string}} SchemaTrouble */
+
 /** One function per schema version, applied in order; never edit a published one, append. */
-export const MIGRATIONS = Object.freeze([
+export const MIGRATIONS = Object.freeze(/** @type {Migration[]} */ ([
   // 1: transcripts
   (db) => {
     db.createObjectStore("conversations", { keyPath: "id" });
@@ -52,7 +56,7 @@ export const MIGRATIONS = Object.freeze([
     db.createObjectStore("assistants", { keyPath: "id" });
     db.createObjectStore("prompts", { keyPath: "id" });
   },
-]);
+]));
 
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -60,7 +64,12 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * Open (creating or upgrading) the database. `migrations` exists so a test can open the database
  * as an older build would; the app always uses the default.
  */
+/**
+ * @param {{name?: string, onError?: (trouble: SchemaTrouble) => void, migrations?: readonly Migration[]}} [options]
+ * @returns {Promise<Database>}
+ */
 export async function openDatabase({ name = DB_NAME, onError = () => {}, migrations = MIGRATIONS } = {}) {
+  /** @type {Database | null} */
   let db = null; // blocking() below reads it, and openDB is handed blocking() before db is assigned
   db = await openDB(name, migrations.length, {
     upgrade(database, oldVersion) {
@@ -88,6 +97,9 @@ export async function openDatabase({ name = DB_NAME, onError = () => {}, migrati
 }
 
 /** True when `err` (a DOMException or a transaction's error) says the storage quota is full. */
+/** @param {unknown} err */
 export function isQuotaError(err) {
-  return err?.name === "QuotaExceededError" || err?.inner?.name === "QuotaExceededError";
+  if (!(err instanceof Object)) return false;
+  const { name, inner } = /** @type {{name?: unknown, inner?: {name?: unknown}}} */ (err);
+  return name === "QuotaExceededError" || inner?.name === "QuotaExceededError";
 }

@@ -63,7 +63,7 @@ import { Blobs, blobRefs } from "./blobs.js";
 import { ChangeChannel } from "./channel.js";
 import { holdWriterLock, isWriterAlive, whenWriterGone, withConversationLock } from "./locks.js";
 import { ReplyWriter } from "./replies.js";
-import { planRepair } from "./repair.js";
+import { planRepair, withoutToolMeta } from "./repair.js";
 import { SearchIndex } from "./search.js";
 import { replayEvents, textOfParts } from "./reduce.js";
 import { exportConversations, importConversations } from "./exchange.js";
@@ -71,6 +71,20 @@ import { Assistants } from "./assistants.js";
 import { Prompts } from "./prompts.js";
 import { Profiles } from "./profiles.js";
 import { isQuotaError, ROLES, STATUSES } from "./schema.js";
+
+/**
+ * A message as the store holds it and gives it back (parts whole: the bytes restored).
+ * @typedef {{id: string, conversation_id: string, parent_id: string | null, role: "user" | "assistant",
+ *            parts: import("../types/contract").Part[], status: "complete" | "streaming" | "interrupted" | "error",
+ *            created: number, vendor?: string, model?: string, usage?: import("../types/contract").Usage,
+ *            finish_reason?: string, error?: import("../types/contract").ErrorInfo, finished?: number}} StoredMessage
+ */
+/**
+ * A conversation's record.
+ * @typedef {{id: string, title: string, created: number, updated: number, current_leaf: string | null,
+ *            deleted_at?: number, assistant_id?: string | null, overrides?: Record<string, unknown> | null,
+ *            pinned?: boolean, folder?: string | null}} Conversation
+ */
 
 const HOUR = 3_600_000;
 const ignore = () => {}; // a failed request also fails its transaction, which _write reports
@@ -207,14 +221,6 @@ export class Store {
     return doomed.length;
   }
 
-  /** tool_meta with each call's `files` (document parts: what the code interpreter wrote) passed through `fn`. */
-  async #mapFiles(meta, fn) {
-    if (!Object.values(meta).some((m) => Array.isArray(m?.files))) return meta;
-    const out = {};
-    for (const [callId, m] of Object.entries(meta)) out[callId] = Array.isArray(m?.files) ? { ...m, files: await fn(m.files) } : m;
-    return out;
-  }
-
   /** Remove the attachment files no message refers to any more (after a purge); blobs.sweep's options. */
   async sweepBlobs(options) {
     const referenced = new Set();
@@ -234,16 +240,22 @@ export class Store {
 
   // ------------------------------------------------------------ messages
 
+  /**
+   * @param {string} conversationId
+   * @param {{id?: string, parent_id?: string | null, role: "user" | "assistant",
+   *          parts?: import("../types/contract").Part[], status?: StoredMessage["status"], vendor?: string,
+   *          model?: string, usage?: StoredMessage["usage"], error?: StoredMessage["error"]}} message
+   * @returns {Promise<StoredMessage>}
+   */
   async addMessage(conversationId, { id = crypto.randomUUID(), parent_id, role, parts = [], status = "complete", ...rest } = {}) {
     if (!ROLES.includes(role)) throw new Error(`addMessage: role must be "user" or "assistant", not ${JSON.stringify(role)}`);
     if (!STATUSES.includes(status)) throw new Error(`addMessage: unknown status ${JSON.stringify(status)}`);
     if (!Array.isArray(parts)) throw new Error("addMessage: parts must be an array of message parts");
     const draft = { id, conversation_id: conversationId, role, parts: await this.blobs.offload(parts), status,
       ...withoutUndefined(rest) };
-    if (draft.tool_meta) draft.tool_meta = await this.#mapFiles(draft.tool_meta, (files) => this.blobs.offload(files));
     const message = await withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
     // The bytes stay with the caller; the record holds their references.
-    return { ...message, parts, ...(rest.tool_meta ? { tool_meta: rest.tool_meta } : {}) };
+    return { ...message, parts };
   }
 
   async beginReply(conversationId, { parent_id, vendor, model } = {}) {
@@ -296,10 +308,10 @@ export class Store {
     for (const [mid, m] of byId) if (m.status === "streaming") byId.set(mid, await this._streamingView(m));
     const messages = await Promise.all([...byId.values()]
       .sort((a, b) => a.created - b.created || (a.id < b.id ? -1 : 1))
-      .map(async (m) => {
+      .map(async (stored) => {
+        const m = withoutToolMeta(stored); // an older build's tool cards (repair.js), upgraded as read
         const parts = await this.blobs.restore(m.parts);
-        const meta = m.tool_meta && await this.#mapFiles(m.tool_meta, (files) => this.blobs.restore(files));
-        return parts === m.parts && meta === m.tool_meta ? m : { ...m, parts, ...(meta ? { tool_meta: meta } : {}) };
+        return parts === m.parts ? m : { ...m, parts };
       }));
     const repair = planRepair(conversation, messages);
     if (repair) {

@@ -162,6 +162,9 @@ provider_details?: ({
 export interface ImagePart {
 type: "image"
 data: string
+/**
+ * an image media type
+ */
 mime_type: string
 }
 /**
@@ -175,7 +178,13 @@ mime_type: string
  */
 export interface DocumentPart {
 type: "document"
+/**
+ * a file name
+ */
 name: string
+/**
+ * a media type
+ */
 mime_type: string
 text?: (string | null)
 data?: (string | null)
@@ -223,6 +232,64 @@ call_id: string
 name?: (string | null)
 content?: (TextPart | ImagePart)[]
 is_error?: boolean
+display?: (ToolDisplay | null)
+}
+/**
+ * What a tool result's card shows beyond what the model is sent (``ToolResultPart.content``). The core fills
+ * what it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``).
+ * Adapters never send it to a vendor.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "ToolDisplay".
+ */
+export interface ToolDisplay {
+content?: ({
+[k: string]: unknown | undefined
+}[] | null)
+structured?: {
+[k: string]: unknown | undefined
+}
+schema_problem?: (string | null)
+duration_ms?: (number | null)
+stopped?: boolean
+denied?: boolean
+source?: (string | null)
+app?: (AppViewRef | null)
+asked?: AskedEntry[]
+files?: DocumentPart[]
+}
+/**
+ * The MCP App view a call of a server's tool gets: its ``ui://`` resource on that server.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "AppViewRef".
+ */
+export interface AppViewRef {
+server: string
+uri: string
+tool: string
+arguments?: {
+[k: string]: unknown | undefined
+}
+}
+/**
+ * What a tool's server asked the user during the call (an elicitation form or URL, a sampling request, or one
+ * refused without asking) and what the user answered: the page records it, the card shows it again.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "AskedEntry".
+ */
+export interface AskedEntry {
+id: string
+kind: ("form" | "url" | "sampling" | "refused")
+asker: string
+message?: string
+url?: (string | null)
+action?: (string | null)
+content?: ({
+[k: string]: unknown | undefined
+} | null)
+answer?: (string | null)
 }
 /**
  * How much the model may think before it answers: an effort (OpenAI) or a token budget (Anthropic,

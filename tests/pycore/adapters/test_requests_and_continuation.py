@@ -12,7 +12,16 @@ from conversations import TRANSCRIPTS, all_conversations, transcript
 from pycore.adapters import get_adapter
 from pycore.adapters._gemini_schema import clean_schema
 from pycore.exceptions import AuthenticationError, OverloadedError, RateLimitError, RequestTooLargeError
-from pycore.messages import ChatRequest, Message, ReasoningPart, TextPart, ToolCallPart
+from pycore.messages import (
+    AskedEntry,
+    ChatRequest,
+    Message,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolDisplay,
+    ToolResultPart,
+)
 
 pytestmark = pytest.mark.pyodide
 
@@ -184,3 +193,19 @@ def test_gemini_schema_cleaning_of_a_real_world_mcp_schema() -> None:
         },
         "required": ["path"],
     }
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_a_result_parts_display_never_reaches_the_vendor(target: str) -> None:
+    """``ToolResultPart.display`` is the page's card (the server's items, a form the user answered, files the code
+    wrote): the body a vendor gets is the same with it or without it."""
+    plain = CONVERSATIONS["parallel-tool-calls"]
+    shown = plain.model_copy(deep=True)
+    display = ToolDisplay(content=[{"type": "resource_link", "uri": "file:///secret-plan.txt", "name": "plan"}],
+                          structured={"private": "PAGE-ONLY"}, duration_ms=12.5, source="mcp:s1",
+                          asked=[AskedEntry(id="q1", kind="form", asker="s1", message="Your PIN?", answer="1234")])
+    for message in shown.messages:
+        for part in message.parts:
+            if isinstance(part, ToolResultPart):
+                part.display = display
+    assert body_of(target, shown) == body_of(target, plain)

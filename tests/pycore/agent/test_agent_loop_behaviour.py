@@ -8,6 +8,7 @@ import pytest
 from agent_helpers import KEY, Calls, Run, fixture, recording
 
 from pycore.agent.loop import Limits
+from pycore.agent.tools import ToolResult
 
 pytestmark = pytest.mark.pyodide
 
@@ -243,3 +244,39 @@ async def test_max_tokens_cut_tool_call_is_not_run() -> None:
     result = await run.loop.run()
     assert result.stop_reason == "end_turn" and calls.log == []
     assert "output limit" in run.of("tool_end")[0]["content"][0]["text"]
+
+
+LINK = {"type": "resource_link", "uri": "file:///report.csv", "name": "report.csv"}
+
+
+@pytest.mark.parametrize("vendor", sorted(TEXT))
+async def test_a_result_part_carries_what_its_card_shows_and_the_vendor_never_gets_it(vendor: str) -> None:
+    """The card's data travels on the result part (``display``), not in a table of the page's: the server's items
+    the model's text only names (a resource link), the structured result, the duration and the tool's source. The
+    next request to the vendor carries the model's content alone."""
+    file, name = TOOL[vendor]
+    calls = Calls()
+    linked = ToolResult(content=[{"type": "text", "text": "done"}, LINK], structured={"rows": 3})
+    run = Run([file, TEXT[vendor]], [calls.tool(name, lambda _: linked)])
+    assert (await run.loop.run()).stop_reason == "end_turn"
+    [part] = run.messages()[1]["parts"]
+    display = part["display"]
+    assert display["content"] == [{"type": "text", "text": "done"}, LINK]
+    assert display["structured"] == {"rows": 3} and display["source"] == "python:test"
+    assert display["duration_ms"] == run.of("tool_end")[0]["duration_ms"]
+    assert "stopped" not in display and "asked" not in display  # nothing said, nothing carried
+    sent = run.transport.requests[1].body.decode()
+    assert "resource link: report.csv" in sent and "display" not in sent and '"rows"' not in sent
+
+
+async def test_a_declined_call_is_marked_denied_on_its_result_part() -> None:
+    file, name = TOOL["openai"]
+
+    def deny(event: dict, run: Run) -> None:
+        if event["type"] == "approval":
+            asyncio.get_running_loop().call_soon(run.approvals.resolve, event["call_id"], "deny")
+
+    run = Run([file, TEXT["openai"]], [Calls().tool(name)], policy={name: "ask"}, on_event=deny)
+    await run.loop.run()
+    [part] = run.messages()[1]["parts"]
+    assert part["display"]["denied"] is True and part["is_error"] is True
