@@ -54,6 +54,16 @@ from pycore.agent.approval import ApprovalPolicy, fingerprint
 from pycore.agent.pending import Pending, UnknownCallError
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
 from pycore.client import ChatClient
+from pycore.contract import (
+    ApprovalEvent,
+    CrossServerReason,
+    MessageEvent,
+    StepEvent,
+    ToolEndEvent,
+    ToolProgressEvent,
+    ToolStartEvent,
+    to_wire,
+)
 from pycore.exceptions import APIConnectionError, APIStatusError, OrizuruError
 from pycore.messages import ChatRequest, Completion, ErrorInfo, Message, ToolCallPart, ToolDisplay, ToolResultPart
 
@@ -169,7 +179,7 @@ class AgentLoop:
     # -- one model request ---------------------------------------------------------------------
 
     async def _model_step(self, step: int, tools: list[Any]) -> Completion | None:
-        self._emit({"type": "step", "step": step})
+        self._emit(to_wire(StepEvent(step=step)))
         request = self.request.model_copy(update={"messages": list(self._messages), "tools": tools})
         stream = self.client.stream(request)
         events = stream.__aiter__()
@@ -225,11 +235,7 @@ class AgentLoop:
     def _append(self, step: int, message: Message, *, incomplete: bool = False) -> None:
         self._messages.append(message)
         self.result.messages.append(message)
-        event: dict[str, Any] = {"type": "message", "step": step,
-                                 "message": message.model_dump(mode="json", by_alias=True, exclude_none=True)}
-        if incomplete:
-            event["incomplete"] = True
-        self._emit(event)
+        self._emit(to_wire(MessageEvent(step=step, message=message, incomplete=incomplete)))
 
     def _not_run(self, step: int, calls: list[ToolCallPart], why: str, *, stopped: bool = False) -> None:
         if not calls:
@@ -296,10 +302,8 @@ class AgentLoop:
         except those asked for a reason of their own, such as data from another server)."""
         future = self.approvals.expect(call.id)
         self._asking[call.id] = (tool, reason)
-        event = {"type": "approval", "step": step, **self._describe(call, tool), "fingerprint": fingerprint(tool)}
-        if reason is not None:
-            event["reason"] = reason
-        self._emit(event)
+        self._emit(to_wire(ApprovalEvent(step=step, **self._describe(call, tool), fingerprint=fingerprint(tool),
+                                         reason=CrossServerReason.model_validate(reason) if reason else None)))
         try:
             decision = await future
         finally:
@@ -314,15 +318,11 @@ class AgentLoop:
 
     async def _execute(self, step: int, call: ToolCallPart, tool: AgentTool) -> ToolResultPart:
         timeout = self.limits.tool_timeout
-        self._emit({"type": "tool_start", "step": step, **self._describe(call, tool)})
+        self._emit(to_wire(ToolStartEvent(step=step, **self._describe(call, tool))))
 
         def progress(done: float, total: float | None = None, message: str | None = None) -> None:
-            event: dict[str, Any] = {"type": "tool_progress", "step": step, "call_id": call.id, "progress": done}
-            if total is not None:
-                event["total"] = total
-            if message is not None:
-                event["message"] = message
-            self._emit(event)
+            self._emit(to_wire(ToolProgressEvent(step=step, call_id=call.id, progress=done, total=total,
+                                                 message=message)))
 
         context = ToolContext(call_id=call.id, timeout=timeout, on_progress=progress)
         started = time.monotonic()
@@ -349,15 +349,10 @@ class AgentLoop:
         the page's card (``display``: the server's items the model's content does not carry whole, the structured
         result, the duration, Stop or the user's Deny, the tool's source)."""
         duration = round(duration_ms, 1)
-        event: dict[str, Any] = {"type": "tool_end", "step": step, "call_id": call.id, "name": call.name,
-                                 "is_error": result.is_error, "content": result.content, "duration_ms": duration}
-        if stopped:  # the user's Stop, not a failure of the tool: the card says "stopped"
-            event["stopped"] = True
-        if result.structured is not None:
-            event["structured_content"] = result.structured
-        if result.schema_problem is not None:
-            event["schema_problem"] = result.schema_problem
-        self._emit(event)
+        self._emit(to_wire(ToolEndEvent(  # stopped: the user's Stop, not a failure of the tool (the card says so)
+            step=step, call_id=call.id, name=call.name, is_error=result.is_error, content=result.content,
+            duration_ms=duration, stopped=stopped, structured_content=result.structured,
+            schema_problem=result.schema_problem)))
         display = ToolDisplay(content=result.display_content(), structured=result.structured,
                               schema_problem=result.schema_problem, duration_ms=duration, stopped=stopped,
                               denied=denied, source=source)

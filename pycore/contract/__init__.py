@@ -240,6 +240,19 @@ LOOP_EVENTS: tuple[type[_Event], ...] = (StepEvent, MessageEvent, ApprovalEvent,
                                          ToolEndEvent, PageToolEvent, ElicitationEvent, SamplingEvent)
 
 
+def to_wire(event: _Event) -> dict[str, Any]:
+    """An event as the page gets it: JSON, aliases (``from``), no ``None``, and none of its own fields that are at
+    their default but ``type`` (a flag that is off, a list that is empty is not sent: the page reads absent as the
+    default). What it carries (a message, its parts) is sent whole."""
+    data = event.model_dump(mode="json", by_alias=True, exclude_none=True)
+    for name, field in type(event).model_fields.items():
+        key = field.alias or name
+        if name != "type" and key in data and not field.is_required() \
+                and data[key] == field.get_default(call_default_factory=True):
+            del data[key]
+    return data
+
+
 def _literal_default(cls: Any) -> str:
     return str(cls.__dataclass_fields__["type"].default if hasattr(cls, "__dataclass_fields__")
                else cls.model_fields["type"].default)
