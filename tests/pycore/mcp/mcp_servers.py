@@ -78,6 +78,6 @@ def running(cmd: list[str], port: int, env: dict[str, str] | None = None) -> Ite
 
 def sdk_server(kind: str) -> tuple[contextlib.AbstractContextManager[subprocess.Popen[bytes]], str]:
     port = free_port()
-    path = "/mcp" if kind == "http" else "/sse"
+    path = "/sse" if kind == "sse" else "/mcp"
     cmd = [sys.executable, str(HERE / "sdk_server.py"), str(port), kind]
     return running(cmd, port), f"http://127.0.0.1:{port}{path}"

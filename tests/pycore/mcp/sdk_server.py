@@ -1,4 +1,8 @@
-"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse``.
+"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse|modern``.
+
+``http`` is the server as an older one (MCP 2025-11-25 and before) is: a request outside a session it opened with
+``initialize`` (a ``server/discover`` probe) gets 400, as the 1.x SDK answered. ``modern`` speaks only 2026-07-28:
+``initialize`` gets ``-32022`` naming it. The SDK itself speaks both.
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
 (``notifications/tools/list_changed``), one that logs (``notifications/message``), two that ask the user
@@ -9,11 +13,12 @@ roots, and ``tools/list`` answers in three pages.
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import uvicorn
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.types import (
     AudioContent,
     EmbeddedResource,
@@ -168,9 +173,95 @@ def greet(name: str) -> str:
     return f"Hello, {name}!"
 
 
+class Guests(BaseModel):
+    name: str = Field(description="Name for the booking", min_length=2)
+    guests: int = Field(2, ge=1, le=12, description="How many people")
+
+
+class Seat(BaseModel):
+    window: bool = Field(False, description="By the window")
+
+
+def ask_guests(restaurant: str) -> Elicit[Guests]:
+    return Elicit(f"Who is coming to {restaurant}?", Guests)
+
+
+def ask_seat(restaurant: str) -> Elicit[Seat]:
+    return Elicit(f"Where would you like to sit at {restaurant}?", Seat)
+
+
+def ask_window(guests: Annotated[Guests, Resolve(ask_guests)]) -> Elicit[Seat]:
+    return Elicit(f"A table by the window for {guests.name}?", Seat)
+
+
+@server.tool()
+async def reserve(restaurant: str, guests: Annotated[Guests, Resolve(ask_guests)],
+                  seat: Annotated[Seat, Resolve(ask_seat)]) -> str:
+    """Books a table: two questions at once (2026-07-28: one input_required round asking both)."""
+    return f"reserved {restaurant} for {guests.guests} under {guests.name}, window {seat.window}"
+
+
+@server.tool()
+async def reserve_later(restaurant: str, seat: Annotated[Seat, Resolve(ask_window)]) -> str:
+    """Books a table: a question that depends on the answer to another (two input_required rounds)."""
+    return f"reserved {restaurant}, window {seat.window}"
+
+
+def _refusing(app: Any, refuse: Any) -> Any:
+    """``app`` behind a check of each POST: ``refuse(version header, JSON body)`` gives (status, body) to answer
+    instead, or ``None`` to let it through."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        version = dict(scope["headers"]).get(b"mcp-protocol-version", b"").decode()
+        refusal = refuse(version, json.loads(body or b"null"))
+        if refusal is None:
+            given = [{"type": "http.request", "body": body, "more_body": False}]
+
+            async def replay() -> Any:  # the body once, then what the connection says (a disconnect)
+                return given.pop() if given else await receive()
+            await app(scope, replay, send)
+            return
+        status, answer = refusal
+        payload = json.dumps(answer).encode()
+        kind = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": kind})
+        await send({"type": "http.response.body", "body": payload})
+
+    return wrapped
+
+
+def older(version: str, body: Any) -> tuple[int, dict[str, Any]] | None:
+    """A 2025 server: no sessionless requests (it never heard of server/discover or of 2026-07-28)."""
+    if version.startswith("2026"):
+        return 400, {"jsonrpc": "2.0", "id": "server-error",
+                     "error": {"code": -32600, "message": "Bad Request: No valid session ID provided"}}
+    return None
+
+
+def modern_only(version: str, body: Any) -> tuple[int, dict[str, Any]] | None:
+    if not version.startswith("2026"):
+        return 400, {"jsonrpc": "2.0", "id": body.get("id") if isinstance(body, dict) else None,
+                     "error": {"code": -32022, "message": "Unsupported protocol version",
+                               "data": {"supported": ["2026-07-28"], "requested": version}}}
+    return None
+
+
 def main() -> None:
     port, kind = int(sys.argv[1]), sys.argv[2]
-    app = server.streamable_http_app() if kind == "http" else server.sse_app()
+    if kind == "sse":
+        app = server.sse_app()
+    else:
+        app = _refusing(server.streamable_http_app(), older if kind == "http" else modern_only)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

@@ -109,7 +109,7 @@ async def test_session_over_replay_with_sse_and_pages() -> None:
         Recording(sse, content_type="text/event-stream", chunk_size=7),
         Recording(b"", status=405),  # DELETE refused: fine
     ])
-    async with ClientSession("https://mcp.example/mcp", http=transport) as mcp:
+    async with ClientSession("https://mcp.example/mcp", http=transport, discover=False) as mcp:  # a 2025 record
         assert [tool.name for tool in await mcp.list_tools()] == ["a", "b"]
     sent = transport.requests
     assert [r.method for r in sent] == ["POST", "POST", "GET", "POST", "POST", "DELETE"]
