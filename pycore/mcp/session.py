@@ -9,8 +9,9 @@ Revisions, chosen per server: the session first asks ``server/discover`` (MCP 20
 version, our client info and capabilities in its ``_meta``, every POST the standard headers
 (:mod:`pycore.mcp.headers`), no session, no GET stream, no notifications from us. A server that refuses the probe
 with ``-32022`` naming another 2026 revision is probed once more at it. Any other answer (an error, a 400 for the
-missing session, a timeout, a discover that offers no 2026 revision) is an older server: it gets the
-``initialize`` handshake. There we offer protocol 2025-11-25 and accept any version reachable by ``initialize``
+missing session, a timeout, a network failure (a browser's refused CORS preflight looks like one), a discover
+that offers no 2026 revision) is an older server: it gets the ``initialize`` handshake.
+There we offer protocol 2025-11-25 and accept any version reachable by ``initialize``
 (2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`); a server that
 speaks only 2026 revisions we do not know is refused with a clear error. Streamable HTTP falls back to the legacy
 HTTP+SSE transport when POST ``initialize`` gets 400/404/405.
@@ -195,7 +196,9 @@ class ClientSession:
                                           timeout=min(self.timeout, DISCOVER_TIMEOUT), retry_expired=False)
             except (MCPAuthRequiredError, MCPRedirectError):
                 raise
-            except (MCPHTTPError, MCPRPCError, MCPProtocolError, MCPTimeoutError) as e:
+            except (MCPHTTPError, MCPRPCError, MCPProtocolError, MCPTimeoutError, MCPConnectionError) as e:
+                # MCPConnectionError too: in a browser, a server whose CORS allows only the older revision's
+                # headers refuses the probe's preflight, which fetch reports as a network failure.
                 supported = _supported_versions(e)
                 mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in (supported or ())]
                 if mutual and attempt == 0:
