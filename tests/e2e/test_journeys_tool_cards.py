@@ -597,9 +597,9 @@ def test_a_2026_server_asks_its_form_in_rounds_beside_an_older_server_and_tools_
     with serve_tools(origin(site_url), "A") as older, serve_tools(origin(site_url), "M", modern=True) as modern:
         page = start(browser, site_url, vendor)
         old_item, new_item = add_server(page, older.url), add_server(page, modern.url)
-        expect(new_item.locator(".badge.protocol")).to_have_text("MCP 2026-07-28")
-        expect(new_item.locator(".badge.protocol")).to_have_attribute("title", re.compile("no session"))
-        expect(old_item.locator(".badge.protocol")).to_have_text("MCP 2025-11-25")
+        expect(new_item.locator(".protocol-badge")).to_have_text("MCP 2026-07-28")
+        expect(new_item.locator(".protocol-badge")).to_have_attribute("title", re.compile("no session"))
+        expect(old_item.locator(".protocol-badge")).to_have_text("MCP 2025-11-25")
         close_tools(page)
         script_call(vendor, "reserve", {"restaurant": "Kiln"}, "call_r")
         send(page, "Book Kiln.")

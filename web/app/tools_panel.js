@@ -63,7 +63,7 @@ function protocolBadge(info) {
   const version = info?.protocol_version;
   if (!version) return "";
   const hint = version >= "2026-07-28" ? "tools.protocolModern" : "tools.protocolOlder";
-  return h("span", { className: "badge protocol", title: t(hint, { version }) }, t("tools.protocol", { version }));
+  return h("span", { className: "protocol-badge", title: t(hint, { version }) }, t("tools.protocol", { version }));
 }
 
 export class ToolsPanel {
