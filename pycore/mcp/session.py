@@ -366,8 +366,12 @@ class ClientSession:
 
     def _cancel_remote(self, request_id: int, method: str, reason: str) -> None:
         """Tell the server to stop (``notifications/cancelled``); a late answer is then ignored."""
-        if method in ("initialize", "server/discover") or self.modern:
-            return  # never cancelled; and 2026-07-28 has no notifications from the client (the POST is dropped)
+        if method in ("initialize", "server/discover"):
+            return  # never cancelled
+        if self.modern:  # 2026-07-28: no notification from the client; its answer's stream is closed instead
+            if isinstance(self._transport, StreamableHTTPTransport):
+                self._transport.abandon(request_id)
+            return
         params = {"requestId": request_id, "reason": reason}
         self._spawn(self._quietly(self.notify("notifications/cancelled", params)))
 
@@ -590,6 +594,12 @@ class ClientSession:
                                      timeout)
         finally:
             self._progress.pop(token, None)
+        if self.modern and self.server and self.server.capabilities.tools and \
+                self.server.capabilities.tools.list_changed:
+            # 2026-07-28 tells of list changes only on subscriptions/listen, which this client does not open yet:
+            # until it does, the tools are listed again after each call, so a tool a call added still asks
+            # before its first run (T-P3).
+            self._schedule_relist()
         return _validate(t.CallToolResult, raw, "tools/call")
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolOutput:

@@ -17,6 +17,7 @@ server's error (:class:`~pycore.mcp.errors.MCPRPCError`), its sentence shown as 
 from __future__ import annotations
 
 import asyncio
+import functools
 from contextlib import aclosing
 from types import MappingProxyType
 
@@ -67,9 +68,30 @@ class StreamableHTTPTransport(MCPTransport):
             return
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            self.spawn(self._read_stream(response, message.id))
+            reader = asyncio.ensure_future(self._read_stream(response, message.id))
+            self._tasks.add(reader)
+            self._readers[message.id] = reader
+            reader.add_done_callback(functools.partial(self._forget, message.id))
         else:
             await self._read_json(response, message.id)
+
+    @property
+    def _readers(self) -> dict[int | str, asyncio.Task[None]]:
+        """The SSE answers still being read, by request id."""
+        readers: dict[int | str, asyncio.Task[None]] = self.__dict__.setdefault("_reader_tasks", {})
+        return readers
+
+    def _forget(self, request_id: int | str, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if self._readers.get(request_id) is task:
+            del self._readers[request_id]
+
+    def abandon(self, request_id: int | str) -> None:
+        """Stop reading the answer to ``request_id``: its stream is closed, which tells a 2026-07-28 server the
+        request was cancelled."""
+        reader = self._readers.pop(request_id, None)
+        if reader is not None:
+            reader.cancel()
 
     async def _read_json(self, response: Response, request_id: int | str) -> None:
         try:
