@@ -87,7 +87,11 @@ async def replay(record: dict[str, Any], *, timeout: float = 10.0) -> list[dict[
         raise ValueError(f"not an MCP traffic record ({FORMAT}): format is {record.get('format')!r}")
     url = str(record.get("url") or "http://recorded.invalid/mcp")
     report: list[dict[str, Any]] = []
-    async with ClientSession(url, http=RecordedServer(record), timeout=timeout, legacy_fallback=False) as mcp:
+    server = RecordedServer(record)
+    probed = server._answer({"method": "server/discover", "id": 0})  # the record of a 2026-07-28 server
+    server.used.clear()
+    discover = bool(probed and any("result" in m for m in probed))
+    async with ClientSession(url, http=server, timeout=timeout, legacy_fallback=False, discover=discover) as mcp:
         report.append({"method": "initialize", "result": {"server": mcp.server.server_info.name if mcp.server else None,
                                                           "protocol": mcp.protocol_version}})
         for entry in record["messages"]:

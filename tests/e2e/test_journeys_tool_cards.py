@@ -628,3 +628,42 @@ def test_a_tool_stopped_by_the_user_says_stopped_not_failed_and_still_does_after
         reopen(page)
         expect_stopped()
         page.context.close()
+
+
+# -- MCP 2026-07-28 (issue 31) ----------------------------------------------------------------------------
+
+
+def test_a_2026_server_asks_its_form_in_rounds_beside_an_older_server_and_tools_names_each_revision(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """A server speaking only 2026-07-28 and an older one in one conversation: the Tools panel says which revision
+    each speaks; the 2026 server's tool asks its form in an input_required result, shown as every server's
+    question is, and the call sent again with the answer runs; the older server's tool runs as before."""
+    with serve_tools(origin(site_url), "A") as older, serve_tools(origin(site_url), "M", modern=True) as modern:
+        page = start(browser, site_url, vendor)
+        old_item, new_item = add_server(page, older.url), add_server(page, modern.url)
+        expect(new_item.locator(".protocol-badge")).to_have_text("MCP 2026-07-28")
+        expect(new_item.locator(".protocol-badge")).to_have_attribute("title", re.compile("no session"))
+        expect(old_item.locator(".protocol-badge")).to_have_text("MCP 2025-11-25")
+        close_tools(page)
+        script_call(vendor, "reserve", {"restaurant": "Kiln"}, "call_r")
+        send(page, "Book Kiln.")
+        card = page.get_by_role("group", name="Tool reserve")
+        card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+        form = card.get_by_role("group", name=f"{modern.url} asks")
+        expect(form).to_contain_text("Who is coming to Kiln?", timeout=REPLY_TIMEOUT_MS)
+        expect(form.get_by_label("Guests")).to_have_value("2")  # the schema's default, filled in
+        form.get_by_label("Name *").fill("Ada")
+        form.get_by_role("button", name="Accept").click()
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "Reserved Kiln for 2 under Ada." in str(vendor.model_requests[-1].json["messages"])
+        assert modern.calls == [("reserve", {"restaurant": "Kiln"})]
+        script_call(vendor, model_names(older.url, modern.url)[older.url], {"country": "UK"}, "call_c")
+        send(page, QUESTION)
+        approval = page.locator(".tool-card").last.get_by_role("region", name="Approval for get_capital")
+        expect(approval.locator(".approval-server")).to_have_text(older.url, timeout=REPLY_TIMEOUT_MS)
+        approval.get_by_role("button", name="Allow once").click()
+        expect(replies(page)).to_have_count(2)
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        assert older.calls == [("get_capital", {"country": "UK"})]
+        page.context.close()

@@ -76,6 +76,14 @@ const SAMPLING_LIMITS = { // prefs key -> chat.run's limits field, and its value
   samplingMaxInputChars: { name: "sampling_max_input_chars", fallback: 100_000 },
 };
 
+/** Which MCP revision a connected server speaks: 2026-07-28 stands alone per request; older ones keep a session. */
+function protocolBadge(info) {
+  const version = info?.protocol_version;
+  if (!version) return "";
+  const hint = version >= "2026-07-28" ? "tools.protocolModern" : "tools.protocolOlder";
+  return h("span", { className: "protocol-badge", title: t(hint, { version }) }, t("tools.protocol", { version }));
+}
+
 export class ToolsPanel {
   /**
    * @param {{core: import("../client/orizuru.js").Agent, ready: Promise<unknown>, coreReadyNow: () => boolean,
@@ -303,6 +311,7 @@ export class ToolsPanel {
       label ? null : h("code", { className: "url" }, conn.url),
       h("span", { className: `badge status-${conn.status}` }, t(`tools.status.${conn.status}`)));
     if (conn.status === "connected") {
+      head.append(protocolBadge(conn.info));
       head.append(h("button", { type: "button", "aria-label": `${t("tools.traffic")}: ${name}`,
                                 onclick: () => this.inspector?.open(conn.id, name) }, t("tools.traffic")));
       head.append(h("button", { type: "button", "aria-label": `${t("tools.disconnect")} ${name}`,

@@ -51,7 +51,7 @@ async def test_mcp_connect_describes_the_server_with_model_names_and_default_pol
         result, _ = await call("mcp.connect",
                                {"id": "t", "url": mcp_url, "headers": {"Authorization": f"Bearer {KEY}"}})
         assert result["server"] == {"name": "agent-test", "version": "2.0"}
-        assert result["protocol_version"] == "2025-11-25" and result["status"] == "connected"
+        assert result["protocol_version"] == "2026-07-28" and result["status"] == "connected"
         tools = {tool["name"]: tool for tool in result["tools"]}
         assert tools["get_weather"]["policy"] == "ask" and tools["delete_file"]["policy"] == "ask"
         assert tools["broken"]["policy"] == "ask"

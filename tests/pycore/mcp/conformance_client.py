@@ -3,7 +3,9 @@
 The suite appends the test server's URL and names the scenario in ``MCP_CONFORMANCE_SCENARIO``
 (``MCP_CONFORMANCE_CONTEXT`` carries pre-registered client credentials when a scenario has them).
 We connect, list the tools, call each one with arguments built from its input schema, and close; a form the
-server asks for (elicitation) is accepted as offered.
+server asks for (elicitation) is accepted as offered. A scenario that names the calls to make (its context's
+``toolCalls``) gets those, with their arguments, instead; a ``json_schema_echo`` tool is sent another tool's
+``inputSchema`` as we hold it (the 2020-12 preservation check); resources and prompts are listed and read.
 When the server wants authorization we run our OAuth flow, playing the browser: open the
 authorization URL without following its redirect, and hand the redirect back to ``finish``.
 """
@@ -54,14 +56,41 @@ async def accept_as_offered(params: dict[str, Any]) -> dict[str, Any]:
 
 async def session(url: str, oauth: OAuthClient) -> None:
     async with ClientSession(url, timeout=20, http=oauth.transport_for(url), on_elicit=accept_as_offered) as mcp:
-        for tool in await mcp.list_tools():
-            try:
-                out = await mcp.call_tool(tool.name, sample_arguments(tool.input_schema))
-                print(f"{tool.name}: {out.text()[:200]}")
-            except MCPAuthRequiredError:
-                raise
-            except MCPError as e:
-                print(f"{tool.name}: {e}", file=sys.stderr)
+        await exercise(mcp)
+
+
+def planned_calls(tools: list[Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The calls to make: the scenario's own (``toolCalls`` in its context), else each tool with sample arguments;
+    ``json_schema_echo`` gets the first other tool's ``inputSchema``, exactly as the session holds it."""
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    if isinstance(context.get("toolCalls"), list):
+        return [(call["name"], call.get("arguments") or {}) for call in context["toolCalls"]]
+    others = [tool.input_schema for tool in tools if tool.name != "json_schema_echo"]
+    return [(tool.name, {"schema": others[0]} if tool.name == "json_schema_echo" and others
+             else sample_arguments(tool.input_schema)) for tool in tools]
+
+
+async def exercise(mcp: ClientSession) -> None:
+    """Everything a scenario may look at: the tools called, resources and prompts listed and read."""
+    for name, arguments in planned_calls(await mcp.list_tools()):
+        await attempt(name, mcp.call_tool(name, arguments))
+    capabilities = mcp.server.capabilities if mcp.server else None
+    if capabilities and capabilities.resources:
+        for resource in await mcp.list_resources():
+            await attempt(str(resource.uri), mcp.read_resource(str(resource.uri)))
+    if capabilities and capabilities.prompts:
+        for prompt in await mcp.list_prompts():
+            await attempt(prompt.name, mcp.get_prompt(prompt.name))
+
+
+async def attempt(name: str, call: Any) -> None:
+    try:
+        out = await call
+        print(f"{name}: {str(getattr(out, 'text', lambda: out)())[:200]}")
+    except MCPAuthRequiredError:
+        raise
+    except MCPError as e:
+        print(f"{name}: {e}", file=sys.stderr)
 
 
 async def main(url: str) -> int:

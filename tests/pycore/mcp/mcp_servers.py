@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
 import subprocess
@@ -78,6 +79,55 @@ def running(cmd: list[str], port: int, env: dict[str, str] | None = None) -> Ite
 
 def sdk_server(kind: str) -> tuple[contextlib.AbstractContextManager[subprocess.Popen[bytes]], str]:
     port = free_port()
-    path = "/mcp" if kind == "http" else "/sse"
+    path = "/sse" if kind == "sse" else "/mcp"
     cmd = [sys.executable, str(HERE / "sdk_server.py"), str(port), kind]
     return running(cmd, port), f"http://127.0.0.1:{port}{path}"
+
+
+def refusing(app: Any, refuse: Any) -> Any:
+    """``app`` behind a check of each POST: ``refuse(version header, JSON body)`` gives (status, body) to answer
+    instead, or ``None`` to let it through."""
+
+    async def wrapped(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await app(scope, receive, send)
+            return
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        version = dict(scope["headers"]).get(b"mcp-protocol-version", b"").decode()
+        refusal = refuse(version, json.loads(body or b"null"))
+        if refusal is None:
+            given = [{"type": "http.request", "body": body, "more_body": False}]
+
+            async def replay() -> Any:  # the body once, then what the connection says (a disconnect)
+                return given.pop() if given else await receive()
+            await app(scope, replay, send)
+            return
+        status, answer = refusal
+        payload = json.dumps(answer).encode()
+        kind = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": kind})
+        await send({"type": "http.response.body", "body": payload})
+
+    return wrapped
+
+
+def older(version: str, body: Any) -> tuple[int, dict[str, Any]] | None:
+    """A 2025 server: no sessionless requests (it never heard of server/discover or of 2026-07-28)."""
+    if version.startswith("2026"):
+        return 400, {"jsonrpc": "2.0", "id": "server-error",
+                     "error": {"code": -32600, "message": "Bad Request: No valid session ID provided"}}
+    return None
+
+
+def modern_only(version: str, body: Any) -> tuple[int, dict[str, Any]] | None:
+    if not version.startswith("2026"):
+        return 400, {"jsonrpc": "2.0", "id": body.get("id") if isinstance(body, dict) else None,
+                     "error": {"code": -32022, "message": "Unsupported protocol version",
+                               "data": {"supported": ["2026-07-28"], "requested": version}}}
+    return None

@@ -1,4 +1,8 @@
-"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse``.
+"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse|modern``.
+
+``http`` is the server as an older one (MCP 2025-11-25 and before) is: a request outside a session it opened with
+``initialize`` (a ``server/discover`` probe) gets 400, as the 1.x SDK answered. ``modern`` speaks only 2026-07-28:
+``initialize`` gets ``-32022`` naming it. The SDK itself speaks both.
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
 (``notifications/tools/list_changed``), one that logs (``notifications/message``), two that ask the user
@@ -10,10 +14,10 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import uvicorn
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.types import (
     AudioContent,
     EmbeddedResource,
@@ -26,6 +30,7 @@ from mcp.types import (
     TextContent,
     TextResourceContents,
 )
+from mcp_servers import modern_only, older, refusing
 from pydantic import BaseModel, Field
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -168,9 +173,46 @@ def greet(name: str) -> str:
     return f"Hello, {name}!"
 
 
+class Guests(BaseModel):
+    name: str = Field(description="Name for the booking", min_length=2)
+    guests: int = Field(2, ge=1, le=12, description="How many people")
+
+
+class Seat(BaseModel):
+    window: bool = Field(False, description="By the window")
+
+
+def ask_guests(restaurant: str) -> Elicit[Guests]:
+    return Elicit(f"Who is coming to {restaurant}?", Guests)
+
+
+def ask_seat(restaurant: str) -> Elicit[Seat]:
+    return Elicit(f"Where would you like to sit at {restaurant}?", Seat)
+
+
+def ask_window(guests: Annotated[Guests, Resolve(ask_guests)]) -> Elicit[Seat]:
+    return Elicit(f"A table by the window for {guests.name}?", Seat)
+
+
+@server.tool()
+async def reserve(restaurant: str, guests: Annotated[Guests, Resolve(ask_guests)],
+                  seat: Annotated[Seat, Resolve(ask_seat)]) -> str:
+    """Books a table: two questions at once (2026-07-28: one input_required round asking both)."""
+    return f"reserved {restaurant} for {guests.guests} under {guests.name}, window {seat.window}"
+
+
+@server.tool()
+async def reserve_later(restaurant: str, seat: Annotated[Seat, Resolve(ask_window)]) -> str:
+    """Books a table: a question that depends on the answer to another (two input_required rounds)."""
+    return f"reserved {restaurant}, window {seat.window}"
+
+
 def main() -> None:
     port, kind = int(sys.argv[1]), sys.argv[2]
-    app = server.streamable_http_app() if kind == "http" else server.sse_app()
+    if kind == "sse":
+        app = server.sse_app()
+    else:
+        app = refusing(server.streamable_http_app(), older if kind == "http" else modern_only)
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
 
 

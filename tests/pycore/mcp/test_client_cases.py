@@ -76,7 +76,7 @@ async def test_c6_protocol_version_header_and_negotiation() -> None:
         async with ClientSession(url) as mcp:
             await mcp.list_tools()
     assert posted(script, "initialize")[0]["body"]["params"]["protocolVersion"] == "2025-11-25"
-    later = [r for r in script.requests if (r["body"] or {}).get("method") != "initialize"]
+    later = [r for r in script.requests if (r["body"] or {}).get("method") not in ("initialize", "server/discover")]
     assert later and all(r["headers"].get("mcp-protocol-version") == "2025-06-18" for r in later)
 
 
@@ -192,7 +192,8 @@ async def test_c8_empty_400_falls_back_to_the_legacy_transport() -> None:
         with pytest.raises(MCPError):  # this server has no legacy SSE either: the fallback was tried
             async with ClientSession(url):
                 pass
-    assert [r["method"] for r in script.requests][:2] == ["POST", "GET"]
+    assert [r["method"] for r in script.requests][:3] == ["POST", "POST", "GET"]  # the probe, initialize, legacy
+    assert script.requests[0]["body"]["method"] == "server/discover"
 
 
 async def test_c12_clashing_spaced_and_overlong_names_are_namespaced_and_map_back() -> None:

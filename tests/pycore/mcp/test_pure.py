@@ -74,6 +74,44 @@ def test_schema_check(value: object, schema: dict, bad: bool) -> None:
     assert (check(value, schema) is not None) == bad
 
 
+COUNTED = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+           "$defs": {"count": {"type": "integer", "minimum": 0}, "label": {"$ref": "#/$defs/text"},
+                     "text": {"type": "string"}},
+           "properties": {"n": {"$ref": "#/$defs/count"}, "tag": {"$ref": "#/$defs/label"},
+                          "id": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+                          "one": {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+                          "both": {"allOf": [{"type": "object"}, {"required": ["k"]}]},
+                          "never": {"not": {"type": "string"}},
+                          "far": {"$ref": "https://schemas.example/far.json"}},
+           "required": ["n"]}
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ({"n": 3, "tag": "x", "id": 7, "one": 1.5, "both": {"k": 1}, "never": 1, "far": "any"}, None),
+    ({"n": "three"}, "$.n: expected integer, got str"),  # through $ref into $defs
+    ({"n": 1, "tag": 5}, "$.tag: expected string, got int"),  # a $ref to a $ref
+    ({"n": 1, "id": True}, "$.id: matches none of anyOf"),
+    ({"n": 1, "one": 2}, "$.one: matches 2 of oneOf, not exactly one"),
+    ({"n": 1, "both": {}}, "$.both: missing required property 'k'"),
+    ({"n": 1, "never": "s"}, "$.never: matches what not forbids"),
+])
+def test_a_2020_12_schema_is_checked_as_sent_refs_and_composition_included(value: object, problem: str) -> None:
+    assert check(value, COUNTED) == problem
+
+
+def test_a_schema_referring_to_itself_or_nested_past_the_bound_is_checked_only_so_far() -> None:
+    looping = {"$ref": "#", "type": "object"}
+    assert check({}, looping) is None
+    assert check(1, {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}) is None  # 2 ** 64 paths, cut by the budget
+    deep: dict[str, object] = {"type": "string"}
+    for _ in range(5000):
+        deep = {"type": "array", "items": deep}
+    value: object = "x"
+    for _ in range(5000):
+        value = [value]
+    assert check(value, deep) is None  # past MAX_DEPTH nothing more is claimed, and nothing crashes
+
+
 def test_cursor_guard() -> None:
     guard = CursorGuard("tools/list", max_pages=3)
     assert guard.next("a") == "a" and guard.next("b") == "b"
@@ -109,7 +147,7 @@ async def test_session_over_replay_with_sse_and_pages() -> None:
         Recording(sse, content_type="text/event-stream", chunk_size=7),
         Recording(b"", status=405),  # DELETE refused: fine
     ])
-    async with ClientSession("https://mcp.example/mcp", http=transport) as mcp:
+    async with ClientSession("https://mcp.example/mcp", http=transport, discover=False) as mcp:  # a 2025 record
         assert [tool.name for tool in await mcp.list_tools()] == ["a", "b"]
     sent = transport.requests
     assert [r.method for r in sent] == ["POST", "POST", "GET", "POST", "POST", "DELETE"]

@@ -48,11 +48,12 @@ async def test_every_message_is_recorded_in_order_with_its_time_and_no_secret(tm
     record = json.loads((await recorded_session(tmp_path)).read_text())
     assert record["format"] == FORMAT and record["server"]["name"] == "orizuru-test" and record["dropped"] == 0
     messages = record["messages"]
-    first = messages[0]
+    probe, first = messages[0], messages[1]  # an older server: the probe got HTTP 400, no JSON-RPC answer
+    assert probe["dir"] == "out" and probe["message"]["method"] == "server/discover"
     assert first["dir"] == "out" and first["message"]["method"] == "initialize"
-    assert messages[1]["dir"] == "in" and messages[1]["message"]["id"] == first["message"]["id"]
+    assert messages[2]["dir"] == "in" and messages[2]["message"]["id"] == first["message"]["id"]
     methods = [m["message"].get("method") for m in messages if m["dir"] == "out"]
-    assert methods[:3] == ["initialize", "notifications/initialized", "tools/list"]
+    assert methods[:4] == ["server/discover", "initialize", "notifications/initialized", "tools/list"]
     assert methods.count("tools/call") == 3
     logs = [m for m in messages if m["dir"] == "in" and m["message"].get("method") == "notifications/message"]
     assert len(logs) == 4  # chatty's, between its call and its answer
