@@ -76,12 +76,12 @@ def _request(params: ChatRunParams) -> ChatRequest:
 
 def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState) -> list[AgentTool]:
     from pycore.agent.tools import AgentTool, ToolContext, ToolResult
+    from pycore.contract import PageToolEvent, to_wire
 
     def handler_for(source: str, name: str) -> Any:
         async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
             answer = worker.page_results.expect(context.call_id)
-            emit({"type": "page_tool", "call_id": context.call_id, "source": source, "name": name,
-                  "arguments": arguments})
+            emit(to_wire(PageToolEvent(call_id=context.call_id, source=source, name=name, arguments=arguments)))
             result: ToolResult = await answer
             return result
 

@@ -30,6 +30,7 @@ class ViewToolRefusedError(PermissionError):
 async def mcp_app_call_tool(params: AppToolCallParams, emit: Emit, worker: WorkerState) -> AppToolResult:
     from pycore.agent.approval import ApprovalPolicy, fingerprint
     from pycore.agent.mcp_tools import mcp_tool
+    from pycore.contract import ApprovalEvent, to_wire
     from pycore.mcp.apps import for_app
 
     conn = worker.connection(params.id)
@@ -44,8 +45,8 @@ async def mcp_app_call_tool(params: AppToolCallParams, emit: Emit, worker: Worke
     if policy == "ask":
         call_id = params.call_id or f"view-{uuid.uuid4().hex[:12]}"
         answer = worker.approvals.expect(call_id)
-        emit({"type": "approval", "step": 0, "call_id": call_id, "name": tool.name, "original_name": tool.name,
-              "arguments": params.arguments, "source": tool.source, "fingerprint": fingerprint(tool)})
+        emit(to_wire(ApprovalEvent(step=0, call_id=call_id, name=tool.name, original_name=tool.name,
+                                   arguments=params.arguments, source=tool.source, fingerprint=fingerprint(tool))))
         decision = await answer
         policy = "allow" if decision in ("allow", "always") else "deny"
     if policy == "deny":

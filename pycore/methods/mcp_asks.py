@@ -25,9 +25,12 @@ if TYPE_CHECKING:
 
 
 def _event(kind: str, **fields: Any) -> dict[str, Any]:
-    """An ``elicitation`` or ``sampling`` event as the contract declares it (pycore.contract: ElicitationEvent,
-    SamplingEvent; the tests hold the two together), fields left out when empty."""
-    return {"type": kind, **{name: value for name, value in fields.items() if value is not None}}
+    """An ``elicitation`` or ``sampling`` event, made as the contract's model (ElicitationEvent, SamplingEvent)
+    and sent as the page gets every event (:func:`pycore.contract.to_wire`)."""
+    from pycore.contract import ElicitationEvent, SamplingEvent, to_wire
+
+    model = ElicitationEvent if kind == "elicitation" else SamplingEvent
+    return to_wire(model(**{name: value for name, value in fields.items() if value is not None}))
 
 
 def asker(server_id: str, worker: WorkerState) -> Callable[[dict[str, Any]], Awaitable[dict[str, Any]]]:
