@@ -120,16 +120,22 @@ export async function remove(name) {
   await done(tx);
 }
 
+/** @param {string} name */
 const dpopId = (name) => `dpop ${name}`;
-const dpopPairs = new Map(); // name -> Promise<CryptoKeyPair>
+/** @type {Map<string, Promise<CryptoKeyPair>>} name -> the server's key pair */
+const dpopPairs = new Map();
 
+/**
+ * @param {string} name
+ * @returns {Promise<CryptoKeyPair>}
+ */
 async function openDpopPair(name) {
   const { db } = await vault();
   // As for the vault's key: a candidate first, then one transaction keeps whichever pair was saved first.
   const candidate = await crypto.subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, false, ["sign", "verify"]);
   const tx = db.transaction(KEYS, "readwrite");
   const keys = tx.objectStore(KEYS);
-  let pair = await request(keys.get(dpopId(name)));
+  let pair = /** @type {CryptoKeyPair | undefined} */ (await request(keys.get(dpopId(name))));
   if (!pair) {
     pair = { privateKey: candidate.privateKey, publicKey: candidate.publicKey };
     keys.add(pair, dpopId(name));
@@ -138,33 +144,50 @@ async function openDpopPair(name) {
   return pair;
 }
 
+/**
+ * @param {string} name
+ * @returns {Promise<CryptoKeyPair>}
+ */
 function dpopPair(name) {
-  if (!dpopPairs.has(name)) {
-    dpopPairs.set(name, openDpopPair(name).catch((err) => {
+  let pair = dpopPairs.get(name);
+  if (!pair) {
+    pair = openDpopPair(name).catch((err) => {
       dpopPairs.delete(name);
       throw err;
-    }));
+    });
+    dpopPairs.set(name, pair);
   }
-  return dpopPairs.get(name);
+  return pair;
 }
 
+/** @param {ArrayBuffer} bytes */
 function base64url(bytes) {
   let text = "";
   for (const byte of new Uint8Array(bytes)) text += String.fromCharCode(byte);
   return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
+/**
+ * @param {string} name
+ * @returns {Promise<string>}
+ */
 export async function dpopPublicJwk(name) {
   const { publicKey } = await dpopPair(name);
   const { kty, crv, x, y } = await crypto.subtle.exportKey("jwk", publicKey);
   return JSON.stringify({ kty, crv, x, y });
 }
 
+/**
+ * @param {string} name
+ * @param {string} text
+ * @returns {Promise<string>}
+ */
 export async function dpopSign(name, text) {
   const { privateKey } = await dpopPair(name);
   return base64url(await crypto.subtle.sign({ name: "ECDSA", hash: "SHA-256" }, privateKey, encoder.encode(text)));
 }
 
+/** @param {string} name */
 export async function dpopForget(name) {
   const { db } = await vault();
   dpopPairs.delete(name);

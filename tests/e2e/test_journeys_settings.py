@@ -44,7 +44,7 @@ def fill_encrypted_profile(dialog, vendor: VendorReplay) -> None:
     dialog.get_by_label("Base URL", exact=True).fill(vendor.url)
     dialog.get_by_label("Model", exact=True).fill("claude-sonnet-4-5")
     dialog.get_by_label("Save the key in this browser, encrypted with a passphrase").check()
-    dialog.get_by_role("textbox", name="Passphrase").fill(PASSPHRASE)
+    dialog.get_by_role("textbox", name="Passphrase", exact=True).fill(PASSPHRASE)
 
 
 def test_a_saved_key_is_encrypted_and_unlocked_with_the_passphrase(browser: Browser, site_url: str,

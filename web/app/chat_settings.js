@@ -160,14 +160,14 @@ export class ChatSettings {
     if (info?.reasoning === "budget") {
       const budget = h("input", { id: "cs-reasoning", type: "number", min: 1024, step: 1024, placeholder: t("assistant.off"),
                                   oninput: onInput("reasoning", (el) => (el.value ? { budget_tokens: Number(el.value) } : null)) });
-      budget.value = String(s.reasoning?.budget_tokens ?? "");
+      budget.value = String(reasoningValue(s.reasoning, "budget_tokens") ?? "");
       rows.push(field("cs-reasoning", t("assistant.thinkingBudget"), budget));
     } else if (info?.reasoning === "effort") {
       const effort = h("select", { id: "cs-reasoning",
                                    onchange: onInput("reasoning", (el) => (el.value ? { effort: el.value } : null)) },
         h("option", { value: "" }, t("assistant.off")),
         ...EFFORTS.map((e) => h("option", { value: e }, t(`assistant.effort.${e}`))));
-      effort.value = s.reasoning?.effort ?? "";
+      effort.value = String(reasoningValue(s.reasoning, "effort") ?? "");
       rows.push(field("cs-reasoning", t("assistant.reasoningEffort"), effort));
     }
     const interpreter = h("input", { id: "cs-interpreter", type: "checkbox", checked: Boolean(s.interpreter),
@@ -377,6 +377,18 @@ function importedSummary({ assistant: a, clash }) {
       ...row(t("assistant.importBudget"), limit(a.limits.token_budget)),
       ...row(t("assistant.temperature"), limit(a.temperature)),
       ...row(t("assistant.maxTokens"), limit(a.max_tokens))));
+}
+
+/**
+ * One field of an assistant's reasoning setting: the effort or the budget, whichever form it has.
+ * @param {import("../store/assistants.js").AssistantReasoning} reasoning
+ * @param {"effort" | "budget_tokens"} key
+ * @returns {string | number | null}
+ */
+function reasoningValue(reasoning, key) {
+  if (!reasoning) return null;
+  if (key === "effort") return "effort" in reasoning ? reasoning.effort : null;
+  return "budget_tokens" in reasoning ? reasoning.budget_tokens : null;
 }
 
 /** @param {string} value */

@@ -63,7 +63,7 @@ export class FocusMemory {
       core, ready: ready ?? Promise.resolve(), t: t ?? appT, locale,
       templates: () => prefs.getJSON(PREFS.focusTemplates, {}),
       save: (/** @type {Record<string, string>} */ edits) => prefs.setJSON(PREFS.focusTemplates, edits),
-      state: () => this.state,
+      state: () => this.state && { ...this.state }, // (a copy: the wire's state is a plain record)
     });
   }
 
@@ -108,7 +108,7 @@ export class FocusMemory {
    * @returns {Promise<import("../types/contract").Synthesis>}
    */
   async synthesize(text, system = undefined) {
-    const result = await this.core.call("focus.synthesize", { state: this.state, text, system, locale: this.locale(),
+    const result = await this.core.call("focus.synthesize", { state: this.state && { ...this.state }, text, system, locale: this.locale(),
                                                               templates: prefs.getJSON(PREFS.focusTemplates, {}) });
     this.panel.setPrompt(result);
     return result;

@@ -45,10 +45,12 @@ const POPUP_NAME = "orizuru-oauth";
 const POPUP_FEATURES = "popup=yes,width=520,height=720";
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
+/** @param {Location | URL} [loc] @returns {string} */
 export function redirectUri(loc = window.location) {
   return `${loc.origin}${loc.pathname}`;
 }
 
+/** @param {Location | URL} [loc] @returns {boolean} */
 export function isOAuthRedirect(loc = window.location) {
   const params = new URLSearchParams(loc.search);
   return params.has("state") && (params.has("code") || params.has("error"));
@@ -104,6 +106,7 @@ export async function siteClientMetadataUrl(loc = window.location, fetchDocument
   if (!url.startsWith("https:")) return undefined;
   try {
     const response = await fetchDocument(url, { cache: "no-cache", credentials: "omit" });
+    /** @type {{client_id?: unknown, redirect_uris?: unknown} | null} */
     const metadata = response.ok ? await response.json() : null;
     const listed = Array.isArray(metadata?.redirect_uris) && metadata.redirect_uris.includes(redirectUri(loc));
     return metadata?.client_id === url && listed ? url : undefined;

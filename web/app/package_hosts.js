@@ -14,17 +14,23 @@ import { onLanguageChange, t } from "./i18n.js";
 import { PREFS, prefs } from "../store/prefs.js";
 import { hostsOf, PYPI } from "../sandbox/hosts.js";
 
+/** @typedef {import("../sandbox/messages.js").PackageHosts} PackageHostsValue */
+
 
 export class PackageHosts {
   /**
-   * @param {{element: HTMLElement, onChange?: (value: {indexes: string[], pyodide: string | null}) => void}} parts
+   * @param {{element: HTMLElement, onChange?: (value: PackageHostsValue) => void}} parts
    */
   constructor({ element, onChange = () => {} }) {
     onLanguageChange(() => this.render());
     this.element = element;
     this.onChange = onChange;
+    /** @type {{indexes?: unknown, pyodide?: unknown} | null} what was saved, as parsed: checked here */
     const saved = prefs.getJSON(PREFS.interpreterPackages, {});
-    this.value = { indexes: (saved?.indexes ?? []).filter(isHttpUrl), pyodide: isHttpUrl(saved?.pyodide) ? saved.pyodide : null };
+    const indexes = saved?.indexes;
+    const pyodide = saved?.pyodide;
+    /** @type {PackageHostsValue} */
+    this.value = { indexes: Array.isArray(indexes) ? indexes.filter(isHttpUrl) : [], pyodide: isHttpUrl(pyodide) ? pyodide : null };
     this.render();
   }
 
@@ -62,7 +68,10 @@ export class PackageHosts {
   }
 }
 
-/** @param {unknown} value */
+/**
+ * @param {unknown} value
+ * @returns {value is string}   an http(s) URL
+ */
 function isHttpUrl(value) {
   try {
     return typeof value === "string" && ["http:", "https:"].includes(new URL(value).protocol);

@@ -32,7 +32,7 @@ import { PREFS, prefs } from "../store/prefs.js";
 
 /**
  * @typedef {Awaited<ReturnType<typeof import("../store/keys.js").encryptSecret>>} KeyRecord
- * @typedef {{id: string, name: string, vendor: string, base_url?: string | null, model: string,
+ * @typedef {{id: string, name: string, vendor: string, base_url?: string | null, model: string | null,
  *   key?: KeyRecord | null, uses_key?: boolean, updated?: number, python_tools?: string}} Profile
  *   a provider profile as Settings holds it: the stored record (store/profiles.js) and the active one's Python
  *   tools (kept as a preference); never a plain key
@@ -196,6 +196,7 @@ export class Settings {
   }
 
   classifierChoice() {
+    /** @type {{profile?: unknown, model?: unknown} | null} what was saved, as parsed */
     const saved = prefs.getJSON(PREFS.classifier, {});
     return { profile: String(saved?.profile ?? ""), model: String(saved?.model ?? "") };
   }
@@ -209,7 +210,7 @@ export class Settings {
     const profile = this.#byId(chosen.profile);
     if (!profile) return { provider: target.provider, model: chosen.model || target.model };
     const { provider } = this.#targetOf(profile);
-    return { provider, model: chosen.model || profile.model };
+    return { provider, model: chosen.model || (profile.model ?? "") };
   }
 
   /** @param {Profile | null} profile */
@@ -438,6 +439,7 @@ export class Settings {
     if (key) provider.api_key = key;
     if (profile.base_url) provider.base_url = profile.base_url;
     const vendor = vendorInfo(profile.vendor)?.adapter ?? profile.vendor; // an alias speaks its adapter's API
-    return { provider, model: profile.model, vendor: profile.vendor, wireVendor: vendor };
+    // Settings saves every profile with a model; the stored record's type allows none, which the core refuses.
+    return { provider, model: profile.model ?? "", vendor: profile.vendor, wireVendor: vendor };
   }
 }

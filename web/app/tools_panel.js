@@ -617,9 +617,11 @@ export class ToolsPanel {
     this.python = { id: profile?.id ?? null, tools: [] };
     this.pythonPending = Promise.resolve(false);
     if (!profile || !source.trim()) return;
-    const kept = prefs.getJSON(PREFS.pythonToolDefs + profile.id, null);
+    // What #registerPython saved, as parsed: checked before use.
+    const kept = prefs.getJSON(PREFS.pythonToolDefs + profile.id,
+                               /** @type {{source?: unknown, tools?: unknown} | null} */ (null));
     if (kept?.source === source && Array.isArray(kept.tools)) {
-      this.python.tools = kept.tools;
+      this.python.tools = /** @type {PageTool[]} */ (kept.tools);
       this.interpreter.useTools(profile.id, source);
     } else {
       this.pythonPending = this.#registerPython(source, false); // kept by an older build: defined once now

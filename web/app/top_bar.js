@@ -44,7 +44,7 @@ export class TopBar {
     this.modelSwitch.hidden = !active;
     if (active) {
       this.profileSwitch.value = active.id;
-      this.modelSwitch.value = active.model;
+      this.modelSwitch.value = active.model ?? "";
     }
     this.suggestions.show(active);
     this.onProfile(active);

@@ -13,12 +13,18 @@
 
 import { toBase64 } from "./base64.js";
 
+/**
+ * @typedef {import("../types/contract").ImagePart} ImagePart
+ * @typedef {import("../types/contract").DocumentPart} DocumentPart
+ */
+
 export const LIMITS = Object.freeze({
   image: 20 * 1024 * 1024, // the vendors' own limits are around 20 MB per image
   pdf: 32 * 1024 * 1024, // Anthropic's and OpenAI's limit for a PDF in a request
   text: 2 * 1024 * 1024, // ~500k tokens: beyond any context window, so more is an accident
 });
 
+/** @type {Readonly<Record<string, string>>} extension -> the MIME type a browser may not know */
 const TEXT_TYPES = {
   txt: "text/plain", text: "text/plain", log: "text/plain", md: "text/markdown", markdown: "text/markdown",
   csv: "text/csv", tsv: "text/tab-separated-values", json: "application/json", jsonl: "application/jsonl",
@@ -33,6 +39,10 @@ const TEXT_TYPES = {
 
 export class AttachmentError extends Error {}
 
+/**
+ * @param {File} file
+ * @returns {Promise<ImagePart | DocumentPart>}
+ */
 export async function readAttachment(file) {
   const extension = /\.([\w]+)$/.exec(file.name)?.[1]?.toLowerCase() ?? "";
   const type = file.type || TEXT_TYPES[extension] || "";
@@ -49,6 +59,10 @@ export async function readAttachment(file) {
     "or a text file (text, code, CSV, JSON, Markdown).");
 }
 
+/**
+ * @param {File} file
+ * @returns {Promise<DocumentPart>}
+ */
 async function readPdf(file) {
   within(file, LIMITS.pdf);
   const bytes = new Uint8Array(await file.arrayBuffer());
@@ -57,14 +71,19 @@ async function readPdf(file) {
     const { pdfText } = await import("./pdf.js"); // pdf.js is fetched the first time a PDF is attached
     text = await pdfText(bytes.slice()); // pdf.js takes the buffer over: it gets a copy
   } catch (err) {
-    throw new AttachmentError(`${file.name}: not a readable PDF (${err.message}). If it opens elsewhere, save it again ` +
+    throw new AttachmentError(`${file.name}: not a readable PDF (${err instanceof Error ? err.message : String(err)}). If it opens elsewhere, save it again ` +
       "as PDF, or attach its text.", { cause: err });
   }
+  /** @type {DocumentPart} */
   const part = { type: "document", name: file.name, mime_type: "application/pdf", data: toBase64(bytes) };
   if (text.trim()) part.text = text;
   return part;
 }
 
+/**
+ * @param {File} file
+ * @param {number} limit   bytes
+ */
 function within(file, limit) {
   if (file.size > limit) {
     throw new AttachmentError(`${file.name} is ${mb(file.size)}; the most that can be attached is ${mb(limit)}. ` +
@@ -72,6 +91,10 @@ function within(file, limit) {
   }
 }
 
+/**
+ * @param {File} file
+ * @returns {Promise<string>}
+ */
 async function utf8(file) {
   const bytes = new Uint8Array(await file.arrayBuffer());
   try {
@@ -83,4 +106,5 @@ async function utf8(file) {
   }
 }
 
+/** @param {number} bytes */
 const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;

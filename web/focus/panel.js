@@ -29,6 +29,8 @@ import { t as appT } from "../app/i18n.js";
  *   cost: Required<import("../types/contract").Cost>}} PanelState
  * @typedef {typeof appT} Translate
  * @typedef {Pick<import("../types/contract").Synthesis, "tokens" | "budget" | "over_budget">} PromptSize
+ * @typedef {import("../types/contract").UpdateResult | {ok: false, error: string}} FocusStatus
+ *   focus.update's result, or the page's word that the call failed
  * @typedef {{state?: FocusState | null, onChange?: (state: PanelState) => void, t?: Translate | null}} PanelOptions
  */
 
@@ -63,7 +65,7 @@ export function mountFocusPanel(element, options = {}) {
   return {
     /** @param {FocusState | null} next */
     update(next) { panel.update(next); },
-    /** @param {import("../types/contract").UpdateResult} result */
+    /** @param {FocusStatus | null} result */
     setStatus(result) { panel.setStatus(result); },
     /** @param {PromptSize | null} synthesis */
     setPrompt(synthesis) { panel.setPrompt(synthesis); },
@@ -84,7 +86,7 @@ class FocusPanel {
     this.current = stateOf(state);
     this.tr = t ?? appT;
     this.onChange = onChange;
-    /** @type {import("../types/contract").UpdateResult | null} */
+    /** @type {FocusStatus | null} */
     this.status = null;
     /** @type {PromptSize | null} */
     this.prompt = null;
@@ -102,7 +104,7 @@ class FocusPanel {
     this.render();
   }
 
-  /** @param {import("../types/contract").UpdateResult} result */
+  /** @param {FocusStatus | null} result */
   setStatus(result) {
     this.status = result;
     this.render();
