@@ -46,10 +46,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from pycore.agent.pending import Pending
 from pycore.agent.tools import AgentTool
 
 Policy = Literal["ask", "allow", "deny"]
@@ -129,3 +130,20 @@ class ApprovalPolicy:
     def remember(self, tool: AgentTool, policy: Policy) -> None:
         """The user's choice for this tool of this source, as it is defined now."""
         self.choices[(tool.source, tool.name)] = Choice(tool.source, tool.name, policy, fingerprint(tool))
+
+
+async def ask_user(approvals: Pending, emit: Callable[[dict[str, Any]], None], *, step: int, call_id: str, name: str,
+                   tool: AgentTool, arguments: dict[str, Any], reason: dict[str, Any] | None = None) -> str:
+    """The one way the core asks the user whether a tool may run, whoever wants it run (the model in the loop, an
+    MCP App view through ``mcp.app_call_tool``): the wait is registered before the ``approval`` event goes out, so
+    the answer (``chat.approve``) can never come first; the event names who asks (``source``), the tool's own name,
+    the arguments and, where there is one, why it asks although allowed. Resolves to ``allow``, ``deny`` or
+    ``always``; what ``always`` also means is the caller's (the loop remembers it for the run)."""
+    from pycore.contract import ApprovalEvent, CrossServerReason, to_wire
+
+    answer = approvals.expect(call_id)
+    emit(to_wire(ApprovalEvent(step=step, call_id=call_id, name=name, original_name=tool.name, arguments=arguments,
+                               source=tool.source, fingerprint=fingerprint(tool),
+                               reason=CrossServerReason.model_validate(reason) if reason else None)))
+    decision = await answer
+    return "allow" if decision is True else str(decision) if decision in ("allow", "deny", "always") else "deny"

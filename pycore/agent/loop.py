@@ -50,13 +50,11 @@ from urllib.parse import urlsplit
 
 from pycore._json import ArgumentsError, loads_arguments
 from pycore._parts import unique_call_id
-from pycore.agent.approval import ApprovalPolicy, fingerprint
+from pycore.agent.approval import ApprovalPolicy, ask_user
 from pycore.agent.pending import Pending, UnknownCallError
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
 from pycore.client import ChatClient
 from pycore.contract import (
-    ApprovalEvent,
-    CrossServerReason,
     MessageEvent,
     StepEvent,
     ToolEndEvent,
@@ -300,12 +298,10 @@ class AgentLoop:
         """The user's answer: ``allow`` or ``deny`` this call, or ``always`` (this call, and this tool of
         this source as it is defined now, for the rest of the run; other calls of it still waiting run,
         except those asked for a reason of their own, such as data from another server)."""
-        future = self.approvals.expect(call.id)
         self._asking[call.id] = (tool, reason)
-        self._emit(to_wire(ApprovalEvent(step=step, **self._describe(call, tool), fingerprint=fingerprint(tool),
-                                         reason=CrossServerReason.model_validate(reason) if reason else None)))
         try:
-            decision = await future
+            decision = await ask_user(self.approvals, self._emit, step=step, call_id=call.id, name=call.name,
+                                      tool=tool, arguments=call.arguments, reason=reason)
         finally:
             self._asking.pop(call.id, None)
         if decision == "always":
@@ -314,7 +310,7 @@ class AgentLoop:
                 if (other.source, other.name) == (tool.source, tool.name) and other_reason is None:
                     with contextlib.suppress(UnknownCallError):
                         self.approvals.resolve(other_id, "allow")
-        return decision is True or decision in ("allow", "always")
+        return decision in ("allow", "always")
 
     async def _execute(self, step: int, call: ToolCallPart, tool: AgentTool) -> ToolResultPart:
         timeout = self.limits.tool_timeout

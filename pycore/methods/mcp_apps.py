@@ -28,9 +28,8 @@ class ViewToolRefusedError(PermissionError):
 
 @method("mcp.app_call_tool", params=AppToolCallParams, result=AppToolResult)
 async def mcp_app_call_tool(params: AppToolCallParams, emit: Emit, worker: WorkerState) -> AppToolResult:
-    from pycore.agent.approval import ApprovalPolicy, fingerprint
+    from pycore.agent.approval import ApprovalPolicy, ask_user
     from pycore.agent.mcp_tools import mcp_tool
-    from pycore.contract import ApprovalEvent, to_wire
     from pycore.mcp.apps import for_app
 
     conn = worker.connection(params.id)
@@ -44,10 +43,8 @@ async def mcp_app_call_tool(params: AppToolCallParams, emit: Emit, worker: Worke
     policy = ApprovalPolicy(params.policy, trusted=[tool.source] if params.trusted else []).for_tool(tool)
     if policy == "ask":
         call_id = params.call_id or f"view-{uuid.uuid4().hex[:12]}"
-        answer = worker.approvals.expect(call_id)
-        emit(to_wire(ApprovalEvent(step=0, call_id=call_id, name=tool.name, original_name=tool.name,
-                                   arguments=params.arguments, source=tool.source, fingerprint=fingerprint(tool))))
-        decision = await answer
+        decision = await ask_user(worker.approvals, emit, step=0, call_id=call_id, name=tool.name, tool=tool,
+                                  arguments=params.arguments)
         policy = "allow" if decision in ("allow", "always") else "deny"
     if policy == "deny":
         raise ViewToolRefusedError(f"you did not allow {params.name!r} of {params.id!r} to run for its view")
