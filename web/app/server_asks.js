@@ -19,7 +19,7 @@ import { sourceLabel } from "./tool_card.js";
 /** @typedef {import("../types/contract").ElicitationEvent} ElicitationEvent */
 /** @typedef {import("../types/contract").SamplingEvent} SamplingEvent */
 /** @typedef {import("../types/contract").AskedEntry} AskedEntry */
-/** @typedef {{action: string, content?: Record<string, unknown>}} Reply   the user's answer, as sent */
+/** @typedef {import("./elicitation.js").ElicitationReply | import("./sampling.js").SamplingReply} Reply   the user's answer, as sent */
 /** What the page adds to a call's result display while the turn runs (chat.js), by call id. */
 /** @typedef {Record<string, Partial<import("../types/contract").ToolDisplay>>} PageDisplay */
 /**
@@ -77,7 +77,7 @@ export function askUser(ev, { core, run, view, shown, transcript }) {
   const answer = async (method, reply) => {
     await core.call(method, { id: ev.id, ...reply });
     const said = "resultText" in question ? question.resultText : undefined;
-    keep({ action: reply.action, ...(reply.content ? { content: reply.content } : {}),
+    keep({ action: reply.action, ...("content" in reply && reply.content ? { content: reply.content } : {}),
            ...(said !== undefined ? { answer: said } : {}) });
   };
   const question = ev.type === "sampling"

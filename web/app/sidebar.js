@@ -210,7 +210,7 @@ export class Sidebar {
   async #deleteSelected() {
     const doomed = this.conversations.filter((c) => this.selected.has(c.id));
     if (!doomed.length) return;
-    /** @type {unknown[]} */
+    /** @type {string[]} */
     const tokens = [];
     for (const conv of doomed) tokens.push(await this.store.deleteConversation(conv.id));
     if (doomed.some((c) => c.id === this.chat.conversation?.id)) this.chat.newChat();

@@ -44,6 +44,10 @@ export function toWireMessages(path) {
   return out;
 }
 
+/**
+ * @param {import("../types/contract").ToolResultPart} part
+ * @returns {import("../types/contract").ToolResultPart}
+ */
 function withoutDisplay({ display: _card, ...part }) {
   return part;
 }

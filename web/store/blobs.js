@@ -138,8 +138,13 @@ export class Blobs {
     return unreferenced.length;
   }
 
+  /**
+   * @param {string} ref
+   * @returns {Promise<Uint8Array | null>}
+   */
   async read(ref) {
     const dir = await this.#directory();
+    if (!dir) return null; // no OPFS here: no file of ours either
     try {
       const file = await (await dir.getFileHandle(String(ref).slice(PREFIX.length))).getFile();
       return new Uint8Array(await file.arrayBuffer());
@@ -148,6 +153,10 @@ export class Blobs {
     }
   }
 
+  /**
+   * @param {string} ref
+   * @param {Uint8Array<ArrayBuffer>} bytes
+   */
   async write(ref, bytes) {
     const name = await hashName(bytes);
     if (PREFIX + name !== ref) throw new Error(`the bytes for ${ref} do not have that hash`);

@@ -125,23 +125,44 @@ function newest(list) {
   return list.reduce((a, b) => ((b.created ?? 0) >= (a.created ?? 0) ? b : a));
 }
 
+/**
+ * @template {object | null | undefined} M   a stored or imported message (any shape: an old build wrote it)
+ * @param {M} message
+ * @returns {M}   the same without `tool_meta`, each entry on its result part's display
+ */
 export function withoutToolMeta(message) {
-  const meta = message?.tool_meta;
-  if (meta === undefined) return message;
-  const { tool_meta: _old, ...upgraded } = message;
-  if (!meta || typeof meta !== "object" || !Array.isArray(message.parts)) return upgraded;
-  upgraded.parts = message.parts.map((part) => (part?.type === "tool_result" && isObject(meta[part.call_id])
-    ? { ...part, display: { ...displayOf(part, meta[part.call_id]), ...part.display } } : part));
-  return upgraded;
+  const stored = /** @type {{tool_meta?: unknown, parts?: unknown} | null | undefined} */ (message);
+  const meta = stored?.tool_meta;
+  if (!stored || meta === undefined) return message;
+  const { tool_meta: _old, ...upgraded } = stored;
+  if (!meta || typeof meta !== "object" || !Array.isArray(stored.parts)) return /** @type {M} */ (upgraded);
+  const entries = /** @type {Record<string, unknown>} */ (meta);
+  upgraded.parts = /** @type {unknown[]} */ (stored.parts).map((part) => {
+    if (!isObject(part) || part.type !== "tool_result") return part;
+    const entry = entries[String(part.call_id)];
+    return isObject(entry)
+      ? { ...part, display: { ...displayOf(part, entry), .../** @type {object | null | undefined} */ (part.display) } }
+      : part;
+  });
+  return /** @type {M} */ (upgraded);
 }
 
 const KEPT = ["duration_ms", "structured", "schema_problem", "source", "stopped", "denied", "asked", "files"];
 
+/**
+ * A call's `tool_meta` entry as its result part's display (pycore.messages.ToolDisplay).
+ * @param {Record<string, unknown>} part   the tool_result part
+ * @param {Record<string, unknown>} old    its entry
+ * @returns {Record<string, unknown>}
+ */
 function displayOf(part, old) {
+  /** @type {Record<string, unknown>} */
   const display = Object.fromEntries(KEPT.filter((key) => old[key] !== undefined && old[key] !== null)
     .map((key) => [key, old[key]]));
   const links = Array.isArray(old.links) ? old.links : [];
-  const content = old.app?.result?.content ?? (links.length ? [...toMcpContent(part.content), ...links] : null);
+  const sent = isObject(old.app) && isObject(old.app.result) ? old.app.result.content : undefined;
+  const items = /** @type {Record<string, unknown>[] | undefined} */ (part.content);
+  const content = sent ?? (links.length ? [...toMcpContent(items), ...links] : null);
   if (Array.isArray(content)) display.content = content;
   if (isObject(old.app)) {
     const { server, uri, tool, arguments: args = {} } = old.app;
@@ -150,4 +171,8 @@ function displayOf(part, old) {
   return display;
 }
 
+/**
+ * @param {unknown} v
+ * @returns {v is Record<string, unknown>}
+ */
 const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -82,8 +82,27 @@ import { isQuotaError, ROLES, STATUSES } from "./schema.js";
 /**
  * A conversation's record.
  * @typedef {{id: string, title: string, created: number, updated: number, current_leaf: string | null,
- *            deleted_at?: number, assistant_id?: string | null, overrides?: Record<string, unknown> | null,
- *            pinned?: boolean, folder?: string | null}} Conversation
+ *            deleted_at?: number, changed?: number, assistant_id?: string | null,
+ *            overrides?: Record<string, unknown> | null, pinned?: boolean, folder?: string | null}} Conversation
+ */
+/** @typedef {Omit<StoredMessage, "parent_id" | "created">} Draft   a message before its place in the tree */
+/** @typedef {{conversation_id: string, state: unknown}} FocusRecord   a conversation's focus-memory state */
+/**
+ * What a write keeps in memory when storage refuses it (and forgets once a write succeeds).
+ * @typedef {{conversation?: Conversation, message?: StoredMessage, focus?: FocusRecord}} Kept
+ * @typedef {{conversation?: Conversation, messages: Map<string, StoredMessage>, focus?: FocusRecord}} Unsaved
+ */
+/** @typedef {{kind: "quota" | "storage", message: string}} StoreTrouble   a write that failed, told to the user */
+/** @typedef {import("idb").IDBPTransaction<unknown, string[], "readwrite">} WriteTransaction */
+/** @typedef {import("./channel.js").Change} Change */
+/** @typedef {import("./channel.js").ChangeListener} ChangeListener */
+/** @typedef {import("./replies.js").DeltaRecord} DeltaRecord */
+/** @typedef {import("../sync/engine.js").SyncedConversation} SyncedConversation */
+/** @typedef {import("../sync/engine.js").SyncedMessage} SyncedMessage */
+/** @typedef {import("../sync/engine.js").SyncStore} SyncStore */
+/**
+ * A search hit: a title (message_id null) or a message's text around the match.
+ * @typedef {{conversation_id: string, message_id: string | null, title: string, snippet: string}} SearchHit
  */
 
 const HOUR = 3_600_000;
@@ -94,22 +113,33 @@ const ignore = () => {}; // a failed request also fails its transaction, which _
  * never written where no list shows it and the purge would take it (callers test `instanceof`).
  */
 export class ConversationGoneError extends Error {
+  /** @param {string} id */
   constructor(id) {
     super(`conversation ${id} was deleted`);
     this.name = "ConversationGoneError";
   }
 }
 
+/** @implements {SyncStore} */
 export class Store {
+  /**
+   * @param {import("./schema.js").Database} db
+   * @param {{name: string, onError?: (trouble: StoreTrouble) => void}} options
+   */
   constructor(db, { name, onError = () => {} }) {
     this.db = db;
     this.name = name;
     this.onError = onError;
     this.channel = new ChangeChannel(name);
+    /** @type {Map<string, ReplyWriter>} */
     this.writers = new Map(); // message id -> live ReplyWriter of this tab
+    /** @type {Set<string>} */
     this.watched = new Set(); // message ids whose other-tab writer we wait on
-    this.unsaved = new Map(); // conversation id -> {conversation?, messages: Map} kept in memory only
+    /** @type {Map<string, Unsaved>} */
+    this.unsaved = new Map(); // conversation id -> what is kept in memory only
+    /** @type {Set<string>} */
     this.quotaReported = new Set(); // conversation ids
+    /** @type {Set<ChangeListener>} */
     this.localListeners = new Set(); // onLocalChange
     this.profiles = new Profiles(db);
     this.assistants = new Assistants(db);
@@ -118,24 +148,33 @@ export class Store {
     this.searchIndex = new SearchIndex(db);
     // Another tab's write may leave a conversation's `updated` alone (an interrupted reply, a repair).
     this.channel.subscribe((change) => {
-      if (change.type !== "delta" && change.conversation_id) this.searchIndex.forget(change.conversation_id);
+      if ((change.type === "conversation" || change.type === "message") && change.conversation_id) {
+        this.searchIndex.forget(change.conversation_id);
+      }
     });
   }
 
   // ------------------------------------------------------------ export / import (exchange.js)
 
+  /**
+   * @param {string} id
+   * @param {"json" | "markdown"} [format]
+   */
   exportConversation(id, format = "json") {
     return exportConversations(this, [id], format);
   }
 
+  /** @param {"json" | "markdown"} [format] */
   exportAll(format = "json") {
     return exportConversations(this, null, format);
   }
 
+  /** @param {string | Blob} fileOrText */
   importJSON(fileOrText) {
     return importConversations(this, fileOrText);
   }
 
+  /** @param {ChangeListener} cb */
   subscribe(cb) {
     return this.channel.subscribe(cb);
   }
@@ -147,15 +186,21 @@ export class Store {
 
   // ------------------------------------------------------------ conversations
 
+  /** @returns {Promise<Conversation[]>} */
   async listConversations() {
-    const stored = await this.db.getAll("conversations");
+    const stored = /** @type {Conversation[]} */ (await this.db.getAll("conversations"));
     const byId = new Map(stored.map((c) => [c.id, c]));
     for (const [id, mem] of this.unsaved) if (mem.conversation) byId.set(id, mem.conversation);
     return [...byId.values()].filter((c) => !c.deleted_at).sort((a, b) => b.updated - a.updated);
   }
 
+  /**
+   * @param {{title?: string, id?: string}} [fields]
+   * @returns {Promise<Conversation>}
+   */
   async createConversation({ title = "New chat", id = crypto.randomUUID() } = {}) {
     const now = Date.now();
+    /** @type {Conversation} */
     const conversation = { id, title: String(title), created: now, updated: now, current_leaf: null };
     await this._write(id, ["conversations"], (tx) => tx.objectStore("conversations").add(conversation), {
       conversation,
@@ -164,44 +209,71 @@ export class Store {
     return conversation;
   }
 
+  /**
+   * @param {string} id
+   * @param {string} title
+   */
   renameConversation(id, title) {
     return this._updateConversation(id, (c) => ({ ...c, title: String(title), updated: Date.now() }));
   }
 
-  /** Pinned conversations are listed first. */
+  /**
+   * Pinned conversations are listed first.
+   * @param {string} id
+   * @param {boolean} pinned
+   */
   setPinned(id, pinned) {
     return this._updateConversation(id, (c) => ({ ...c, pinned: Boolean(pinned) }));
   }
 
-  /** A folder is a name conversations share (null: none); it exists while a conversation is in it. */
+  /**
+   * A folder is a name conversations share (null: none); it exists while a conversation is in it.
+   * @param {string} id
+   * @param {string | null} folder
+   */
   setFolder(id, folder) {
     const name = typeof folder === "string" && folder.trim() ? folder.trim().slice(0, 80) : null;
     return this._updateConversation(id, (c) => ({ ...c, folder: name }));
   }
 
-  /** The chat's assistant and its own changes to that assistant's settings (assistants.js). */
+  /**
+   * The chat's assistant and its own changes to that assistant's settings (assistants.js).
+   * @param {string} id
+   * @param {{assistant_id?: string | null, overrides?: Record<string, unknown> | null}} settings
+   */
   setChatSettings(id, { assistant_id, overrides }) {
     return this._updateConversation(id, (c) => ({ ...c, assistant_id, overrides }));
   }
 
+  /**
+   * @param {string} id
+   * @param {string | null} messageId
+   */
   setCurrentLeaf(id, messageId) {
     return this._updateConversation(id, (c) => ({ ...c, current_leaf: messageId }));
   }
 
+  /**
+   * @param {string} id
+   * @returns {Promise<string>} the undo token
+   */
   async deleteConversation(id) {
     const deletedAt = Date.now();
     await this._updateConversation(id, (c) => ({ ...c, deleted_at: deletedAt }));
     return `${id}@${deletedAt}`;
   }
 
+  /** @param {string} undoToken */
   async undoDelete(undoToken) {
     const id = String(undoToken).replace(/@\d+$/, "");
     await this._updateConversation(id, ({ deleted_at: _gone, ...c }) => c);
   }
 
+  /** @param {number} [olderThanMs] */
   async purgeDeleted(olderThanMs = HOUR) {
     const cutoff = Date.now() - olderThanMs;
-    const doomed = (await this.db.getAll("conversations")).filter((c) => c.deleted_at && c.deleted_at <= cutoff);
+    const all = /** @type {Conversation[]} */ (await this.db.getAll("conversations"));
+    const doomed = all.filter((c) => c.deleted_at && c.deleted_at <= cutoff);
     for (const { id } of doomed) {
       await withConversationLock(this.name, id, () =>
         this._write(id, ["conversations", "messages", "deltas", "focus"], async (tx) => {
@@ -221,8 +293,12 @@ export class Store {
     return doomed.length;
   }
 
-  /** Remove the attachment files no message refers to any more (after a purge); blobs.sweep's options. */
+  /**
+   * Remove the attachment files no message refers to any more (after a purge); blobs.sweep's options.
+   * @param {{minAgeMs?: number}} [options]
+   */
   async sweepBlobs(options) {
+    /** @type {Set<string>} */
     const referenced = new Set();
     for (const mem of this.unsaved.values()) for (const m of mem.messages.values()) blobRefs(m).forEach((r) => referenced.add(r));
     let cursor = await this.db.transaction("messages").store.openCursor();
@@ -233,7 +309,12 @@ export class Store {
     return this.blobs.sweep(referenced, options);
   }
 
+  /**
+   * @param {string} conversationId
+   * @param {unknown} state
+   */
   async setFocus(conversationId, state) {
+    /** @type {FocusRecord} */
     const record = { conversation_id: conversationId, state: structuredClone(state) };
     await this._write(conversationId, ["focus"], (tx) => tx.objectStore("focus").put(record), { focus: record });
   }
@@ -247,10 +328,11 @@ export class Store {
    *          model?: string, usage?: StoredMessage["usage"], error?: StoredMessage["error"]}} message
    * @returns {Promise<StoredMessage>}
    */
-  async addMessage(conversationId, { id = crypto.randomUUID(), parent_id, role, parts = [], status = "complete", ...rest } = {}) {
+  async addMessage(conversationId, { id = crypto.randomUUID(), parent_id, role, parts = [], status = "complete", ...rest }) {
     if (!ROLES.includes(role)) throw new Error(`addMessage: role must be "user" or "assistant", not ${JSON.stringify(role)}`);
     if (!STATUSES.includes(status)) throw new Error(`addMessage: unknown status ${JSON.stringify(status)}`);
     if (!Array.isArray(parts)) throw new Error("addMessage: parts must be an array of message parts");
+    /** @type {Draft} */
     const draft = { id, conversation_id: conversationId, role, parts: await this.blobs.offload(parts), status,
       ...withoutUndefined(rest) };
     const message = await withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
@@ -258,10 +340,16 @@ export class Store {
     return { ...message, parts };
   }
 
+  /**
+   * @param {string} conversationId
+   * @param {{parent_id?: string | null, vendor?: string, model?: string}} [options]
+   * @returns {Promise<ReplyWriter>}
+   */
   async beginReply(conversationId, { parent_id, vendor, model } = {}) {
     const id = crypto.randomUUID();
     const release = await holdWriterLock(this.name, id); // held before the message exists anywhere
     try {
+      /** @type {Draft} */
       const draft = { id, conversation_id: conversationId, role: "assistant", parts: [], status: "streaming",
         ...withoutUndefined({ vendor, model }) };
       const message = await withConversationLock(this.name, conversationId, () => this._insertMessage(draft, parent_id));
@@ -274,32 +362,46 @@ export class Store {
     }
   }
 
+  /**
+   * @param {Draft} draft
+   * @param {string | null | undefined} parentId   undefined: the conversation's current leaf
+   * @returns {Promise<StoredMessage>}
+   */
   async _insertMessage(draft, parentId) {
     const mem = this.unsaved.get(draft.conversation_id);
+    /** @type {StoredMessage | undefined} */
     let message;
+    /** @type {Conversation | undefined} */
     let conversation;
-    const ok = await this._write(draft.conversation_id, ["conversations", "messages"], async (tx) => {
-      const stored = await tx.objectStore("conversations").get(draft.conversation_id);
+    await this._write(draft.conversation_id, ["conversations", "messages"], async (tx) => {
+      const stored = /** @type {Conversation | undefined} */ (await tx.objectStore("conversations").get(draft.conversation_id));
       const current = mem?.conversation ?? stored;
       if (!current || current.deleted_at) throw new ConversationGoneError(draft.conversation_id);
-      message = { ...draft, parent_id: parentId === undefined ? current.current_leaf : parentId, created: Date.now() };
-      conversation = { ...current, current_leaf: message.id, updated: message.created };
-      tx.objectStore("messages").add(message).catch(ignore);
+      const added = { ...draft, parent_id: parentId === undefined ? current.current_leaf : parentId, created: Date.now() };
+      message = added;
+      conversation = { ...current, current_leaf: added.id, updated: added.created };
+      tx.objectStore("messages").add(added).catch(ignore);
       tx.objectStore("conversations").put(conversation).catch(ignore);
     }, () => ({ conversation, message }));
-    if (!ok && !message) throw new Error(`could not add a message to conversation ${draft.conversation_id}`);
+    // message is there when the write succeeded, and when storage refused it (then kept in memory only)
+    if (!message) throw new Error(`could not add a message to conversation ${draft.conversation_id}`);
     this._announce({ type: "message", conversation_id: draft.conversation_id, message_id: message.id });
     return message;
   }
 
+  /**
+   * @param {string} id
+   * @returns {Promise<{conversation: Conversation, messages: StoredMessage[], focus: unknown} | null>}
+   */
   async loadConversation(id) {
     const tx = this.db.transaction(["conversations", "messages", "focus"]);
-    const [stored, storedMessages, focus] = await Promise.all([
-      tx.objectStore("conversations").get(id),
-      tx.objectStore("messages").index("by_conversation").getAll(id),
-      tx.objectStore("focus").get(id),
-      tx.done,
-    ]);
+    const [stored, storedMessages, focus] = /** @type {[Conversation | undefined, StoredMessage[], FocusRecord | undefined, void]} */ (
+      await Promise.all([
+        tx.objectStore("conversations").get(id),
+        tx.objectStore("messages").index("by_conversation").getAll(id),
+        tx.objectStore("focus").get(id),
+        tx.done,
+      ]));
     const mem = this.unsaved.get(id);
     const conversation = mem?.conversation ?? stored;
     if (!conversation) return null;
@@ -326,6 +428,11 @@ export class Store {
    * the plan moved them from), removed ones go, the conversation gets the plan's current leaf. The
    * repaired conversation comes back even when the write fails (it is repaired again next time).
    */
+  /**
+   * @param {Conversation} conversation
+   * @param {{moved: StoredMessage[], removed: string[], currentLeaf: string | null}} plan
+   * @returns {Promise<Conversation>}
+   */
   _applyRepair(conversation, { moved, removed, currentLeaf }) {
     const id = conversation.id;
     const gone = new Set(removed);
@@ -334,11 +441,11 @@ export class Store {
       await this._write(id, ["conversations", "messages"], async (tx) => {
         const messages = tx.objectStore("messages");
         for (const msg of moved) {
-          const current = await messages.get(msg.id);
-          if (current && gone.has(current.parent_id)) messages.put({ ...current, parent_id: msg.parent_id }).catch(ignore);
+          const current = /** @type {StoredMessage | undefined} */ (await messages.get(msg.id));
+          if (current?.parent_id && gone.has(current.parent_id)) messages.put({ ...current, parent_id: msg.parent_id }).catch(ignore);
         }
         for (const mid of removed) messages.delete(mid).catch(ignore);
-        const stored = await tx.objectStore("conversations").get(id);
+        const stored = /** @type {Conversation | undefined} */ (await tx.objectStore("conversations").get(id));
         if (stored) {
           updated = { ...stored, current_leaf: currentLeaf };
           tx.objectStore("conversations").put(updated).catch(ignore);
@@ -349,7 +456,11 @@ export class Store {
     });
   }
 
-  /** The best current view of a message stored as "streaming". */
+  /**
+   * The best current view of a message stored as "streaming".
+   * @param {StoredMessage} message
+   * @returns {Promise<StoredMessage>}
+   */
   async _streamingView(message) {
     const own = this.writers.get(message.id);
     if (own) return own.snapshot();
@@ -361,6 +472,7 @@ export class Store {
     return this._markInterrupted(message);
   }
 
+  /** @param {StoredMessage} message */
   _watchWriter(message) {
     if (this.watched.has(message.id)) return;
     this.watched.add(message.id);
@@ -372,25 +484,34 @@ export class Store {
     });
   }
 
+  /**
+   * @param {string} messageId
+   * @returns {Promise<import("../types/contract").CoreEvent[]>}
+   */
   async _deltaEvents(messageId) {
-    const records = await this.db.getAllFromIndex("deltas", "by_message", messageId);
+    const records = /** @type {DeltaRecord[]} */ (await this.db.getAllFromIndex("deltas", "by_message", messageId));
     return records.map((r) => r.event);
   }
 
-  /** Turn a "streaming" message whose writer is gone into "interrupted", keeping every delta. */
+  /**
+   * Turn a "streaming" message whose writer is gone into "interrupted", keeping every delta.
+   * @param {StoredMessage} message
+   * @returns {Promise<StoredMessage>}
+   */
   _markInterrupted(message) {
     return withConversationLock(this.name, message.conversation_id, async () => {
       let result = message;
       let changed = false;
       await this._write(message.conversation_id, ["messages", "deltas"], async (tx) => {
-        const current = await tx.objectStore("messages").get(message.id);
+        const current = /** @type {StoredMessage | undefined} */ (await tx.objectStore("messages").get(message.id));
         if (!current || current.status !== "streaming") {
           result = current ?? message; // finished meanwhile: nothing to repair
           return;
         }
         const deltas = tx.objectStore("deltas");
         const keys = await deltas.index("by_message").getAllKeys(message.id);
-        const events = (await deltas.index("by_message").getAll(message.id)).map((r) => r.event);
+        const records = /** @type {DeltaRecord[]} */ (await deltas.index("by_message").getAll(message.id));
+        const events = records.map((r) => r.event);
         const replayed = replayEvents(events);
         result = { ...current, ...withoutUndefined(replayed), status: "interrupted" };
         tx.objectStore("messages").put(result).catch(ignore);
@@ -402,7 +523,12 @@ export class Store {
     });
   }
 
-  /** ReplyWriter's batch of delta records; true when written. */
+  /**
+   * ReplyWriter's batch of delta records; true when written.
+   * @param {StoredMessage} message
+   * @param {DeltaRecord[]} records
+   * @returns {Promise<boolean>}
+   */
   async appendDeltas(message, records) {
     const ok = await this._write(message.conversation_id, ["deltas"], (tx) => {
       const deltas = tx.objectStore("deltas");
@@ -416,7 +542,11 @@ export class Store {
     return ok;
   }
 
-  /** ReplyWriter.finish: the final message replaces the reply's delta records in one transaction. */
+  /**
+   * ReplyWriter.finish: the final message replaces the reply's delta records in one transaction.
+   * @param {StoredMessage} final
+   * @returns {Promise<StoredMessage>}
+   */
   async compactReply(final) {
     const record = { ...final, parts: await this.blobs.offload(final.parts) };
     await withConversationLock(this.name, final.conversation_id, () =>
@@ -424,7 +554,7 @@ export class Store {
         const deltas = tx.objectStore("deltas");
         for (const key of await deltas.index("by_message").getAllKeys(final.id)) deltas.delete(key).catch(ignore);
         tx.objectStore("messages").put(record).catch(ignore);
-        const conversation = await tx.objectStore("conversations").get(final.conversation_id);
+        const conversation = /** @type {Conversation | undefined} */ (await tx.objectStore("conversations").get(final.conversation_id));
         if (conversation) tx.objectStore("conversations").put({ ...conversation, updated: Date.now() }).catch(ignore);
       }, () => ({ message: final })),
     );
@@ -438,9 +568,14 @@ export class Store {
     return this.searchIndex.prepare();
   }
 
+  /**
+   * @param {string} query
+   * @returns {Promise<SearchHit[]>}
+   */
   async search(query) {
     const needle = String(query ?? "").trim().toLowerCase();
     if (!needle) return [];
+    /** @type {SearchHit[]} */
     const hits = [];
     const live = new Map((await this.listConversations()).map((c) => [c.id, c]));
     for (const c of live.values()) {
@@ -448,7 +583,13 @@ export class Store {
         hits.push({ conversation_id: c.id, message_id: null, title: c.title, snippet: c.title });
       }
     }
+    /** @type {Set<string>} */
     const seen = new Set();
+    /**
+     * @param {string} conversationId
+     * @param {string} id
+     * @param {string} text
+     */
     const consider = (conversationId, id, text) => {
       const conversation = live.get(conversationId);
       if (!conversation || seen.has(id)) return;
@@ -473,20 +614,28 @@ export class Store {
 
   // ------------------------------------------------------------ sync (sync/engine.js)
 
-  /** Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored. */
+  /**
+   * Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored.
+   * @returns {Promise<{conversations: Conversation[], messages: StoredMessage[]}>}
+   */
   async syncRecords() {
     const tx = this.db.transaction(["conversations", "messages"]);
-    const [conversations, messages] = await Promise.all([
-      tx.objectStore("conversations").getAll(), tx.objectStore("messages").getAll(), tx.done]);
+    const [conversations, messages] = /** @type {[Conversation[], StoredMessage[], void]} */ (await Promise.all([
+      tx.objectStore("conversations").getAll(), tx.objectStore("messages").getAll(), tx.done]));
     return { conversations, messages: messages.filter((m) => m.status !== "streaming") };
   }
 
-  /** Another device's record of a conversation, kept where `isNewer(it, ours)`. Resolves to whether it was. */
+  /**
+   * Another device's record of a conversation, kept where `isNewer(it, ours)`. Resolves to whether it was.
+   * @param {SyncedConversation} remote
+   * @param {(a: SyncedConversation, b: SyncedConversation) => boolean} isNewer
+   * @returns {Promise<boolean>}
+   */
   async applySyncedConversation(remote, isNewer) {
     let applied = false;
     await withConversationLock(this.name, remote.id, () =>
       this._write(remote.id, ["conversations"], async (tx) => {
-        const stored = await tx.objectStore("conversations").get(remote.id);
+        const stored = /** @type {Conversation | undefined} */ (await tx.objectStore("conversations").get(remote.id));
         if (stored && !isNewer(remote, stored)) return;
         tx.objectStore("conversations").put(remote).catch(ignore);
         applied = true;
@@ -496,11 +645,16 @@ export class Store {
   }
 
   /** Other devices' messages, in one transaction: each added when this browser has neither it nor a purge of its
-   * conversation. Resolves to how many were added. */
+   * conversation. Resolves to how many were added.
+   * @param {SyncedMessage[]} messages
+   * @returns {Promise<number>}
+   */
   async applySyncedMessages(messages) {
+    /** @type {SyncedMessage[]} */
     const added = [];
     const conversationIds = [...new Set(messages.map((m) => m.conversation_id))];
     await this._write(conversationIds[0] ?? "", ["conversations", "messages"], async (tx) => {
+      /** @type {Set<string>} */
       const present = new Set();
       for (const id of conversationIds) if (await tx.objectStore("conversations").get(id)) present.add(id);
       for (const message of messages) {
@@ -516,11 +670,19 @@ export class Store {
     return added.length;
   }
 
+  /**
+   * The attachment files a message refers to (sync sends each once).
+   * @param {SyncedMessage} message   a message record as syncRecords gave it: its parts are stored parts
+   * @returns {string[]}
+   */
   blobRefsOf(message) {
-    return blobRefs(message);
+    return blobRefs(/** @type {{parts?: import("./blobs.js").LoosePart[]}} */ (message));
   }
 
-  /** What came from another device is news to this tab too (its list and open chat redraw), and to the others. */
+  /**
+   * What came from another device is news to this tab too (its list and open chat redraw), and to the others.
+   * @param {Change} change
+   */
   _announceSynced(change) {
     this.channel.post(change);
     this.channel.emit({ ...change, synced: true });
@@ -528,11 +690,18 @@ export class Store {
 
   // ------------------------------------------------------------ plumbing
 
+  /**
+   * @param {string} id
+   * @param {(current: Conversation) => Conversation} change
+   * @returns {Promise<Conversation>}
+   */
   async _updateConversation(id, change) {
     return withConversationLock(this.name, id, async () => {
+      /** @type {Conversation | undefined} */
       let updated;
       await this._write(id, ["conversations"], async (tx) => {
-        const current = this.unsaved.get(id)?.conversation ?? (await tx.objectStore("conversations").get(id));
+        const current = this.unsaved.get(id)?.conversation ??
+          /** @type {Conversation | undefined} */ (await tx.objectStore("conversations").get(id));
         if (!current) throw new Error(`no conversation with id ${id}`);
         updated = { ...change(current), changed: Date.now() }; // sync's clock (sync/engine.js)
         tx.objectStore("conversations").put(updated).catch(ignore);
@@ -543,12 +712,17 @@ export class Store {
     });
   }
 
+  /** @param {Change} change */
   _announce(change) {
     this.channel.post(change);
     for (const listener of this.localListeners) listener(change);
   }
 
-  /** This tab's own changes (subscribe() hears the other tabs'): sync sends them. -> unsubscribe */
+  /**
+   * This tab's own changes (subscribe() hears the other tabs'): sync sends them.
+   * @param {ChangeListener} listener
+   * @returns {() => boolean} unsubscribe
+   */
   onLocalChange(listener) {
     this.localListeners.add(listener);
     return () => this.localListeners.delete(listener);
@@ -559,13 +733,19 @@ export class Store {
    * returns ({conversation?, message?, focus?}) in memory and reports it; any other error is
    * reported and, when it is not a storage failure (a bad argument), thrown. Returns true when the
    * transaction committed.
+   * @param {string} conversationId
+   * @param {string[]} storeNames
+   * @param {(tx: WriteTransaction) => unknown} fn
+   * @param {Kept | (() => Kept)} [keep]
+   * @returns {Promise<boolean>}
    */
   async _write(conversationId, storeNames, fn, keep) {
     let tx;
     try {
       tx = this.db.transaction(storeNames, "readwrite");
     } catch (err) {
-      this.onError({ kind: "storage", message: `Storage is closed (${err.name}); reload this tab. Nothing was saved.` });
+      const name = err instanceof Error ? err.name : String(err); // a DOMException: InvalidStateError, NotFoundError
+      this.onError({ kind: "storage", message: `Storage is closed (${name}); reload this tab. Nothing was saved.` });
       if (keep) this._keep(conversationId, typeof keep === "function" ? keep() : keep);
       return false;
     }
@@ -599,13 +779,18 @@ export class Store {
       }
       if (err instanceof DOMException || cause instanceof DOMException) {
         if (keep) this._keep(conversationId, typeof keep === "function" ? keep() : keep);
-        this.onError({ kind: "storage", message: `Could not save to storage: ${cause.name}: ${cause.message}` });
+        const failure = cause instanceof DOMException ? cause : /** @type {DOMException} */ (err);
+        this.onError({ kind: "storage", message: `Could not save to storage: ${failure.name}: ${failure.message}` });
         return false;
       }
       throw err;
     }
   }
 
+  /**
+   * @param {string} conversationId
+   * @param {Kept} kept
+   */
   _keep(conversationId, { conversation, message, focus } = {}) {
     let mem = this.unsaved.get(conversationId);
     if (!mem) this.unsaved.set(conversationId, (mem = { messages: new Map() }));
@@ -614,6 +799,10 @@ export class Store {
     if (focus) mem.focus = focus;
   }
 
+  /**
+   * @param {string} conversationId
+   * @param {Kept} [kept]
+   */
   _saved(conversationId, { conversation, message, focus } = {}) {
     this.quotaReported.delete(conversationId);
     const mem = this.unsaved.get(conversationId);
@@ -625,10 +814,21 @@ export class Store {
   }
 }
 
+/**
+ * @template {object} T
+ * @param {T} obj
+ * @returns {Partial<T>}
+ */
 function withoutUndefined(obj) {
-  return Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined));
+  return /** @type {Partial<T>} */ (Object.fromEntries(Object.entries(obj).filter(([, v]) => v !== undefined)));
 }
 
+/**
+ * @param {string} text
+ * @param {number} at
+ * @param {number} length
+ * @param {number} [around]
+ */
 function snippet(text, at, length, around = 40) {
   const start = Math.max(0, at - around);
   const end = Math.min(text.length, at + length + around);

@@ -48,7 +48,7 @@ export class SyncPassphraseError extends Error {
  * @property {() => Promise<{conversations: SyncedConversation[], messages: SyncedMessage[]}>} syncRecords
  * @property {(c: SyncedConversation, isNewer: (a: SyncedConversation, b: SyncedConversation) => boolean) => Promise<boolean>} applySyncedConversation
  * @property {(messages: SyncedMessage[]) => Promise<number>} applySyncedMessages
- * @property {{read: (ref: string) => Promise<Uint8Array | null>, write: (ref: string, bytes: Uint8Array) => Promise<void>}} blobs
+ * @property {{read: (ref: string) => Promise<Uint8Array | null>, write: (ref: string, bytes: Uint8Array<ArrayBuffer>) => Promise<void>}} blobs
  * @property {(message: SyncedMessage) => string[]} blobRefsOf
  */
 
