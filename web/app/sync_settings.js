@@ -45,7 +45,10 @@ export class SyncSettings {
   /** What the user typed in the form, kept while it is redrawn (a refusal keeps every field as it was). */
   #draft = { url: "", user: "", password: "", passphrase: "" };
 
-  /** @param {{element: HTMLElement, store: any, notify: (message: string, options?: object) => void}} parts */
+  /**
+   * @param {{element: HTMLElement, store: import("../store/transcripts.js").Store,
+   *   notify: import("./notify.js").Notify}} parts
+   */
   constructor({ element, store, notify }) {
     Object.assign(this, { element, store, notify });
     this.element = element;

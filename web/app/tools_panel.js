@@ -76,7 +76,10 @@ const SAMPLING_LIMITS = { // prefs key -> chat.run's limits field, and its value
   samplingMaxInputChars: { name: "sampling_max_input_chars", fallback: 100_000 },
 };
 
-/** Which MCP revision a connected server speaks: 2026-07-28 stands alone per request; older ones keep a session. */
+/**
+ * Which MCP revision a connected server speaks: 2026-07-28 stands alone per request; older ones keep a session.
+ * @param {{protocol_version?: string | null} | null | undefined} info
+ */
 function protocolBadge(info) {
   const version = info?.protocol_version;
   if (!version) return "";
