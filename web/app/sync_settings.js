@@ -123,8 +123,14 @@ export class SyncSettings {
 
   /** @param {number} done @param {number} total */
   #progress(done, total) {
+    const drawn = this.#status.kind === "working" && this.#status.total;
     this.#status = { kind: "working", text: t("sync.progress", { done, total }), done, total };
-    this.render();
+    const bar = this.element.querySelector("progress");
+    const status = this.element.querySelector("#sync-status");
+    if (!drawn || !bar || !status) return this.render();
+    bar.max = total; // moved in place: a first sync steps thousands of times, the form is not drawn again each time
+    bar.value = done;
+    status.textContent = this.#status.text;
   }
 
   /** @param {string} kind @param {string} text */

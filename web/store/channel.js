@@ -9,15 +9,15 @@
  * A change is a small plain object:
  *   {type: "conversation", conversation_id}             created, renamed, deleted, restored, leaf moved
  *   {type: "message", conversation_id, message_id}      added, finished, interrupted
- *   {type: "message", conversation_id}                  several added by sync (sync/engine.js)
  *   {type: "delta", conversation_id, message_id, event} one streamed event of a reply being written
  *   {type: "import", conversation_ids}
+ *   {type: "sync", conversation_ids}                   what sync brought from another device, one notice a burst
  * and, delivered here, `remote: true` when another tab posted it; this tab's store adds `repaired: true` to a
  * message it found interrupted later and `synced: true` to what came from another device (transcripts.js).
  *
  * @typedef {{type: "conversation", conversation_id: string} | {type: "message", conversation_id: string,
  *   message_id?: string} | {type: "delta", conversation_id: string, message_id: string, event: unknown}
- *   | {type: "import", conversation_ids: string[]}} Change
+ *   | {type: "import", conversation_ids: string[]} | {type: "sync", conversation_ids: string[]}} Change
  * @typedef {Change & {remote?: boolean, repaired?: boolean, synced?: boolean}} ChangeNotice
  * @typedef {(change: ChangeNotice) => void} ChangeListener
  */

@@ -50,7 +50,8 @@
  *   syncRecords(); applySyncedConversation(c, isNewer); applySyncedMessages([m]); blobRefsOf(m)   for sync/engine.js
  *   onLocalChange(cb) -> unsubscribe                       this tab's own changes (sync sends them)
  *   subscribe(cb) -> unsubscribe                           changes from other tabs (channel.js), plus
- *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later
+ *        {type: "message", ..., repaired: true} in this tab when a reply is found interrupted later, and
+ *        {type: "sync", conversation_ids, synced: true} when sync brought something from another device
  *   close()
  *
  * Failures never throw away data. When a write fails (quota full: QuotaExceededError) the store
@@ -106,6 +107,7 @@ import { isQuotaError, ROLES, STATUSES } from "./schema.js";
  */
 
 const HOUR = 3_600_000;
+const SYNC_NOTICE_MS = 100;
 const ignore = () => {}; // a failed request also fails its transaction, which _write reports
 
 /**
@@ -141,6 +143,10 @@ export class Store {
     this.quotaReported = new Set(); // conversation ids
     /** @type {Set<ChangeListener>} */
     this.localListeners = new Set(); // onLocalChange
+    /** @type {Set<string>} */
+    this.syncedIds = new Set(); // conversations sync changed since the last notice (_announceSynced)
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    this.syncedNotice = undefined;
     this.profiles = new Profiles(db);
     this.assistants = new Assistants(db);
     this.prompts = new Prompts(db);
@@ -640,7 +646,7 @@ export class Store {
         tx.objectStore("conversations").put(remote).catch(ignore);
         applied = true;
       }));
-    if (applied) this._announceSynced({ type: "conversation", conversation_id: remote.id });
+    if (applied) this._announceSynced(remote.id);
     return applied;
   }
 
@@ -665,7 +671,7 @@ export class Store {
     });
     for (const id of new Set(added.map((m) => m.conversation_id))) {
       this.searchIndex.forget(id);
-      this._announceSynced({ type: "message", conversation_id: id });
+      this._announceSynced(id);
     }
     return added.length;
   }
@@ -680,12 +686,19 @@ export class Store {
   }
 
   /**
-   * What came from another device is news to this tab too (its list and open chat redraw), and to the others.
-   * @param {Change} change
+   * What came from another device is news to this tab too (its list and open chat redraw), and to the others: one
+   * notice per burst, `{type: "sync", conversation_ids}`, not one a record (a first sync brings thousands).
+   * @param {string} conversationId
    */
-  _announceSynced(change) {
-    this.channel.post(change);
-    this.channel.emit({ ...change, synced: true });
+  _announceSynced(conversationId) {
+    this.syncedIds.add(conversationId);
+    this.syncedNotice ??= setTimeout(() => {
+      const notice = { type: /** @type {const} */ ("sync"), conversation_ids: [...this.syncedIds] };
+      this.syncedIds.clear();
+      this.syncedNotice = undefined;
+      this.channel.post(notice);
+      this.channel.emit({ ...notice, synced: true });
+    }, SYNC_NOTICE_MS);
   }
 
   // ------------------------------------------------------------ plumbing
