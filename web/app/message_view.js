@@ -30,16 +30,58 @@ import { StepView } from "./step_view.js";
 import { textOf } from "./tree.js";
 import { vendorLabel } from "./vendors.js";
 
+/**
+ * @typedef {import("../types/contract").Part} Part
+ * @typedef {import("../types/contract").ToolResultPart} ToolResultPart
+ * @typedef {import("../types/contract").ToolDisplay} ToolDisplay
+ * @typedef {import("../types/contract").ErrorInfo} ErrorInfo
+ * @typedef {import("../types/contract").Usage} Usage
+ * @typedef {import("../store/transcripts.js").StoredMessage} StoredMessage
+ * @typedef {import("../render/tool_result.js").McpItem} McpItem
+ * @typedef {import("../mcp_app/view.js").CallToolResult} CallToolResult
+ * @typedef {import("./tool_card.js").ToolCard} ToolCard
+ */
+/**
+ * What a view draws: a stored message, or the stub of a live reply (its role and parts, what else it knows).
+ * @typedef {Pick<StoredMessage, "role" | "parts"> & Partial<StoredMessage>} ViewMessage
+ * @typedef {"waiting" | "streaming" | "done" | "interrupted" | "error"} ViewState
+ * @typedef {{index: number, count: number}} Siblings   this message's place among its branches (1-based)
+ * @typedef {{field?: string, vendor?: string, model?: string}} SettingsPlace
+ */
+/**
+ * What the buttons and cards of a message do (Chat gives them; each is optional).
+ * @typedef {{edit?: (view: MessageView) => void, regenerate?: (view: MessageView) => void,
+ *            retry?: (view: MessageView) => void, branch?: (view: MessageView, delta: number) => void,
+ *            openSettings?: (where: SettingsPlace) => void, decide?: import("./step_view.js").Decide,
+ *            openResource?: (source: string | null | undefined) => import("../render/tool_result.js").OpenResource | null,
+ *            showApp?: (card: ToolCard, app: import("../types/contract").AppViewRef, result: CallToolResult) => void}}
+ *   MessageActions
+ */
+
 const COPY_FEEDBACK_MS = 1500; // as long as a code block's Copy says "Copied" (web/render/code_blocks.js)
 
 export class MessageView {
-  constructor(msg, { images, actions = {}, siblings = null, live = false } = {}) {
+  /**
+   * @param {ViewMessage} msg
+   * @param {{images: import("../render/images.js").ImagePolicy, actions?: MessageActions, siblings?: Siblings | null,
+   *          live?: boolean}} options
+   */
+  constructor(msg, { images, actions = {}, siblings = null, live = false }) {
     this.msg = msg;
     this.images = images;
     this.actions = actions;
-    this.steps = []; // a reply's steps (StepView), in order
-    this.usages = []; // each step's usage, added up on the reply's one line
-    this.files = []; // what the code wrote, shown under the reply
+    /** @type {StepView[]} a reply's steps, in order */
+    this.steps = [];
+    /** @type {(Usage | null)[]} each step's usage, added up on the reply's one line */
+    this.usages = [];
+    /** @type {McpItem[]} what the code wrote, shown under the reply */
+    this.files = [];
+    // A reply's parts (a user bubble has them too, never shown).
+    this.meta = h("div", { className: "meta" });
+    this.stepsEl = h("div", { className: "steps" });
+    this.filesEl = h("div", { className: "reply-files", hidden: true, "aria-label": t("chat.filesWritten") });
+    this.notice = h("div", { className: "notice", hidden: true });
+    this.usageEl = h("div", { className: "usage" });
     this.el = h("li", { className: `msg ${msg.role}`, dataset: { id: msg.id ?? "" } });
     this.el.dataset.state = stateOf(msg);
     if (msg.role === "user") this.#buildUser(msg);
@@ -47,6 +89,7 @@ export class MessageView {
     if (siblings && siblings.count > 1) this.el.append(this.#branchNav(siblings));
   }
 
+  /** @param {ViewMessage} msg */
   #buildUser(msg) {
     this.body = h("div", { className: "content" }, textOf(msg));
     const images = msg.parts.filter((p) => p.type === "image");
@@ -58,16 +101,15 @@ export class MessageView {
     if (files.length) this.el.append(h("ul", { className: "files", "aria-label": t("chat.attachedFiles") }, files));
     if (this.actions.edit) {
       this.el.append(h("div", { className: "actions" },
-        h("button", { type: "button", className: "edit", onclick: () => this.actions.edit(this) }, t("chat.edit"))));
+        h("button", { type: "button", className: "edit", onclick: () => this.actions.edit?.(this) }, t("chat.edit"))));
     }
   }
 
+  /**
+   * @param {ViewMessage} msg
+   * @param {boolean} live
+   */
   #buildAssistant(msg, live) {
-    this.meta = h("div", { className: "meta" });
-    this.stepsEl = h("div", { className: "steps" });
-    this.filesEl = h("div", { className: "reply-files", hidden: true, "aria-label": t("chat.filesWritten") });
-    this.notice = h("div", { className: "notice", hidden: true });
-    this.usageEl = h("div", { className: "usage" });
     this.el.append(this.meta, this.stepsEl, this.filesEl, this.notice, this.usageEl);
     this.#setMeta(msg);
     if (live) this.beginStep(msg);
@@ -79,6 +121,10 @@ export class MessageView {
    * A live reply becomes the stored one at the turn's end: its message (id, parent), the actions a stored reply has
    * and its ‹ 1/2 › branches, without drawing anything again (an MCP App view on its cards keeps running).
    */
+  /**
+   * @param {StoredMessage} msg
+   * @param {{siblings?: Siblings | null, actions?: MessageActions}} [options]
+   */
   adopt(msg, { siblings = null, actions = {} } = {}) {
     this.msg = { ...msg, parts: this.msg.parts?.length ? this.msg.parts : msg.parts };
     this.el.dataset.id = msg.id ?? "";
@@ -86,7 +132,7 @@ export class MessageView {
     if (this.steps[0]) this.steps[0].el.dataset.id = msg.id ?? "";
     if (!this.el.querySelector(":scope > .actions .regenerate") && this.actions.regenerate) {
       this.el.querySelector(":scope > .actions")?.append(h("button", { type: "button", className: "regenerate",
-                                                                       onclick: () => this.actions.regenerate(this) },
+                                                                       onclick: () => this.actions.regenerate?.(this) },
                                                          t("chat.regenerate")));
     }
     this.el.querySelector(":scope > nav.branches")?.remove();
@@ -98,12 +144,14 @@ export class MessageView {
     return this.steps[this.steps.length - 1];
   }
 
+  /** @param {{vendor?: string, model?: string}} msg */
   #setMeta(msg) {
     const who = [msg.vendor ? vendorLabel(msg.vendor) : null, msg.model].filter(Boolean).join(" · ");
     this.meta.textContent = who;
   }
 
   /** A new live step of this turn (after its tool results went back to the model). */
+  /** @param {{vendor?: string, model?: string}} [msg] */
   beginStep(msg = {}) {
     const step = new StepView({ images: this.images, decide: this.actions.decide });
     this.steps.push(step);
@@ -114,6 +162,7 @@ export class MessageView {
   }
 
   /** A stored step: the first of the turn, or a later one drawn into the same reply. */
+  /** @param {ViewMessage} msg */
   addStep(msg) {
     const step = this.beginStep(msg);
     step.el.dataset.id = msg.id ?? ""; // a search hit in a later step is found here
@@ -127,15 +176,17 @@ export class MessageView {
 
   #addActions() {
     const bar = h("div", { className: "actions" });
-    bar.append(h("button", { type: "button", className: "copy", onclick: (ev) => this.#copy(ev.currentTarget) },
-      t("chat.copy")));
+    const copy = h("button", { type: "button", className: "copy" }, t("chat.copy"));
+    copy.addEventListener("click", () => this.#copy(copy));
+    bar.append(copy);
     if (this.actions.regenerate) {
-      bar.append(h("button", { type: "button", className: "regenerate", onclick: () => this.actions.regenerate(this) },
+      bar.append(h("button", { type: "button", className: "regenerate", onclick: () => this.actions.regenerate?.(this) },
         t("chat.regenerate")));
     }
     this.el.append(bar);
   }
 
+  /** @param {Siblings} siblings */
   #branchNav({ index, count }) {
     return h("nav", { className: "branches", "aria-label": t("chat.branch", { index, count }) },
       h("button", { type: "button", "aria-label": t("chat.prevBranch"), disabled: index <= 1,
@@ -146,6 +197,7 @@ export class MessageView {
   }
 
   /** Copy takes the reply's final words (the last step that wrote any), and says so on the button for a moment. */
+  /** @param {HTMLElement} button */
   async #copy(button) {
     const text = [...this.steps].reverse().map((step) => step.text).find((words) => words.trim()) ?? textOf(this.msg);
     let said = t("chat.copied");
@@ -159,27 +211,35 @@ export class MessageView {
     this.copyTimer = setTimeout(() => (button.textContent = t("chat.copy")), COPY_FEEDBACK_MS);
   }
 
+  /**
+   * @param {string} text
+   * @param {boolean} [isError]
+   */
   #showNotice(text, isError = false) {
     this.notice.hidden = false;
     this.notice.classList.toggle("error", isError);
     this.notice.textContent = text;
   }
 
+  /** @param {ViewState} state */
   setState(state) {
     this.el.dataset.state = state;
     if (state === "interrupted") this.#showNotice(t("chat.interrupted"));
   }
 
   /** The current step's usage; the line shows every step's added up (what the turn cost). */
+  /** @param {Usage | null | undefined} usage */
   setUsage(usage) {
     if (!usage || (usage.input_tokens == null && usage.output_tokens == null)) return;
     this.usages[this.usages.length - 1] = usage;
-    const known = this.usages.filter(Boolean);
-    const sum = (key) => (known.some((u) => u[key] == null) ? "?" : known.reduce((total, u) => total + u[key], 0));
+    const known = this.usages.filter((u) => u !== null);
+    /** @param {"input_tokens" | "output_tokens"} key */
+    const sum = (key) => (known.some((u) => u[key] == null) ? "?" : known.reduce((total, u) => total + (u[key] ?? 0), 0));
     this.usageEl.textContent = t("chat.usage", { input: sum("input_tokens"), output: sum("output_tokens") });
   }
 
   /** A failed reply: what went wrong and what to do (web/app/error_notice.js). `error`: pycore's ErrorInfo. */
+  /** @param {ErrorInfo | string} error */
   showError(error) {
     const info = typeof error === "string" ? { message: error } : { ...error };
     if (this.msg.vendor) info.vendor = this.msg.vendor; // the profile's ("OpenAI-compatible"), not the adapter's
@@ -188,10 +248,11 @@ export class MessageView {
     const { openSettings } = this.actions; // on the profile that failed (its vendor and model)
     this.notice.replaceChildren(errorNotice(info, {
       openSettings: openSettings && ((where) => openSettings({ ...where, vendor: this.msg.vendor, model: this.msg.model })),
-      retry: this.actions.retry ? () => this.actions.retry(this) : null,
+      retry: this.actions.retry ? () => this.actions.retry?.(this) : null,
     }));
   }
 
+  /** @param {string} callId */
   card(callId) {
     for (const step of this.steps) {
       const card = step.card(callId);
@@ -201,9 +262,10 @@ export class MessageView {
   }
 
   /** One streamed event of the current step (docs/PROTOCOL.md), folded into parts by store/reduce.js. */
+  /** @param {import("../types/contract").CoreEvent} ev */
   onEvent(ev) {
     const change = this.step.onEvent(ev);
-    if (change?.usage) this.setUsage(change.usage);
+    if (change && "usage" in change) this.setUsage(change.usage);
     else if (change && "error" in change) this.showError(change.error ?? { message: "error" });
   }
 
@@ -215,10 +277,12 @@ export class MessageView {
    * Fill this reply's tool cards from the message that carries their results: each result part's `display`
    * (pycore.messages.ToolDisplay) says what its card shows beyond what the model got.
    */
+  /** @param {{parts: Part[]}} resultsMsg */
   attachResults(resultsMsg) {
     for (const part of resultsMsg.parts) {
       if (part.type !== "tool_result") continue;
       const card = this.card(part.call_id) ?? this.step.newCard(part.name ?? "tool", part.call_id);
+      /** @type {ToolDisplay} */
       const shown = part.display ?? {};
       if (shown.denied) card.setStatus("denied"); // the user said no
       else if (shown.stopped) card.setStatus("stopped"); // the user's Stop, no failure of the tool
@@ -235,6 +299,7 @@ export class MessageView {
   }
 
   /** Files the code wrote (MCP resource items with their bytes), as downloads under the reply. */
+  /** @param {McpItem[]} items */
   showFiles(items) {
     if (!items.length) return;
     this.files.push(...items);
@@ -250,6 +315,10 @@ export class MessageView {
   }
 }
 
+/**
+ * @param {{status?: string}} msg
+ * @returns {ViewState}
+ */
 function stateOf(msg) {
   if (msg.status === "interrupted") return "interrupted";
   if (msg.status === "error") return "error";
@@ -258,13 +327,22 @@ function stateOf(msg) {
 }
 
 /** A result's items as its card draws them: the server's as sent when the model's content does not carry them whole. */
+/**
+ * @param {ToolResultPart} part
+ * @returns {McpItem[]}
+ */
 function resultItems(part) {
   return part.display?.content ?? toMcpContent(part.content);
 }
 
-/** The call's result as an MCP App view takes it (CallToolResult). */
+/**
+ * The call's result as an MCP App view takes it (CallToolResult): its items are the server's as it sent them, which
+ * the view checks as it does any server's.
+ * @param {ToolResultPart} part
+ * @returns {CallToolResult}
+ */
 function appResult(part) {
-  const result = { content: resultItems(part), isError: Boolean(part.is_error) };
+  const result = /** @type {CallToolResult} */ ({ content: resultItems(part), isError: Boolean(part.is_error) });
   if (part.display?.structured !== undefined && part.display.structured !== null) {
     result.structuredContent = part.display.structured;
   }

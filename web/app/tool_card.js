@@ -41,6 +41,16 @@ const FOLD_LINES = 4;
 const PREVIEW_CHARS = 60;
 
 /** @typedef {"allow" | "always" | "deny"} Decision */
+/** @typedef {"preparing" | "waiting" | "running" | "done" | "error" | "denied" | "stopped"} ToolStatus */
+/** @typedef {import("../render/tool_result.js").McpItem} McpItem */
+/** @typedef {import("../types/contract").AskedEntry} AskedEntry */
+/** @typedef {{el: HTMLElement, close: () => void}} CardView   an MCP App view (web/mcp_app/view.js AppView) */
+/**
+ * How a call ended, beside its content (a tool_end event, or a result part's display: ToolDisplay).
+ * @typedef {{isError?: boolean, durationMs?: number, structured?: Record<string, unknown> | null,
+ *            schemaProblem?: string | null, openResource?: import("../render/tool_result.js").OpenResource | null}}
+ *   ResultOptions
+ */
 
 export class ToolCard {
   /**
@@ -71,6 +81,7 @@ export class ToolCard {
     this.setStatus("preparing");
   }
 
+  /** @param {CardView} view */
   showView(view) {
     this.view?.close();
     this.view = view;
@@ -81,6 +92,7 @@ export class ToolCard {
     this.view?.close();
   }
 
+  /** @param {AskedEntry[]} [entries] */
   showAsked(entries = []) {
     this.askedEl?.remove();
     if (!entries.length) return;
@@ -89,11 +101,16 @@ export class ToolCard {
     this.details.append(this.askedEl);
   }
 
+  /** @param {string} text */
   argsDelta(text) {
     this.rawArgs += text;
     this.argsEl.textContent = this.rawArgs;
   }
 
+  /**
+   * @param {Record<string, unknown> | undefined} args
+   * @param {unknown} [raw]   the call's text when it was not a JSON object
+   */
   setArguments(args, raw = unparsed(args, this.rawArgs)) {
     if (typeof raw === "string") {
       // Not a JSON object as the model wrote it (cut off, broken): the call was not run (pycore.agent.loop), and the
@@ -113,6 +130,7 @@ export class ToolCard {
     this.argsEl.textContent = JSON.stringify(args ?? {}, null, 2);
   }
 
+  /** @param {ToolStatus} status */
   setStatus(status) {
     this.status = status;
     this.el.dataset.status = status;
@@ -120,8 +138,10 @@ export class ToolCard {
     if (status !== "waiting") this.cancelApproval(); // answered here, or decided elsewhere (Always allow)
   }
 
+  /** @param {Partial<import("../types/contract").ApprovalEvent>} [ask] */
   askApproval(ask = {}) {
     this.setStatus("waiting");
+    /** @param {Decision} decision */
     const decide = (decision) => {
       this.setStatus(decision === "deny" ? "denied" : "running");
       this.onDecision(decision, ask);
@@ -144,7 +164,7 @@ export class ToolCard {
         h("button", { type: "button", className: "approve primary", onclick: () => decide("allow") }, t("tool.allowOnce")),
         h("button", { type: "button", className: "always", onclick: () => decide("always") }, t("tool.alwaysAllow")),
         h("button", { type: "button", className: "deny", onclick: () => decide("deny") }, t("tool.deny")))]
-      .filter(Boolean));
+      .filter((node) => node !== null));
     this.approvalEl.hidden = false;
   }
 
@@ -153,6 +173,7 @@ export class ToolCard {
     this.approvalEl.replaceChildren();
   }
 
+  /** @param {Partial<import("../types/contract").ToolProgressEvent>} [event]   a tool_progress event */
   setProgress({ progress, total, message } = {}) {
     if (typeof progress !== "number") return;
     if (typeof total === "number" && total > 0) {
@@ -168,6 +189,10 @@ export class ToolCard {
     this.progressEl.hidden = false;
   }
 
+  /**
+   * @param {McpItem[] | null | undefined} content
+   * @param {ResultOptions} [options]
+   */
   setResult(content, { isError = false, durationMs, structured, schemaProblem = null, openResource = null } = {}) {
     this.cancelApproval();
     this.progressEl.hidden = true; // the result says how it ended
@@ -198,9 +223,13 @@ export class ToolCard {
  * Who offers a tool, by the identity the user gave it: the URL they added, the relay's name for a relay
  * server, their own Python tools, this page. Never a name the server chose for itself.
  */
+/** @type {Record<AskedEntry["kind"], string>} */
 const ASKED_KINDS = { form: "asked.form", url: "asked.url", sampling: "asked.sampling", refused: "asked.refused" };
 
-/** One thing a server asked, and the answer, as text. */
+/**
+ * One thing a server asked, and the answer, as text.
+ * @param {AskedEntry} entry
+ */
 function askedItem(entry) {
   const what = t(ASKED_KINDS[entry.kind] ?? "asked.form", { server: entry.asker ?? "", message: entry.message ?? "" });
   const outcome = entry.kind === "refused" ? "" // the note says it all
@@ -213,7 +242,12 @@ function askedItem(entry) {
     entry.answer ? h("p", { className: "sampling-answer" }, entry.answer) : null);
 }
 
-/** The streamed argument text when the call ended with none parsed from it (not a JSON object), else null. */
+/**
+ * The streamed argument text when the call ended with none parsed from it (not a JSON object), else null.
+ * @param {Record<string, unknown> | undefined} args
+ * @param {string} streamed
+ * @returns {string | null}
+ */
 function unparsed(args, streamed) {
   if (!streamed.trim() || (args && Object.keys(args).length)) return null;
   try {
@@ -224,23 +258,33 @@ function unparsed(args, streamed) {
   }
 }
 
-/** A text item that is the value as JSON. */
+/**
+ * A text item that is the value as JSON.
+ * @param {McpItem} item
+ * @param {unknown} value
+ */
 function sameJSON(item, value) {
   if (item?.type !== "text") return false;
   try {
-    return JSON.stringify(JSON.parse(item.text)) === JSON.stringify(value);
+    return JSON.stringify(JSON.parse(String(item.text))) === JSON.stringify(value);
   } catch {
     return false;
   }
 }
 
-/** {result: v} beside a text item saying v: an SDK's wrapping of a plain return value. */
+/**
+ * {result: v} beside a text item saying v: an SDK's wrapping of a plain return value.
+ * @param {unknown} value
+ * @param {McpItem[] | null | undefined} content
+ * @param {Record<string, unknown>} structured
+ */
 function restated(value, content, structured) {
   if (typeof structured !== "object" || Array.isArray(structured) || Object.keys(structured).length !== 1 ||
       !("result" in structured)) return false;
   return (content ?? []).some((item) => item?.type === "text" && (item.text === String(value) || sameJSON(item, value)));
 }
 
+/** @param {string} [source] */
 export function sourceLabel(source = "") {
   if (source.startsWith("mcp:url:")) return source.slice("mcp:url:".length);
   if (source.startsWith("mcp:relay:")) return t("tool.sourceRelay", { name: source.slice("mcp:relay:".length) });
@@ -253,6 +297,7 @@ export function sourceLabel(source = "") {
 /**
  * The arguments as pretty JSON, one top-level entry a line; a long value is folded into a <details>
  * whose summary starts the value and says how long it is (a long string opens as its text, lines kept).
+ * @param {unknown} args
  */
 export function argumentsView(args) {
   if (!args || typeof args !== "object" || Array.isArray(args)) {
@@ -279,6 +324,7 @@ export function argumentsView(args) {
   return h("div", { className: "json-args" }, h("div", {}, "{"), ...rows, h("div", {}, "}"));
 }
 
+/** @param {number} n */
 function number(n) {
   return new Intl.NumberFormat(language()).format(n);
 }

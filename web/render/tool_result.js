@@ -34,6 +34,20 @@ import { ImagePolicy, renderMarkdown } from "./markdown.js";
 import { safeLinkHref } from "./sanitize.js";
 import { decodeBase64, formatBytes, MediaError, sameFormat, sniffAudio, sniffImage } from "./media_bytes.js";
 
+/**
+ * An MCP content item (or a resource's contents) as a server sent it: untrusted, each field checked where it is read.
+ * @typedef {Record<string, unknown>} McpItem
+ * @typedef {{unsupported: (type: string) => string, notShown: (what: string, reason: string) => string,
+ *            binary: (mime: string, size: string) => string, download: (name: string, size: string) => string,
+ *            open: (name: string) => string, openFailed: (message: string) => string}} ToolLabels
+ * @typedef {(uri: string) => Promise<McpItem[]>} OpenResource   reads a resource through the client (mcp.read_resource)
+ * @typedef {{images?: ImagePolicy, labels?: Partial<ToolLabels & import("./markdown.js").MarkdownLabels>,
+ *            textAs?: "text" | "markdown", openResource?: OpenResource | null}} ToolContentOptions
+ * @typedef {Required<ToolContentOptions>} Options
+ * @typedef {{url: string, error?: undefined} | {error: string, url?: undefined}} MediaUrl
+ */
+
+/** @type {ToolLabels} */
 export const DEFAULT_TOOL_LABELS = {
   unsupported: (type) => `Unsupported content (${type})`,
   notShown: (what, reason) => `${what} not shown: ${reason}`,
@@ -43,6 +57,13 @@ export const DEFAULT_TOOL_LABELS = {
   openFailed: (message) => `Could not open it: ${message}`,
 };
 
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [className]
+ * @param {string} [text]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
 function element(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
@@ -50,9 +71,25 @@ function element(tag, className, text) {
   return node;
 }
 
+/**
+ * A value as an item whose fields can be read (anything else has none).
+ * @param {unknown} value
+ * @returns {McpItem}
+ */
+const fields = (value) => (typeof value === "object" && value !== null ? /** @type {McpItem} */ (value) : {});
+
+/** @param {McpItem} item */
 const mimeOf = (item) => String(item.mimeType ?? item.mime_type ?? "");
 
-/** Decode and check media bytes; returns {url} or {error} (a sentence naming the problem). */
+/**
+ * Decode and check media bytes; returns {url} or {error} (a sentence naming the problem).
+ * @param {unknown} data   base64
+ * @param {string} declared
+ * @param {(bytes: Uint8Array) => string | null} sniff
+ * @param {string} kind
+ * @param {string[]} urls
+ * @returns {MediaUrl}
+ */
 function mediaUrl(data, declared, sniff, kind, urls) {
   let bytes;
   try {
@@ -69,18 +106,29 @@ function mediaUrl(data, declared, sniff, kind, urls) {
   return { url };
 }
 
+/**
+ * @param {unknown} data
+ * @param {string} mime
+ * @param {ToolLabels} labels
+ * @param {string[]} urls
+ */
 function imageItem(data, mime, labels, urls) {
   const result = mediaUrl(data, mime, sniffImage, "image", urls);
-  if (result.error) return element("p", "tool-note", labels.notShown("Image", result.error));
+  if (result.error !== undefined) return element("p", "tool-note", labels.notShown("Image", result.error));
   const img = element("img", "md-image");
   img.alt = mime;
   img.src = result.url;
   return img;
 }
 
+/**
+ * @param {McpItem} item
+ * @param {ToolLabels} labels
+ * @param {string[]} urls
+ */
 function audioItem(item, labels, urls) {
   const result = mediaUrl(item.data, mimeOf(item), sniffAudio, "audio", urls);
-  if (result.error) return element("p", "tool-note", labels.notShown("Audio", result.error));
+  if (result.error !== undefined) return element("p", "tool-note", labels.notShown("Audio", result.error));
   const audio = element("audio");
   audio.controls = true;
   audio.preload = "metadata";
@@ -88,6 +136,10 @@ function audioItem(item, labels, urls) {
   return audio;
 }
 
+/**
+ * @param {unknown} text
+ * @param {Options} options
+ */
 function textItem(text, options) {
   if (options.textAs === "markdown") {
     const box = element("div", "markdown");
@@ -97,6 +149,12 @@ function textItem(text, options) {
   return element("pre", "tool-text", String(text ?? ""));
 }
 
+/**
+ * @param {McpItem} item
+ * @param {ToolLabels} labels
+ * @param {string[]} urls
+ * @param {Options} options
+ */
 function resourceLinkItem(item, labels, urls, options) {
   const box = element("p", "tool-resource-link");
   const label = String(item.title ?? item.name ?? item.uri ?? "");
@@ -111,7 +169,8 @@ function resourceLinkItem(item, labels, urls, options) {
     box.append(element("span", "", label), " ", element("span", "tool-resource-uri", String(item.uri ?? "")));
   }
   if (item.description) box.append(element("span", "tool-note", ` — ${item.description}`));
-  if (!options.openResource || !item.uri) return box;
+  const { openResource } = options;
+  if (!openResource || !item.uri) return box;
   // Read through the client from the server that gave the link, only when the user asks.
   const wrap = element("div", "tool-resource-link-box");
   const opened = element("div", "tool-resource-opened");
@@ -120,11 +179,11 @@ function resourceLinkItem(item, labels, urls, options) {
   button.addEventListener("click", async () => {
     button.disabled = true;
     try {
-      const contents = await options.openResource(String(item.uri));
+      const contents = await openResource(String(item.uri));
       opened.replaceChildren(...contents.map((c) => resourceItem(c, labels, urls, options)));
       button.remove();
     } catch (err) {
-      opened.replaceChildren(element("p", "tool-note", labels.openFailed(err.message)));
+      opened.replaceChildren(element("p", "tool-note", labels.openFailed(messageOf(err))));
       button.disabled = false;
     }
   });
@@ -133,13 +192,20 @@ function resourceLinkItem(item, labels, urls, options) {
   return wrap;
 }
 
-function resourceItem(resource, labels, urls, options) {
+/**
+ * @param {unknown} value   a resource's contents: {uri, mimeType?, text | blob}
+ * @param {ToolLabels} labels
+ * @param {string[]} urls
+ * @param {Options} options
+ */
+function resourceItem(value, labels, urls, options) {
+  const resource = fields(value);
   const box = element("div", "tool-resource");
-  box.append(element("div", "tool-resource-uri", String(resource?.uri ?? "")));
-  const mime = mimeOf(resource ?? {});
-  if (typeof resource?.text === "string") {
+  box.append(element("div", "tool-resource-uri", String(resource.uri ?? "")));
+  const mime = mimeOf(resource);
+  if (typeof resource.text === "string") {
     box.append(textItem(resource.text, options));
-  } else if (typeof resource?.blob === "string") {
+  } else if (typeof resource.blob === "string") {
     if (mime.startsWith("image/") && mime !== "image/svg+xml") box.append(imageItem(resource.blob, mime, labels, urls));
     else box.append(downloadItem(resource, mime, labels, urls));
   } else {
@@ -151,13 +217,17 @@ function resourceItem(resource, labels, urls, options) {
 /**
  * A file's bytes as a download link, never shown: served as application/octet-stream under a blob: URL, so
  * even an HTML or SVG file is saved, not opened in the page's origin.
+ * @param {McpItem} resource
+ * @param {string} mime
+ * @param {ToolLabels} labels
+ * @param {string[]} urls
  */
 function downloadItem(resource, mime, labels, urls) {
   let bytes;
   try {
     bytes = decodeBase64(resource.blob);
   } catch (err) {
-    return element("p", "tool-note", labels.notShown(labels.binary(mime, "?"), err.message));
+    return element("p", "tool-note", labels.notShown(labels.binary(mime, "?"), messageOf(err)));
   }
   const name = String(resource.uri ?? "").split(/[/\\]/).pop() || "download";
   const url = URL.createObjectURL(new Blob([bytes], { type: "application/octet-stream" }));
@@ -169,8 +239,15 @@ function downloadItem(resource, mime, labels, urls) {
   return link;
 }
 
-function renderItem(item, labels, urls, options) {
-  switch (item?.type) {
+/**
+ * @param {unknown} value   one content item
+ * @param {ToolLabels} labels
+ * @param {string[]} urls
+ * @param {Options} options
+ */
+function renderItem(value, labels, urls, options) {
+  const item = fields(value);
+  switch (item.type) {
     case "text":
       return textItem(item.text, options);
     case "image":
@@ -182,14 +259,26 @@ function renderItem(item, labels, urls, options) {
     case "resource":
       return resourceItem(item.resource, labels, urls, options);
     default:
-      return element("p", "tool-note", labels.unsupported(String(item?.type ?? typeof item)));
+      return element("p", "tool-note", labels.unsupported(String(item.type ?? typeof value)));
   }
 }
 
+/** @param {unknown} err */
+function messageOf(err) {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * @param {HTMLElement} container
+ * @param {unknown} items   MCP content items (McpItem[]; one alone is taken as a list of one)
+ * @param {ToolContentOptions} [options]
+ * @returns {{destroy: () => void}}
+ */
 export function renderToolContent(container, items, { images = new ImagePolicy(), labels = {}, textAs = "text",
                                                      openResource = null } = {}) {
   const allLabels = { ...DEFAULT_TOOL_LABELS, ...labels };
   const options = { images, labels, textAs, openResource };
+  /** @type {string[]} */
   const urls = [];
   container.classList.add("tool-content");
   container.replaceChildren();

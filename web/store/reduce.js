@@ -152,9 +152,10 @@ export function textOfParts(parts) {
 
 /** pycore result parts ({type: image, data, mime_type}) as the MCP content items a card draws ({mimeType}). */
 /**
- * @param {readonly Record<string, unknown>[] | null | undefined} items
+ * @param {import("../types/contract").ToolResultPart["content"] | null} items
  * @returns {Record<string, unknown>[]}
  */
 export function toMcpContent(items) {
-  return (items ?? []).map((item) => (item.type === "image" ? { type: "image", data: item.data, mimeType: item.mime_type } : item));
+  return (items ?? []).map((item) => (item.type === "image" ? { type: "image", data: item.data, mimeType: item.mime_type }
+    : { ...item })); // a text part is an MCP text item as it is
 }
