@@ -34,6 +34,8 @@ PROPER_NAMES = frozenset({
     "docstring", "English",  # (the language picker names each language in its own language)
     "Authorization", "Bearer",  # (an HTTP header and its auth scheme, named as they are sent)
     "ID",  # (as written in Japanese too)
+    "WebDAV", "Nextcloud", "ownCloud", "Synology", "Fastmail", "Files", "Dropbox", "Google", "Drive", "iCloud",
+    "OneDrive",  # (a protocol and the services sync works with, by their own names)
     "Enter", "Shift", "Esc", "Ctrl", "Cmd", "K", "ms", "s", "B"}) | frozenset(
     # The vendors and services by their own names, as the adapters' catalogue declares them ("OpenAI-compatible"
     # is a description, and translated: not among them).

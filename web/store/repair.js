@@ -161,7 +161,7 @@ function displayOf(part, old) {
     .map((key) => [key, old[key]]));
   const links = Array.isArray(old.links) ? old.links : [];
   const sent = isObject(old.app) && isObject(old.app.result) ? old.app.result.content : undefined;
-  const items = /** @type {Record<string, unknown>[] | undefined} */ (part.content);
+  const items = /** @type {import("../types/contract").ToolResultPart["content"]} */ (part.content);
   const content = sent ?? (links.length ? [...toMcpContent(items), ...links] : null);
   if (Array.isArray(content)) display.content = content;
   if (isObject(old.app)) {
