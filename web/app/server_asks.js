@@ -14,7 +14,7 @@
 import { h } from "./dom.js";
 import { Question } from "./elicitation.js";
 import { SamplingRequest, refusalNote } from "./sampling.js";
-import { sourceLabel } from "./tool_card.js";
+import { sourceLabel } from "./approval.js";
 
 /** @typedef {import("../types/contract").ElicitationEvent} ElicitationEvent */
 /** @typedef {import("../types/contract").SamplingEvent} SamplingEvent */

@@ -33,12 +33,10 @@ import { highlightCode } from "../render/highlight.js";
 import { sanitizeToFragment } from "../render/sanitize.js";
 import { renderToolContent } from "../render/tool_result.js";
 import { PYTHON_TOOL } from "../sandbox/tool.js";
+import { approvalQuestion } from "./approval.js";
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
 
-const FOLD_CHARS = 120; // a value longer than this (as pretty JSON), or of more lines than FOLD_LINES, is folded
-const FOLD_LINES = 4;
-const PREVIEW_CHARS = 60;
 
 /** @typedef {"allow" | "always" | "deny"} Decision */
 /** @typedef {"preparing" | "waiting" | "running" | "done" | "error" | "denied" | "stopped"} ToolStatus */
@@ -148,23 +146,8 @@ export class ToolCard {
     };
     const tool = ask.original_name ?? this.name; // the tool's own name: the model's may carry a prefix
     this.approvalEl.setAttribute("aria-label", t("tool.approval", { name: tool }));
-    this.approvalEl.replaceChildren(...[ // (replaceChildren would show a null as the text "null")
-      h("h4", {}, t("tool.askTitle")),
-      // Why it asks although allowed: data from another server's tools in this reply (pycore.agent.loop).
-      ask.reason?.kind === "cross_server"
-        ? h("p", { className: "approval-reason", role: "note" },
-            t("tool.askCrossServer", { servers: (ask.reason.from ?? []).map((s) => sourceLabel(s)).join(", ") }))
-        : null,
-      h("dl", { className: "approval-facts" },
-        h("dt", {}, t("tool.askServer")), h("dd", { className: "approval-server" }, sourceLabel(ask.source)),
-        h("dt", {}, t("tool.askTool")), h("dd", { className: "approval-tool" }, tool),
-        h("dt", { className: "approval-args-label" }, t("tool.arguments")),
-        h("dd", { className: "approval-args" }, argumentsView(ask.arguments))),
-      h("div", { className: "approval-actions" },
-        h("button", { type: "button", className: "approve primary", onclick: () => decide("allow") }, t("tool.allowOnce")),
-        h("button", { type: "button", className: "always", onclick: () => decide("always") }, t("tool.alwaysAllow")),
-        h("button", { type: "button", className: "deny", onclick: () => decide("deny") }, t("tool.deny")))]
-      .filter((node) => node !== null));
+    this.approvalEl.replaceChildren(...approvalQuestion({ ...ask, original_name: tool }, {
+      title: t("tool.askTitle"), decide, who: true }));
     this.approvalEl.hidden = false;
   }
 
@@ -282,46 +265,6 @@ function restated(value, content, structured) {
   if (typeof structured !== "object" || Array.isArray(structured) || Object.keys(structured).length !== 1 ||
       !("result" in structured)) return false;
   return (content ?? []).some((item) => item?.type === "text" && (item.text === String(value) || sameJSON(item, value)));
-}
-
-/** @param {string} [source] */
-export function sourceLabel(source = "") {
-  if (source.startsWith("mcp:url:")) return source.slice("mcp:url:".length);
-  if (source.startsWith("mcp:relay:")) return t("tool.sourceRelay", { name: source.slice("mcp:relay:".length) });
-  if (source.startsWith("mcp:")) return source.slice("mcp:".length);
-  if (source.startsWith("python:")) return t("tool.sourcePython");
-  if (source === "page") return t("tool.sourcePage");
-  return source;
-}
-
-/**
- * The arguments as pretty JSON, one top-level entry a line; a long value is folded into a <details>
- * whose summary starts the value and says how long it is (a long string opens as its text, lines kept).
- * @param {unknown} args
- */
-export function argumentsView(args) {
-  if (!args || typeof args !== "object" || Array.isArray(args)) {
-    return h("pre", { className: "json-args" }, JSON.stringify(args ?? {}, null, 2));
-  }
-  const entries = Object.entries(args);
-  if (!entries.length) return h("pre", { className: "json-args" }, "{}");
-  const rows = entries.map(([key, value], i) => {
-    const pretty = JSON.stringify(value, null, 2) ?? String(value);
-    const comma = i < entries.length - 1 ? "," : "";
-    const head = h("span", { className: "json-key" }, `  ${JSON.stringify(key)}: `);
-    if (pretty.length <= FOLD_CHARS && pretty.split("\n").length <= FOLD_LINES) {
-      return h("div", { className: "json-row" }, head, h("span", { className: "json-value" }, pretty + comma));
-    }
-    const full = typeof value === "string" ? value : pretty;
-    const firstLine = pretty.split("\n", 1)[0];
-    const preview = firstLine.length > PREVIEW_CHARS ? `${firstLine.slice(0, PREVIEW_CHARS)}…` : `${firstLine} …`;
-    return h("div", { className: "json-row" }, head,
-      h("details", { className: "json-fold" },
-        h("summary", {}, h("span", { className: "json-value" }, preview),
-          h("span", { className: "json-size" }, ` (${t("tool.characters", { count: number(full.length) })})${comma}`)),
-        h("pre", { className: "json-full" }, full)));
-  });
-  return h("div", { className: "json-args" }, h("div", {}, "{"), ...rows, h("div", {}, "}"));
 }
 
 /** @param {number} n */

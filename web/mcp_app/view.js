@@ -34,7 +34,7 @@
 
 import { h } from "../app/dom.js";
 import { t } from "../app/i18n.js";
-import { argumentsView } from "../app/tool_card.js";
+import { approvalQuestion } from "../app/approval.js";
 import { MESSAGE_LIMIT, messageSize, SECOND_LIMIT } from "./limits.js";
 import { viewPolicy, withPolicy } from "./policy.js";
 
@@ -223,15 +223,8 @@ export class AppView {
         resolve(decision);
       };
       this.unanswered = () => done("deny"); // the view goes before the user answers
-      this.askEl.replaceChildren(
-        h("h4", {}, t("app.asksToRun", { name: ev.original_name ?? ev.name })),
-        h("dl", { className: "approval-facts" },
-          h("dt", { className: "approval-args-label" }, t("tool.arguments")),
-          h("dd", { className: "approval-args" }, argumentsView(ev.arguments))),
-        h("div", { className: "approval-actions" },
-          h("button", { type: "button", className: "approve primary", onclick: () => done("allow") }, t("tool.allowOnce")),
-          h("button", { type: "button", className: "always", onclick: () => done("always") }, t("tool.alwaysAllow")),
-          h("button", { type: "button", className: "deny", onclick: () => done("deny") }, t("tool.deny"))));
+      this.askEl.replaceChildren(...approvalQuestion(ev, {
+        title: t("app.asksToRun", { name: ev.original_name ?? ev.name }), decide: done, who: false }));
       this.askEl.hidden = false;
     });
   }
