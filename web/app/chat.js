@@ -105,7 +105,7 @@ export class Chat {
 
   async #open(id, { at = null, query = "" } = {}) {
     if (this.running) this.stop();
-    const loaded = await this.store.loadConversation(id);
+    const loaded = await this.#load(id);
     this.conversation = loaded.conversation;
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
@@ -117,6 +117,17 @@ export class Chat {
     if (hit) this.follow.reveal(hit);
     else this.follow.toEnd();
     this.onChange(this.conversation);
+  }
+
+  /**
+   * The conversation as stored; one that is gone (deleted, perhaps in another tab, since it was listed) is an error
+   * that says so, not a TypeError of a missing record.
+   * @param {string} id
+   */
+  async #load(id) {
+    const loaded = await this.store.loadConversation(id);
+    if (!loaded) throw new Error(t("chat.openGone"));
+    return loaded;
   }
 
   #chooseLeaf(leafId) {
@@ -134,7 +145,7 @@ export class Chat {
 
   /** The conversation's messages as stored, into the tree, keeping the branches chosen on screen. */
   async #reload() {
-    const loaded = await this.store.loadConversation(this.conversation.id);
+    const loaded = await this.#load(this.conversation.id);
     const chosen = this.tree.chosen;
     const known = new Set(this.tree.byId.keys());
     this.tree = new ConversationTree(loaded.messages.filter((m) => known.has(m.id)));
