@@ -19,9 +19,9 @@ import { fromBase64 } from "../files/base64.js";
 /**
  * @typedef {object} StoredPart   what this module reads of a stored message's part (pycore's document, image)
  * @property {string} type
- * @property {string} [name]
- * @property {string} [data]   base64
- * @property {string} [text]
+ * @property {string | null} [name]
+ * @property {string | null} [data]   base64 (a contract DocumentPart's may be null: text only)
+ * @property {string | null} [text]
  * @property {string} [mime_type]
  */
 /** @typedef {{role: string, parts?: StoredPart[]}} StoredMessage */
