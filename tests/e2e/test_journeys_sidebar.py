@@ -172,3 +172,27 @@ def test_the_theme_switch_overrides_the_system_scheme_and_is_remembered(browser:
     dialog.get_by_label("Theme").select_option("system")
     assert page.evaluate(background) == "rgb(251, 251, 250)"
     context.close()
+
+
+def test_a_conversation_gone_from_the_store_before_its_row_is_clicked_says_so(browser: Browser, site_url: str,
+                                                                              vendor: VendorReplay):
+    # Chat.#open read the store's null (a conversation purged by another tab, or the site's data cleared, while
+    # this tab still listed it) as a record: the toast said "Cannot read properties of null (reading 'conversation')".
+    page = open_app(browser, site_url)
+    chats(page, vendor, "alpha plans", "beta budget")
+    side = sidebar(page)
+    row = side.locator("li[data-id]", has=page.get_by_role("button", name="alpha plans", exact=True))
+    gone = row.get_attribute("data-id")
+    page.evaluate("""(id) => new Promise((resolve, reject) => {
+        const open = indexedDB.open("orizuru");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const tx = open.result.transaction("conversations", "readwrite");
+          tx.objectStore("conversations").delete(id);
+          tx.oncomplete = () => { open.result.close(); resolve(); };
+          tx.onerror = () => reject(tx.error);
+        };
+    })""", gone)
+    side.get_by_role("button", name="alpha plans", exact=True).click()
+    expect(page.locator(".toast", has_text="That conversation is no longer in this browser")).to_be_visible()
+    expect(page.locator(".transcript li.msg.user .content")).to_have_text(["beta budget"])  # what was open stays open

@@ -13,7 +13,7 @@
  *
  *   const bus = new Bus();  const off = bus.on(type, (detail) => …);  bus.emit(type, detail)
  *
- * @typedef {Awaited<ReturnType<import("../store/transcripts.js").Store["createConversation"]>>} Conversation
+ * @typedef {import("../store/transcripts.js").Conversation} Conversation
  * @typedef {import("./settings.js").Profile} Profile
  * @typedef {{conversation: Conversation | null, running: boolean, profiles: Profile | null, profile: Profile | null,
  *   attach: {resource: {uri: string, name?: string | null}, parts: import("../types/contract").Part[]},

@@ -48,6 +48,83 @@ import { ConversationGoneError } from "../store/transcripts.js";
 import { Turn } from "./turn.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 import { markHit } from "./search_hit.js";
+import { MissingKeyError } from "./settings.js";
+import { messageOf } from "./error_notice.js";
+
+/**
+ * @typedef {import("../types/contract").CoreEvent} CoreEvent
+ * @typedef {import("../types/contract").Part} Part
+ * @typedef {import("../types/contract").ErrorInfo} ErrorInfo
+ * @typedef {import("../types/contract").ApprovalEvent} ApprovalEvent
+ * @typedef {import("../types/contract").ToolStartEvent} ToolStartEvent
+ * @typedef {import("../types/contract").ToolEndEvent} ToolEndEvent
+ * @typedef {import("../types/contract").PageToolEvent} PageToolEvent
+ * @typedef {import("../types/contract").MessageEvent} CoreMessageEvent
+ * @typedef {import("../types/contract").AppViewRef} AppViewRef
+ * @typedef {import("../types/contract").Params<"chat.run">} RunParams
+ * @typedef {import("../types/contract").RunTools} RunTools
+ * @typedef {import("../types/contract").Result<"chat.run">} RunResult
+ * @typedef {import("../store/transcripts.js").StoredMessage} StoredMessage
+ * @typedef {import("../store/transcripts.js").Conversation} Conversation
+ * @typedef {import("../types/contract").Message} Message
+ * @typedef {import("./settings.js").Target} Target
+ * @typedef {import("./settings.js").Profile} Profile
+ * @typedef {import("./server_asks.js").PageDisplay} PageDisplay
+ * @typedef {import("./server_asks.js").AskingRun} AskingRun
+ * @typedef {import("../mcp_app/view.js").Decision} Decision
+ * @typedef {import("../mcp_app/view.js").CallToolResult} CallToolResult
+ * @typedef {import("../sandbox/interpreter.js").Interpreter} SandboxInterpreter
+ * @typedef {ReturnType<typeof import("../store/assistants.js").effectiveSettings>} AssistantSettings
+ * @typedef {import("./tool_card.js").ToolCard} ToolCard
+ */
+/**
+ * The code interpreter as the chat uses it (main.js wraps web/sandbox/interpreter.js, loaded on first use).
+ * @typedef {{tool?: () => import("../types/contract").PageTool,
+ *            run: (session: string, code: string, options: Parameters<SandboxInterpreter["run"]>[2])
+ *              => ReturnType<SandboxInterpreter["run"]>,
+ *            callTool: (set: string, name: string, args: unknown, options: Parameters<SandboxInterpreter["callTool"]>[3])
+ *              => ReturnType<SandboxInterpreter["callTool"]>,
+ *            warm?: (session: string) => unknown}} CodeInterpreter
+ */
+/**
+ * MCP App views: the frame's page, a server's tool's `ui://` view, the user's choices for a server, whether it is
+ * on this machine, and where a view's suggested message goes (the composer).
+ * @typedef {{frameURL: string, viewOf: (serverId: string, tool: string) => string | null,
+ *            choicesFor: (serverId: string) => import("../mcp_app/view.js").ServerChoices,
+ *            isLocal?: (serverId: string) => boolean, suggest: (text: string) => void}} Apps
+ */
+/**
+ * What a Chat is made with (the top of this file says what each is for).
+ * @typedef {{core: import("../client/orizuru.js").Agent, coreReady: Promise<unknown>,
+ *            store: import("../store/transcripts.js").Store, transcript: HTMLElement,
+ *            images: import("../render/images.js").ImagePolicy,
+ *            provider: (profileId: string | null) => Target,
+ *            tools: () => Promise<{tools: RunTools, policy: NonNullable<RunParams["policy"]>}>,
+ *            follow: import("./follow.js").ScrollFollower,
+ *            focus?: import("./focus.js").FocusMemory | null,
+ *            assistant?: import("./chat_settings.js").ChatSettings | null,
+ *            autoTitle?: () => boolean, onChange?: (conversation: Conversation | null) => void,
+ *            interpreter?: CodeInterpreter | null, samplingLimits?: (() => Record<string, number>) | null,
+ *            onRunning?: (running: boolean) => void, notify?: import("./notify.js").Notify,
+ *            openSettings?: (where?: Parameters<import("./settings.js").Settings["open"]>[0]) => void,
+ *            askKey?: (profile: Profile) => Promise<boolean>,
+ *            onAlwaysAllow?: (ask: Partial<ApprovalEvent>) => void, apps?: Apps | null}} ChatOptions
+ */
+/**
+ * The running turn's data: the turn's (turn.js) and what the chat keeps on it while it runs: the stream, each
+ * running tool's start, the code runs to abort on Stop, and the server's questions (server_asks.js).
+ * @typedef {import("./turn.js").TurnRun & Omit<AskingRun, "running"> & {stream?: Stream, running?: Map<string, ToolStartEvent>,
+ *            interpreting?: Set<() => void>}} ChatRun
+ */
+/**
+ * One turn as it streams (#stream): its reply on screen, whether a step of it is open, that step's usage and error,
+ * what only the page knows of each call's card, and each step's words.
+ * @typedef {{run: ChatRun, conversationId: string, target: Target, messages: Message[], interpret: boolean,
+ *            record: ReplyRecord, reply: MessageView | null, stepOpen: boolean,
+ *            usage: import("../types/contract").Usage | null, stepError: ErrorInfo | null, shown: PageDisplay,
+ *            texts: string[]}} Stream
+ */
+/** @typedef {{ok: true, done: Promise<void>} | {ok: false, reason: string | null}} Outcome   a send's answer */
 
 // The model's stream events (pycore/contract.py): each belongs to the reply's current step and is stored with it.
 const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
@@ -55,18 +132,38 @@ const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 const ASKING = new Set(["approval", "elicitation", "sampling"]);
 
 export class Chat {
+  /** @param {ChatOptions} options */
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
                 onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
                 onAlwaysAllow = () => {}, apps = null }) {
     onLanguageChange(() => this.render());
-    Object.assign(this, { core, coreReady, store, transcript, images, provider, tools, follow, focus, assistant, autoTitle,
-                          interpreter, samplingLimits, apps,
-                          onChange,
-                          onRunning,
-                          notify, openSettings, askKey, onAlwaysAllow });
+    // Each one a field of its own, for the type checker (an Object.assign declares none).
+    this.core = core;
+    this.coreReady = coreReady;
+    this.store = store;
+    this.transcript = transcript;
+    this.images = images;
+    this.provider = provider;
+    this.tools = tools;
+    this.follow = follow;
+    this.focus = focus;
+    this.assistant = assistant;
+    this.autoTitle = autoTitle;
+    this.interpreter = interpreter;
+    this.samplingLimits = samplingLimits;
+    this.apps = apps;
+    this.onChange = onChange;
+    this.onRunning = onRunning;
+    this.notify = notify;
+    this.openSettings = openSettings;
+    this.askKey = askKey;
+    this.onAlwaysAllow = onAlwaysAllow;
+    /** @type {Conversation | null} */
     this.conversation = null;
+    /** @type {ConversationTree<StoredMessage>} */
     this.tree = new ConversationTree();
+    /** @type {MessageView[]} */
     this.views = [];
     // The turn's state (web/app/turn.js), shown on <html data-turn> for styles and tests.
     this.turn = new Turn({ onChange: (state) => {
@@ -96,16 +193,24 @@ export class Chat {
     this.onChange(null);
   }
 
-  /** Open a conversation at its end, or at a search hit ({at: message id, query}: shown on its branch, marked). */
+  /**
+   * Open a conversation at its end, or at a search hit ({at: message id, query}: shown on its branch, marked).
+   * @param {string} id
+   * @param {{at?: string | null, query?: string}} [options]
+   */
   open(id, options = {}) {
     const opening = this.opening.catch(() => {}).then(() => this.#open(id, options));
     this.opening = opening;
     return opening;
   }
 
+  /**
+   * @param {string} id
+   * @param {{at?: string | null, query?: string}} [options]
+   */
   async #open(id, { at = null, query = "" } = {}) {
     if (this.running) this.stop();
-    const loaded = await this.store.loadConversation(id);
+    const loaded = await this.#load(id);
     this.conversation = loaded.conversation;
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
@@ -119,8 +224,20 @@ export class Chat {
     this.onChange(this.conversation);
   }
 
+  /**
+   * The conversation as stored; one that is gone (deleted, perhaps in another tab, since it was listed) is an error
+   * that says so, not a TypeError of a missing record.
+   * @param {string} id
+   */
+  async #load(id) {
+    const loaded = await this.store.loadConversation(id);
+    if (!loaded) throw new Error(t("chat.openGone"));
+    return loaded;
+  }
+
+  /** @param {string} leafId */
   #chooseLeaf(leafId) {
-    for (let cur = this.tree.get(leafId); cur; cur = this.tree.get(cur.parent_id)) {
+    for (let cur = this.tree.get(leafId); cur; cur = cur.parent_id ? this.tree.get(cur.parent_id) : undefined) {
       this.tree.chosen.set(cur.parent_id ?? "\u0000root", cur.id);
     }
   }
@@ -134,7 +251,8 @@ export class Chat {
 
   /** The conversation's messages as stored, into the tree, keeping the branches chosen on screen. */
   async #reload() {
-    const loaded = await this.store.loadConversation(this.conversation.id);
+    if (!this.conversation) return;
+    const loaded = await this.#load(this.conversation.id);
     const chosen = this.tree.chosen;
     const known = new Set(this.tree.byId.keys());
     this.tree = new ConversationTree(loaded.messages.filter((m) => known.has(m.id)));
@@ -149,6 +267,7 @@ export class Chat {
    * A turn's end: the tree learns what was stored, and the reply drawn live becomes that stored reply in place
    * (ids, actions, branches). Nothing already on screen is drawn again: no markdown parsed twice, no MCP App view
    * restarted. Only when the screen and the store disagree (another tab wrote meanwhile) is the path drawn anew.
+   * @param {{view: MessageView, id: string | null}[]} replies
    */
   async #settleTurn(replies) {
     await this.#reload();
@@ -172,6 +291,7 @@ export class Chat {
     this.views = [];
     const path = this.tree.path();
     if (!path.length) return this.renderEmpty();
+    /** @type {HTMLElement[]} */
     const items = [];
     for (const { msg, after } of onScreen(path)) {
       let view;
@@ -195,26 +315,38 @@ export class Chat {
     this.follow.restore(place);
   }
 
-  /** For a tool of an MCP server: reads a resource link through the client, from that server (when connected). */
+  /**
+   * For a tool of an MCP server: reads a resource link through the client, from that server (when connected).
+   * @param {string | null | undefined} source
+   */
   #resourceReader(source) {
     if (!source?.startsWith("mcp:")) return null;
-    return async (uri) => (await this.core.call("mcp.read_resource", { id: source.slice("mcp:".length), uri })).contents;
+    return async (/** @type {string} */ uri) => (await this.core.call("mcp.read_resource", { id: source.slice("mcp:".length), uri })).contents;
   }
 
+  /**
+   * What a message's buttons do (MessageView's actions): a user bubble's Edit, a reply's Regenerate and Retry.
+   * @param {{role: string}} msg
+   */
   #actionsFor(msg) {
-    const actions = { branch: (view, delta) => this.#switchBranch(view.msg, delta),
-                      openResource: (source) => this.#resourceReader(source),
-                      showApp: (card, app, result) => this.#showApp(card, app, result) };
-    if (msg.role === "user") actions.edit = (view) => this.#startEdit(view);
-    else {
-      actions.regenerate = (view) => this.regenerate(view.msg);
-      // A failed reply's way out (web/app/error_notice.js): a retry is another reply to the same prompt.
-      actions.retry = (view) => this.regenerate(view.msg);
-      actions.openSettings = (where) => this.openSettings(where);
-    }
-    return actions;
+    const actions = { branch: (/** @type {MessageView} */ view, /** @type {number} */ delta) =>
+                        this.#switchBranch(view.msg, delta),
+                      openResource: (/** @type {string | null | undefined} */ source) => this.#resourceReader(source),
+                      showApp: (/** @type {ToolCard} */ card, /** @type {AppViewRef | null | undefined} */ app,
+                                /** @type {CallToolResult} */ result) => this.#showApp(card, app, result) };
+    if (msg.role === "user") return { ...actions, edit: (/** @type {MessageView} */ view) => this.#startEdit(view) };
+    return { ...actions,
+             regenerate: (/** @type {MessageView} */ view) => this.regenerate(view.msg),
+             // A failed reply's way out (web/app/error_notice.js): a retry is another reply to the same prompt.
+             retry: (/** @type {MessageView} */ view) => this.regenerate(view.msg),
+             openSettings: (/** @type {Parameters<NonNullable<ChatOptions["openSettings"]>>[0]} */ where) =>
+               this.openSettings(where) };
   }
 
+  /**
+   * @param {StoredMessage} msg
+   * @param {number} delta
+   */
   async #switchBranch(msg, delta) {
     if (this.turn.busy) return void this.notify(t("chat.busy"));
     this.tree.step(msg, delta);
@@ -227,12 +359,15 @@ export class Chat {
     if (this.conversation && leaf) await this.store.setCurrentLeaf?.(this.conversation.id, leaf.id);
   }
 
+  /** @param {MessageView} view */
   #startEdit(view) {
     if (this.turn.busy) return void this.notify(t("chat.busy"));
     const field = h("textarea", { className: "edit-field", "aria-label": t("chat.editField"), rows: 3 });
     field.value = textOf(view.msg);
-    const images = view.msg.parts.filter((p) => p.type === "image");
-    const documents = view.msg.parts.filter((p) => p.type === "document"); // kept: the edit is of the words
+    /** @type {StoredMessage} */
+    const msg = view.msg;
+    const images = msg.parts.filter((p) => p.type === "image");
+    const documents = msg.parts.filter((p) => p.type === "document"); // kept: the edit is of the words
     const form = h("form", { className: "edit-form" }, field,
       h("div", { className: "actions" },
         h("button", { type: "submit" }, t("chat.resend")),
@@ -250,7 +385,7 @@ export class Chat {
         form.requestSubmit();
       }
     });
-    view.body.replaceWith(form);
+    view.body?.replaceWith(form); // a user bubble's body: always there
     field.focus();
   }
 
@@ -260,12 +395,19 @@ export class Chat {
    * A new user message at the end of the shown path, then a reply. Resolves once the message is stored,
    * {ok: true, done} (`done`: the whole turn), or refused, {ok: false, reason}: then nothing was stored or sent,
    * and the caller keeps the words (the reason is null when it was already said, or the person cancelled).
+   * @param {string} text
+   * @param {{data: string, mime_type: string}[]} [images]
+   * @param {Part[]} [extraParts]
+   * @returns {Promise<Outcome>}
    */
   send(text, images = [], extraParts = []) {
     return this.#start({ userParts: [...userParts(text, images), ...extraParts] });
   }
 
-  /** Another reply to the same user message, kept as a sibling branch. */
+  /**
+   * Another reply to the same user message, kept as a sibling branch.
+   * @param {StoredMessage} assistantMsg
+   */
   async regenerate(assistantMsg) {
     const prompt = this.tree.promptOf(assistantMsg);
     if (!prompt) return undefined;
@@ -275,6 +417,7 @@ export class Chat {
   }
 
   stop() {
+    /** @type {ChatRun | null} */
     const run = this.running;
     if (!run) return;
     run.cancelled = true;
@@ -294,8 +437,9 @@ export class Chat {
         const target = this.provider(settings?.profile_id ?? null); // the assistant's profile, else the top bar's
         return settings?.model ? { ...target, model: settings.model } : target;
       } catch (err) {
-        if (!err.profile) this.notify(err.message, { settings: true });
-        if (!err.profile || !(await this.askKey(err.profile))) return null;
+        const profile = err instanceof MissingKeyError ? err.profile : null;
+        if (!profile) this.notify(messageOf(err), { settings: true });
+        if (!profile || !(await this.askKey(profile))) return null;
       }
     }
   }
@@ -304,12 +448,15 @@ export class Chat {
    * The first half of a turn, while the composer still holds the words (turn state `sending`): the vendor to
    * ask, the conversation, the person's message on disk. Anything that goes wrong here is a refusal with its
    * reason; nothing has been sent. The reply then runs in #reply, in the background.
+   * @param {{parentId?: string | null, userParts?: Part[] | null, replyTo?: StoredMessage | null}} what
+   * @returns {Promise<Outcome>}
    */
   async #start({ parentId, userParts: parts = null, replyTo = null }) {
     await this.opening.catch(() => {}); // a conversation being opened is the one this message goes to
     await this.turn.settled(); // a turn that just ended puts the transcript in order first
     const begun = this.turn.begin();
     if (!begun.ok) return { ok: false, reason: t("chat.busy") };
+    /** @type {ChatRun} */
     const run = begun.run;
     let userMsg = replyTo;
     try {
@@ -328,25 +475,36 @@ export class Chat {
         const parent = parentId === undefined ? this.tree.last()?.id ?? null : parentId;
         userMsg = await this.store.addMessage(conversationId, { parent_id: parent, role: "user", parts });
       }
+      if (!userMsg) throw new Error("a turn needs the person's message or the prompt to answer again");
       this.turn.stored();
       const done = this.#reply(run, { conversationId, target, userMsg, added: Boolean(parts),
                                       fresh: Boolean(parts) && !userMsg.parent_id });
       return { ok: true, done };
     } catch (err) {
-      if (!(err instanceof ConversationGoneError)) return this.#refuse(t("chat.notStored", { message: err.message }));
+      if (!(err instanceof ConversationGoneError)) return this.#refuse(t("chat.notStored", { message: messageOf(err) }));
       this.newChat(); // it is gone: the words go to a new chat when sent again
       return this.#refuse(t("chat.conversationGone"));
     }
   }
 
+  /**
+   * @param {string | null} reason
+   * @returns {Outcome}
+   */
   #refuse(reason) {
     this.turn.refuse(reason);
     return { ok: false, reason };
   }
 
-  /** The second half of a turn: the message shown, the reply streamed and stored, the transcript put in order. */
+  /**
+   * The second half of a turn: the message shown, the reply streamed and stored, the transcript put in order.
+   * @param {ChatRun} run
+   * @param {{conversationId: string, target: Target, userMsg: StoredMessage, added: boolean, fresh: boolean}} turn
+   */
   async #reply(run, { conversationId, target, userMsg, added, fresh }) {
+    /** @type {{view: MessageView, id: string | null}[]} */
     const drawn = []; // the reply this turn drew live: {view, id of its stored first step}
+    /** @type {"done" | "failed"} */
     let status = "done";
     try {
       if (this.conversation?.id !== conversationId) {
@@ -361,18 +519,22 @@ export class Chat {
       if (fresh && text && !run.cancelled && this.autoTitle()) {
         this.#nameConversation(conversationId, textOf(userMsg), text, target); // in the background
       }
-      if (focused && this.conversation?.id === conversationId) {
+      if (focused && this.focus && this.conversation?.id === conversationId) {
         this.focus.afterReply({ conversationId, message: { id: userMsg.id, text: textOf(userMsg) }, reply: text, target });
       }
     } catch (err) {
       status = "failed";
-      this.notify(err.message);
+      this.notify(messageOf(err));
     } finally {
       await this.#endTurn(run, status, conversationId, drawn);
     }
   }
 
-  /** The message just sent (or the prompt regenerated from) on screen, the reply to come followed. */
+  /**
+   * The message just sent (or the prompt regenerated from) on screen, the reply to come followed.
+   * @param {StoredMessage} userMsg
+   * @param {boolean} added
+   */
   #showTurn(userMsg, added) {
     if (added) {
       this.tree.add(userMsg);
@@ -387,6 +549,8 @@ export class Chat {
   /**
    * Waits for the core when it is still starting (the message marked "waiting for the core") and for the last
    * turn's focus.update; false when the turn was stopped meanwhile.
+   * @param {StoredMessage} userMsg
+   * @param {ChatRun} run
    */
   async #coreFor(userMsg, run) {
     if (!this.core.isReady) {
@@ -405,16 +569,27 @@ export class Chat {
     return !run.cancelled;
   }
 
-  /** What goes to the vendor: the path (or, with focus memory on, its synthesis) and the assistant's system prompt. */
+  /**
+   * What goes to the vendor: the path (or, with focus memory on, its synthesis) and the assistant's system prompt.
+   * @param {StoredMessage} userMsg
+   * @returns {Promise<{messages: Message[], system: string | undefined, focused: boolean}>}
+   */
   async #prompt(userMsg) {
     const settings = this.assistant?.effective() ?? null;
-    const focused = Boolean(this.focus) && (settings?.focus ?? Boolean(this.focus.enabled));
+    const focus = this.focus;
+    const focused = Boolean(focus) && (settings?.focus ?? Boolean(focus?.enabled));
     const system = settings?.system || undefined;
-    if (focused) return { ...(await this.#focusedPrompt(userMsg, system)), focused };
+    if (focused && focus) return { ...(await this.#focusedPrompt(focus, userMsg, system)), focused };
     return { messages: toWireMessages(this.#pathTo(userMsg)), system, focused };
   }
 
-  /** The turn is over: open questions closed, its end announced, the transcript put in order, the next one let in. */
+  /**
+   * The turn is over: open questions closed, its end announced, the transcript put in order, the next one let in.
+   * @param {ChatRun} run
+   * @param {"done" | "failed"} status
+   * @param {string} conversationId
+   * @param {{view: MessageView, id: string | null}[]} drawn
+   */
   async #endTurn(run, status, conversationId, drawn) {
     for (const question of run.questions ?? []) question.close(); // the core cancelled what is still open
     showAsked(run.stream);
@@ -425,7 +600,7 @@ export class Chat {
         await this.#saveLeaf();
       }
     } catch (err) {
-      this.notify(err.message);
+      this.notify(messageOf(err));
     } finally {
       this.turn.settle();
     }
@@ -440,15 +615,18 @@ export class Chat {
    * The code interpreter's answer to a `python` call (web/sandbox/): the code runs in the sandbox, in this
    * conversation's notebook, with the files attached so far; its result goes to the core as the tool's content.
    * Stop ends the run (and the sandbox: its variables are lost, which the result says).
+   * @param {PageToolEvent} ev
+   * @param {Stream} r
    */
-  async #runPython(ev, run, conversationId, messages, shown) {
+  async #runPython(ev, { run, conversationId, messages, shown }) {
     const controller = new AbortController();
     const abort = () => controller.abort();
-    (run.interpreting ??= new Set()).add(abort);
+    const interpreting = (run.interpreting ??= new Set()).add(abort);
+    /** @type {import("../sandbox/messages.js").ContentItem[]} */
     let content;
     let isError;
     try {
-      const result = await this.interpreter.run(conversationId, String(ev.arguments?.code ?? ""),
+      const result = await this.#interpreter().run(conversationId, String(ev.arguments?.code ?? ""),
                                                 { files: filesOf(messages), signal: controller.signal });
       content = toolContent(result);
       isError = Boolean(result.error);
@@ -456,36 +634,54 @@ export class Chat {
       const files = keptFiles(result);
       if (files.length) (shown[ev.call_id] ??= {}).files = files;
     } catch (err) {
-      content = [{ type: "text", text: t("chat.interpreterFailed", { message: err.message }) }];
+      content = [{ type: "text", text: t("chat.interpreterFailed", { message: messageOf(err) }) }];
       isError = true;
     } finally {
-      run.interpreting.delete(abort);
+      interpreting.delete(abort);
     }
     // After Stop the core no longer waits for this answer: that refusal is expected, not news.
     await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError })
-      .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
+      .catch((err) => run.cancelled || this.notify(messageOf(err), { error: true }));
   }
 
-  /** One of the user's Python tools (Tools → Python tools): it runs in the code interpreter's sandbox too. */
+  /**
+   * One of the user's Python tools (Tools → Python tools): it runs in the code interpreter's sandbox too.
+   * @param {PageToolEvent} ev
+   * @param {ChatRun} run
+   */
   async #runUserTool(ev, run) {
     const controller = new AbortController();
     const abort = () => controller.abort();
-    (run.interpreting ??= new Set()).add(abort);
+    const interpreting = (run.interpreting ??= new Set()).add(abort);
+    /** @type {import("../sandbox/messages.js").CallResult} */
     let result;
     try {
-      result = await this.interpreter.callTool(ev.source.slice("python:".length), ev.name, ev.arguments ?? {},
+      result = await this.#interpreter().callTool(ev.source.slice("python:".length), ev.name, ev.arguments ?? {},
                                                { callId: ev.call_id, signal: controller.signal });
     } catch (err) {
-      result = { content: [{ type: "text", text: t("chat.interpreterFailed", { message: err.message }) }], is_error: true };
+      result = { content: [{ type: "text", text: t("chat.interpreterFailed", { message: messageOf(err) }) }], is_error: true };
     } finally {
-      run.interpreting.delete(abort);
+      interpreting.delete(abort);
     }
     await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content: result.content,
                                                     is_error: Boolean(result.is_error),
-                                                    structured_content: result.structured_content ?? null })
-      .catch((err) => run.cancelled || this.notify(err.message, { error: true }));
+                                                    structured_content: /** @type {Record<string, unknown> | undefined} */
+                                                      (result.structured_content ?? undefined) }) // the core: absent, null alike
+      .catch((err) => run.cancelled || this.notify(messageOf(err), { error: true }));
   }
 
+  /** The code interpreter, which a page without one has not: a tool of it then fails, saying so, to the model. */
+  #interpreter() {
+    if (!this.interpreter) throw new Error("this page has no code interpreter");
+    return this.interpreter;
+  }
+
+  /**
+   * @param {string} conversationId
+   * @param {string} question
+   * @param {string} reply
+   * @param {Target} target
+   */
   async #nameConversation(conversationId, question, reply, target) {
     const before = this.conversation?.id === conversationId ? this.conversation.title : null;
     let text = "";
@@ -497,7 +693,7 @@ export class Chat {
         if (ev.type === "text_delta" && !ev.refusal) text += ev.text;
       });
     } catch (err) {
-      console.warn(`no title for the conversation: ${err.message}`);
+      console.warn(`no title for the conversation: ${messageOf(err)}`);
       return;
     }
     const title = cleanTitle(text);
@@ -508,24 +704,34 @@ export class Chat {
     this.onChange(this.conversation);
   }
 
-  /** Mission, constraints and the last exchanges instead of the whole path; images sent as they are. */
-  async #focusedPrompt(userMsg, system) {
-    const synth = await this.focus.synthesize(textOf(userMsg), system);
+  /**
+   * Mission, constraints and the last exchanges instead of the whole path; images sent as they are.
+   * @param {import("./focus.js").FocusMemory} focus
+   * @param {StoredMessage} userMsg
+   * @param {string | undefined} system
+   */
+  async #focusedPrompt(focus, userMsg, system) {
+    const synth = await focus.synthesize(textOf(userMsg), system);
     const messages = synth.messages;
     const images = userMsg.parts.filter((p) => p.type === "image");
-    if (images.length) messages[messages.length - 1].parts.push(...images);
+    const last = messages[messages.length - 1]; // this message, as focus synthesized it
+    if (images.length && last) (last.parts ??= []).push(...images);
     return { messages, system: synth.system };
   }
 
+  /** @param {StoredMessage} msg */
   #pathTo(msg) {
+    /** @type {StoredMessage[]} */
     const out = [];
-    for (let cur = msg; cur; cur = this.tree.get(cur.parent_id)) out.unshift(cur);
+    for (let cur = /** @type {StoredMessage | undefined} */ (msg); cur;
+         cur = cur.parent_id ? this.tree.get(cur.parent_id) : undefined) out.unshift(cur);
     return out;
   }
 
   /**
    * The message just sent, on screen: added under what is there when it follows it (what is drawn stays as it is),
    * else (an edit, which starts a branch higher up) the path drawn again.
+   * @param {StoredMessage} msg
    */
   #showSent(msg) {
     const ids = onScreen(this.tree.path()).map((entry) => entry.msg.id);
@@ -536,7 +742,10 @@ export class Chat {
     this.transcript.append(view.el);
   }
 
-  /** Drop the views after `msg` (a new branch starts there). */
+  /**
+   * Drop the views after `msg` (a new branch starts there).
+   * @param {StoredMessage} msg
+   */
   #truncateAfter(msg) {
     const i = this.views.findIndex((v) => v.msg.id === msg.id);
     if (i < 0) return;
@@ -549,16 +758,23 @@ export class Chat {
   /**
    * Run chat.run for one turn: each event to the turn's one reply on screen and, in order, to the store. Resolves to
    * {text: every step's words joined, view: the reply drawn (or null), id: its first step's id in the store}.
+   * @param {ChatRun} run
+   * @param {string} conversationId
+   * @param {StoredMessage} userMsg
+   * @param {Message[]} messages
+   * @param {Target} target
+   * @param {string} [system]
    */
   async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
     const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
-    if (interpret) this.interpreter.warm?.(conversationId); // this chat's sandbox starts while the model thinks
+    if (interpret) this.interpreter?.warm?.(conversationId); // this chat's sandbox starts while the model thinks
     const record = new ReplyRecord(this.store, conversationId, {
       parentId: userMsg.id, vendor: target.vendor, model: target.model,
       onError: (err) => this.notify(t("chat.storageError", { message: err.message })) });
     // The turn as it streams: its reply on screen, whether a step of it is open, that step's usage and error.
     // `shown`: what only the page knows of each call's card (call id -> part of a ToolDisplay: what its server asked
     // and the answers, the files the code wrote, its MCP App view), put on the result part when it arrives.
+    /** @type {Stream} */
     const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
                 stepError: null, shown: {}, texts: [] };
     run.stream = r; // what the turn's end puts in order (#endTurn)
@@ -566,7 +782,9 @@ export class Chat {
                                 (ev) => this.#onEvent(r, ev));
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
+    /** @type {RunResult | null} */
     let result = null;
+    /** @type {unknown} */
     let failure = null;
     try {
       result = await call;
@@ -580,52 +798,79 @@ export class Chat {
     return { text: r.texts.filter(Boolean).join("\n\n"), view: r.reply, id: record.id };
   }
 
-  /** chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings. */
+  /**
+   * chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings.
+   * @param {Target} target
+   * @param {Message[]} messages
+   * @param {string | undefined} system
+   * @param {boolean} interpret
+   * @returns {Promise<RunParams>}
+   */
   async #runParams(target, messages, system, interpret) {
     const { tools, policy } = await this.tools();
     // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and the user's
     // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
     const pageTools = [...(tools.page ?? []), ...(this.core.pageToolDefinitions?.() ?? []),
-                       ...(interpret ? [this.interpreter.tool?.() ?? PYTHON_TOOL] : [])];
-    const params = { provider: target.provider, model: target.model, messages,
+                       ...(interpret ? [this.interpreter?.tool?.() ?? PYTHON_TOOL] : [])];
+    /** @type {RunParams} */
+    const params = { provider: target.provider, model: target.model,
+                     messages: /** @type {RunParams["messages"]} */ (messages), // it ends in the person's message
                      tools: { ...tools, page: pageTools }, policy };
     if (system) params.system = system;
-    Object.assign(params, runSettings(this.assistant?.effective(), params.tools));
+    Object.assign(params, runSettings(this.assistant?.effective(), params.tools ?? {}));
     if (this.samplingLimits) params.limits = { ...params.limits, ...this.samplingLimits() };
     return params;
   }
 
-  /** A step of the turn begins: the reply (made at the first step) gets a step, the store a message. */
+  /**
+   * A step of the turn begins: the reply (made at the first step) gets a step, the store a message.
+   * @param {Stream} r
+   * @returns {MessageView} the reply
+   */
   #beginStep(r) {
     if (r.reply) r.reply.beginStep({ vendor: r.target.vendor, model: r.target.model });
     else {
       r.reply = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: r.target.vendor,
                                   model: r.target.model },
         { images: this.images, live: true, actions: { ...this.#actionsFor({ role: "assistant" }),
-                                                      decide: (callId, decision, ask) => this.#decide(callId, decision, ask) } });
+                                                      decide: (/** @type {string} */ callId, /** @type {Decision} */ decision,
+                                                               /** @type {ApprovalEvent} */ ask) =>
+                                                        this.#decide(callId, decision, ask) } });
       this.transcript.append(r.reply.el);
       this.views.push(r.reply);
     }
     r.reply.setState("streaming");
     Object.assign(r, { stepOpen: true, usage: null, stepError: null });
     r.record.beginStep();
+    return r.reply;
   }
 
+  /**
+   * @param {Stream} r
+   * @param {import("../types/contract").Message | null} message
+   * @param {boolean} incomplete
+   * @param {ErrorInfo | null} [error]
+   */
   #finishStep(r, message, incomplete, error = null) {
     const status = error ? "error" : incomplete ? "interrupted" : "complete";
-    r.reply.finishStream();
-    r.reply.setState(status === "complete" ? "done" : status);
+    const reply = r.reply;
+    if (!reply) throw new Error("a step ends with no reply drawn"); // #beginStep draws it as the step opens
+    reply.finishStream();
+    reply.setState(status === "complete" ? "done" : status);
     r.record.finishStep({ parts: message?.parts, status, usage: r.usage, error });
     r.stepOpen = false;
   }
 
-  /** One event of chat.run (docs/PROTOCOL.md): to the reply on screen, its cards, and the store. */
+  /**
+   * One event of chat.run (docs/PROTOCOL.md): to the reply on screen, its cards, and the store.
+   * @param {Stream} r
+   * @param {CoreEvent} ev
+   */
   #onEvent(r, ev) {
     // A question to the person (approval, a server's form or sampling request) holds the turn until the
     // stream moves on; progress and logs do not.
-    if (ASKING.has(ev.type) && ev.stage !== "result") this.turn.awaiting();
+    if (ASKING.has(ev.type) && !("stage" in ev && ev.stage === "result")) this.turn.awaiting();
     else if (ev.type !== "tool_progress" && ev.type !== "page_tool") this.turn.streaming();
-    const card = () => r.reply?.card(ev.call_id);
     switch (ev.type) {
       case "step":
         if (r.stepOpen) this.#finishStep(r, null, true);
@@ -633,11 +878,11 @@ export class Chat {
       case "message":
         return this.#onMessage(r, ev);
       case "approval":
-        return card()?.askApproval(ev);
+        return r.reply?.card(ev.call_id)?.askApproval(ev);
       case "tool_progress": // on the running tool's card; it is no step of the reply
-        return card()?.setProgress(ev);
+        return r.reply?.card(ev.call_id)?.setProgress(ev);
       case "tool_start":
-        card()?.setStatus("running");
+        r.reply?.card(ev.call_id)?.setStatus("running");
         (r.run.running ??= new Map()).set(ev.call_id, ev);
         return undefined;
       case "sampling": // an MCP server asks the model: shown, run and sent back only as the user says
@@ -654,32 +899,44 @@ export class Chat {
     }
   }
 
-  /** The model's stream (a text or reasoning delta, a tool call growing, usage, an error): its step makes and fills it. */
+  /**
+   * The model's stream (a text or reasoning delta, a tool call growing, usage, an error): its step makes and fills it.
+   * @param {Stream} r
+   * @param {CoreEvent} ev
+   */
   #onStreamEvent(r, ev) {
-    if (!r.stepOpen) this.#beginStep(r);
+    const reply = r.stepOpen && r.reply ? r.reply : this.#beginStep(r);
     if (ev.type === "usage") r.usage = ev.usage;
     if (ev.type === "error") r.stepError = ev.error;
-    r.reply.onEvent(ev);
+    reply.onEvent(ev);
     r.record.append(ev);
   }
 
-  /** A tool of this page runs here: the user's Python tools and the code interpreter in the sandbox, else JavaScript. */
+  /**
+   * A tool of this page runs here: the user's Python tools and the code interpreter in the sandbox, else JavaScript.
+   * @param {Stream} r
+   * @param {PageToolEvent} ev
+   */
   #onPageTool(r, ev) {
     if (ev.source?.startsWith("python:")) return this.#runUserTool(ev, r.run);
-    if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r.run, r.conversationId, r.messages, r.shown);
-    return this.core.answerPageTool(ev).catch((err) => this.notify(err.message, { error: true }));
+    if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r);
+    return this.core.answerPageTool(ev).catch((err) => this.notify(messageOf(err), { error: true }));
   }
 
-  /** A step's whole message (the reply's words and calls), or the tool results that follow it. */
+  /**
+   * A step's whole message (the reply's words and calls), or the tool results that follow it.
+   * @param {Stream} r
+   * @param {CoreMessageEvent} ev
+   */
   #onMessage(r, ev) {
     if (ev.message.role === "assistant") {
-      r.texts.push(textOf(ev.message));
+      r.texts.push(textOf({ parts: ev.message.parts ?? [] }));
       if (!r.stepOpen) this.#beginStep(r);
       this.#finishStep(r, ev.message, Boolean(ev.incomplete), r.stepError);
       return;
     }
     // The core's display of each result (what it knew when the call ended) with what only the page knows.
-    const parts = ev.message.parts.map((part) => (part.type === "tool_result" && r.shown[part.call_id]
+    const parts = (ev.message.parts ?? []).map((part) => (part.type === "tool_result" && r.shown[part.call_id]
       ? { ...part, display: { ...part.display, ...r.shown[part.call_id] } } : part));
     const message = { ...ev.message, parts };
     r.reply?.attachResults(message);
@@ -689,6 +946,8 @@ export class Chat {
   /**
    * A tool's result on its card as the call ends (the result part that follows carries the same, for a reload), and
    * its MCP App view, which the page keeps on that part (`display.app`).
+   * @param {Stream} r
+   * @param {ToolEndEvent} ev
    */
   #onToolEnd(r, ev) {
     const started = r.run.running?.get(ev.call_id);
@@ -701,22 +960,28 @@ export class Chat {
     const app = this.#appOf(started);
     if (!app) return;
     (r.shown[ev.call_id] ??= {}).app = app;
-    const result = { content: ev.content ?? [], isError: Boolean(ev.is_error) };
+    /** @type {CallToolResult} */
+    const result = { content: /** @type {CallToolResult["content"]} */ (ev.content ?? []), isError: Boolean(ev.is_error) };
     if (ev.structured_content !== undefined) result.structuredContent = ev.structured_content;
     if (card) this.#showApp(card, app, result);
   }
 
-  /** The call is over: a step still open is closed (an error before its message, a crash, Stop); a failure shown. */
+  /**
+   * The call is over: a step still open is closed (an error before its message, a crash, Stop); a failure shown.
+   * @param {Stream} r
+   * @param {RunResult | null} result
+   * @param {unknown} failure
+   */
   #endStream(r, result, failure) {
-    const error = failure ? { message: failure.message } : result?.error ?? null;
+    const error = failure ? { message: messageOf(failure) } : result?.error ?? null;
     if (r.stepOpen) {
-      if (error) r.reply.showError(error);
+      if (error) r.reply?.showError(error);
       this.#finishStep(r, null, r.run.cancelled, error);
       return;
     }
     if (!error) return;
     const alone = !r.reply; // no step of this turn was drawn: the error is a reply of its own
-    if (alone) r.reply = this.#errorView();
+    r.reply ??= this.#errorView();
     r.reply.showError(error);
     if (alone || failure) r.record.failed(error);
   }
@@ -729,40 +994,55 @@ export class Chat {
     return view;
   }
 
-  /** An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny". */
-  /** The MCP App view a finished call of a server's tool gets (its tool names a `ui://` resource), or null. */
+  /**
+   * The MCP App view a finished call of a server's tool gets (its tool names a `ui://` resource), or null.
+   * @param {ToolStartEvent | undefined} started
+   * @returns {AppViewRef | null}
+   */
   #appOf(started) {
     const serverId = started?.source?.startsWith("mcp:") ? started.source.slice("mcp:".length) : null;
-    const uri = serverId && this.apps?.viewOf(serverId, started.original_name);
-    if (!uri) return null;
+    const uri = started && serverId && this.apps?.viewOf(serverId, started.original_name);
+    if (!started || !serverId || !uri) return null;
     return { server: serverId, uri, tool: started.original_name, arguments: started.arguments ?? {} };
   }
 
-  /** The app view on its card, showing `result` (the call's CallToolResult). */
+  /**
+   * The app view on its card, showing `result` (the call's CallToolResult).
+   * @param {ToolCard} card
+   * @param {AppViewRef | null | undefined} app
+   * @param {CallToolResult} result
+   */
   #showApp(card, app, result) {
-    if (!this.apps || !app?.uri) return;
+    const apps = this.apps;
+    if (!apps || !app?.uri) return;
     const view = new AppView({
-      core: this.core, frameURL: this.apps.frameURL, serverId: app.server, uri: app.uri, tool: app.tool,
+      core: this.core, frameURL: apps.frameURL, serverId: app.server, uri: app.uri, tool: app.tool,
       args: app.arguments, result, theme: currentTheme(),
       askToRun: async (ev, shown) => {
         const decision = await shown.ask(ev);
         if (decision === "always") this.onAlwaysAllow(ev);
         return decision;
       },
-      policyFor: () => this.apps.choicesFor(app.server),
-      local: this.apps.isLocal?.(app.server) ?? false,
+      policyFor: () => apps.choicesFor(app.server),
+      local: apps.isLocal?.(app.server) ?? false,
       onMessage: (text) => {
-        this.apps.suggest(text);
+        apps.suggest(text);
         this.notify(t("app.suggested"));
       },
     });
     card.showView(view);
-    view.start().catch((err) => view.fail(t("app.unavailable", { message: err.message })));
+    view.start().catch((err) => view.fail(t("app.unavailable", { message: messageOf(err) })));
   }
 
+  /**
+   * An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny".
+   * @param {string} callId
+   * @param {Decision} decision
+   * @param {Partial<ApprovalEvent>} [ask]
+   */
   #decide(callId, decision, ask = {}) {
     if (decision === "always") this.onAlwaysAllow(ask);
-    this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(err.message));
+    this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(messageOf(err)));
   }
 }
 
@@ -772,11 +1052,14 @@ function currentTheme() {
   return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
-/** A stored message MessageView failed on: its text as plain text, under a note (SECURITY.md T-Z2). */
+/**
+ * A stored message MessageView failed on: its text as plain text, under a note (SECURITY.md T-Z2).
+ * @param {StoredMessage | null | undefined} msg   as stored, which may be anything
+ */
 function unrenderable(msg) {
   let text;
   try {
-    text = textOf(msg);
+    text = textOf(/** @type {StoredMessage} */ (msg)); // a throw here is caught
   } catch {
     text = ""; // not even its text can be read: the note alone says something is there
   }
@@ -788,22 +1071,27 @@ function unrenderable(msg) {
 /**
  * What each tool's server asked during the turn, and what was answered, on its card as a reload shows it
  * (display.asked): the questions the card held while open give way to that record.
+ * @param {Stream | undefined} stream
  */
 function showAsked(stream) {
   for (const [callId, shown] of Object.entries(stream?.shown ?? {})) {
-    const card = shown.asked?.length ? stream.reply?.card(callId) : null;
+    const asked = shown.asked ?? [];
+    const card = asked.length ? stream?.reply?.card(callId) : null;
     if (!card) continue;
     for (const question of card.el.querySelectorAll(":scope section.question")) question.remove();
-    card.showAsked(shown.asked);
+    card.showAsked(asked);
   }
 }
 
 /**
  * The path as it is drawn: one entry per bubble or reply, a reply taking with it the tool results and the later
  * steps of its turn (`after`, in order), so that one agent turn is one reply on screen.
+ * @param {StoredMessage[]} path
  */
 function onScreen(path) {
+  /** @type {{msg: StoredMessage, after: StoredMessage[]}[]} */
   const out = [];
+  /** @type {{msg: StoredMessage, after: StoredMessage[]} | null} */
   let reply = null; // the reply a tool result or a later step belongs to
   let afterResults = false;
   for (const msg of path) {
@@ -812,6 +1100,7 @@ function onScreen(path) {
       afterResults = isToolResults(msg);
       continue;
     }
+    /** @type {{msg: StoredMessage, after: StoredMessage[]}} */
     const entry = { msg, after: [] };
     out.push(entry);
     reply = msg.role === "assistant" ? entry : null;
@@ -820,24 +1109,37 @@ function onScreen(path) {
   return out;
 }
 
+/**
+ * @param {string} text
+ * @param {{data: string, mime_type: string}[]} images
+ * @returns {Part[]}
+ */
 function userParts(text, images) {
+  /** @type {Part[]} */
   const parts = images.map((img) => ({ type: "image", data: img.data, mime_type: img.mime_type }));
   if (text) parts.unshift({ type: "text", text });
   return parts;
 }
 
-/** The assistant's part of chat.run's params (store/assistants.js): sampling, reasoning, limits, which tools. */
+/**
+ * The assistant's part of chat.run's params (store/assistants.js): sampling, reasoning, limits, which tools.
+ * @param {AssistantSettings | null | undefined} settings
+ * @param {RunTools} tools
+ * @returns {Partial<RunParams>}
+ */
 function runSettings(settings, tools) {
   if (!settings) return {};
+  /** @type {Partial<RunParams>} */
   const out = {};
   if (settings.temperature !== null) out.temperature = settings.temperature;
   if (settings.max_tokens !== null) out.max_tokens = settings.max_tokens;
-  if (settings.reasoning) out.reasoning = settings.reasoning;
+  if (settings.reasoning) out.reasoning = /** @type {RunParams["reasoning"]} */ (settings.reasoning); // the efforts
   const limits = Object.fromEntries(Object.entries(settings.limits ?? {}).filter(([, v]) => v !== null));
   if (Object.keys(limits).length) out.limits = limits;
   const allowed = settings.tools ?? { mcp: "all", python: true };
-  if (allowed.mcp !== "all" || !allowed.python) {
-    out.tools = { ...tools, mcp: allowed.mcp === "all" ? tools.mcp : (tools.mcp ?? []).filter((id) => allowed.mcp.includes(id)),
+  const mcp = allowed.mcp;
+  if (mcp !== "all" || !allowed.python) {
+    out.tools = { ...tools, mcp: mcp === "all" ? tools.mcp : (tools.mcp ?? []).filter((id) => mcp.includes(id)),
                   page: allowed.python ? tools.page : (tools.page ?? []).filter((tool) => !tool.source?.startsWith("python:")) };
   }
   return out;
@@ -846,12 +1148,16 @@ function runSettings(settings, tools) {
 const TITLE_PROMPT = "Write a title for this conversation: at most six words, in the language of the user's " +
   "message, no quotes, no full stop. Reply with the title only.";
 
-/** The model's title as one short line: quotes, markdown marks and a trailing full stop taken off. */
+/**
+ * The model's title as one short line: quotes, markdown marks and a trailing full stop taken off.
+ * @param {string} text
+ */
 export function cleanTitle(text) {
   const line = text.trim().split("\n", 1)[0].replace(/^[#*\s"'“「]+|[*\s"'”」.。]+$/gu, "").replace(/^title:\s*/i, "");
   return line.length > 60 ? `${line.slice(0, 57)}…` : line;
 }
 
+/** @param {Part[]} parts */
 function titleFrom(parts) {
   const text = parts.find((p) => p.type === "text")?.text ?? parts.find((p) => p.type === "document")?.name ?? "";
   const line = text.split("\n", 1)[0].trim();

@@ -23,7 +23,7 @@
 /**
  * @typedef {"idle" | "sending" | "streaming" | "awaiting" | "done" | "stopped" | "failed"} TurnState
  * @typedef {"done" | "stopped" | "failed"} TurnEnd
- * @typedef {{cancelled: boolean, callId: string | undefined}} TurnRun   the running turn's data
+ * @typedef {{cancelled: boolean, callId: number | null | undefined}} TurnRun   the running turn's data (callId: its chat.run call, to cancel)
  */
 
 /** @type {readonly TurnState[]} */
