@@ -3,7 +3,7 @@
 
     python3 build.py build            assemble dist/, the static site
     python3 build.py serve [ARGS]     build, then run the app and relay on loopback (ARGS go to the relay)
-    python3 build.py test [ARGS]      build, lint (ruff, mypy --strict, eslint), then run every suite
+    python3 build.py test [ARGS]      build, lint (ruff, mypy --strict, eslint, tsc --strict), then run every suite
                                       with a coverage floor (ARGS go to pytest and skip the floor)
 
 Standard library only, so a bare ``python3`` runs it. Every command first does the set-up it needs:
@@ -516,6 +516,10 @@ def lint() -> None:
     log("eslint on web/, tests/ and bench/ JavaScript")
     run([NODE_MODULES / ".bin" / "eslint", "--max-warnings", "0", "."],
         hint="fix what eslint names above; the settings are in eslint.config.js")
+    log("tsc --strict on web/: the page, and its workers")
+    for project in ("web/tsconfig.json", "web/tsconfig.worker.json"):
+        run([NODE_MODULES / ".bin" / "tsc", "-p", project],
+            hint=f"fix the type errors above; the settings are in {project}, the contract's types in web/types/")
 
 
 def cmd_test(args: list[str]) -> int:

@@ -52,7 +52,7 @@ import { PREFS, prefs } from "./store/prefs.js";
  * @typedef {import("./store/transcripts.js").Store} Store
  * @typedef {import("./app/notify.js").Notify} Notify
  * @typedef {import("./client/orizuru.js").Boot & {pdfWorker: string, mcpAppFrame: string,
- *   sandbox: {frame: string, worker: string, wheels: string[], tools: string[]}}} PageBoot
+ *   sandbox: {frame: string, worker: string, wheels: string[], tools: string[], python: string}}} PageBoot
  *   the page's boot.json (build.py): the core's boot, the sandbox's files and the MCP App views' frame
  * @typedef {ReturnType<typeof codeInterpreter>["interpreter"]} CodeInterpreter
  * @typedef {{boot: PageBoot, bus: Bus, core: Agent, store: Store, settings: Settings, tools: ToolsPanel,
@@ -101,7 +101,7 @@ async function main() {
                                 onDone: () => byId("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
-  const sync = new SyncSettings({ element: document.getElementById("sync-settings"), store, notify });
+  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify });
   listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });
@@ -120,7 +120,7 @@ function startCore(boot) {
                  log: console.log };
   const core = createAgent({
     boot, site: document.baseURI,
-    onStage: (stage, detail) => status.stage(stage, detail),
+    onStage: (stage, detail) => status.stage(stage, /** @type {{done?: number, count?: number} | null} */ (detail)),
     onLog: (level, message) => (logs[level] ?? console.log)(`[core] ${message}`),
   });
   const ready = core.ready.then((info) => (status.ready(info), info));
@@ -248,7 +248,9 @@ function focusValidator(core, readyOrFail) {
   return async (/** @type {unknown} */ state) => {
     await readyOrFail;
     try {
-      return (/** @type {import("./types/contract").FocusExport} */ (await core.call("focus.validate", { state }))).state;
+      const valid = /** @type {import("./types/contract").FocusExport} */ (await core.call("focus.validate", {
+        state: /** @type {Record<string, unknown>} */ (state) })); // checked there: that is the call's point
+      return /** @type {Record<string, unknown>} */ (valid.state);
     } catch (err) {
       throw new Error(messageOf(err), { cause: err }); // "focus state: <field>: <problem>" (code invalid_params)
     }
@@ -281,11 +283,10 @@ function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar
     if (active) setup.hide();
     else if (document.documentElement.dataset.ui === "ready") setup.show(); // the last profile was deleted: the card again
   });
-  store.subscribe?.((/** @type {{conversation_id?: string} | null} */ change) => {
+  store.subscribe((change) => { // another tab's change, or what sync brought (one notice a burst)
     sidebar.refresh().catch(() => {});
-    if (change?.conversation_id && change.conversation_id === chat.conversation?.id && !chat.running) {
-      chat.refresh().catch(() => {});
-    }
+    const ids = "conversation_ids" in change ? change.conversation_ids : [change.conversation_id];
+    if (chat.conversation && ids.includes(chat.conversation.id) && !chat.running) chat.refresh().catch(() => {});
   });
 }
 

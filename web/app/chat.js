@@ -215,7 +215,7 @@ export class Chat {
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
     if (at && this.tree.get(at)) this.#chooseLeaf(at);
-    this.focus?.show(id, loaded.focus);
+    this.focus?.show(id, /** @type {import("../types/contract").FocusState | null | undefined} */ (loaded.focus));
     this.assistant?.showFor(loaded.conversation);
     this.render();
     const hit = at && markHit(this.transcript, at, query);
@@ -330,15 +330,15 @@ export class Chat {
    */
   #actionsFor(msg) {
     const actions = { branch: (/** @type {MessageView} */ view, /** @type {number} */ delta) =>
-                        this.#switchBranch(view.msg, delta),
+                        this.#switchBranch(storedOf(view), delta),
                       openResource: (/** @type {string | null | undefined} */ source) => this.#resourceReader(source),
                       showApp: (/** @type {ToolCard} */ card, /** @type {AppViewRef | null | undefined} */ app,
                                 /** @type {CallToolResult} */ result) => this.#showApp(card, app, result) };
     if (msg.role === "user") return { ...actions, edit: (/** @type {MessageView} */ view) => this.#startEdit(view) };
     return { ...actions,
-             regenerate: (/** @type {MessageView} */ view) => this.regenerate(view.msg),
+             regenerate: (/** @type {MessageView} */ view) => this.regenerate(storedOf(view)),
              // A failed reply's way out (web/app/error_notice.js): a retry is another reply to the same prompt.
-             retry: (/** @type {MessageView} */ view) => this.regenerate(view.msg),
+             retry: (/** @type {MessageView} */ view) => this.regenerate(storedOf(view)),
              openSettings: (/** @type {Parameters<NonNullable<ChatOptions["openSettings"]>>[0]} */ where) =>
                this.openSettings(where) };
   }
@@ -364,8 +364,7 @@ export class Chat {
     if (this.turn.busy) return void this.notify(t("chat.busy"));
     const field = h("textarea", { className: "edit-field", "aria-label": t("chat.editField"), rows: 3 });
     field.value = textOf(view.msg);
-    /** @type {StoredMessage} */
-    const msg = view.msg;
+    const msg = storedOf(view);
     const images = msg.parts.filter((p) => p.type === "image");
     const documents = msg.parts.filter((p) => p.type === "document"); // kept: the edit is of the words
     const form = h("form", { className: "edit-form" }, field,
@@ -833,9 +832,9 @@ export class Chat {
       r.reply = new MessageView({ role: "assistant", parts: [], status: "streaming", vendor: r.target.vendor,
                                   model: r.target.model },
         { images: this.images, live: true, actions: { ...this.#actionsFor({ role: "assistant" }),
-                                                      decide: (/** @type {string} */ callId, /** @type {Decision} */ decision,
-                                                               /** @type {ApprovalEvent} */ ask) =>
-                                                        this.#decide(callId, decision, ask) } });
+                                                      decide: (/** @type {string | undefined} */ callId,
+                                                               /** @type {Decision} */ decision, /** @type {unknown} */ ask) =>
+                                                        this.#decide(callId ?? "", decision, /** @type {ApprovalEvent} */ (ask)) } });
       this.transcript.append(r.reply.el);
       this.views.push(r.reply);
     }
@@ -1162,4 +1161,15 @@ function titleFrom(parts) {
   const text = parts.find((p) => p.type === "text")?.text ?? parts.find((p) => p.type === "document")?.name ?? "";
   const line = text.split("\n", 1)[0].trim();
   return line.length > 60 ? `${line.slice(0, 57)}…` : line || t("nav.untitled");
+}
+
+/**
+ * A view's message as the store keeps it: a live reply's stub is replaced by its record at the turn's end
+ * (MessageView.adopt), before any of its buttons can act on it.
+ * @param {MessageView} view
+ * @returns {StoredMessage}
+ */
+function storedOf(view) {
+  if (typeof view.msg.id !== "string") throw new Error("this message is not saved yet");
+  return /** @type {StoredMessage} */ (view.msg);
 }

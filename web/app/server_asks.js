@@ -30,7 +30,7 @@ import { sourceLabel } from "./approval.js";
 
 /**
  * @param {ElicitationEvent | SamplingEvent} ev
- * @param {{core: import("../protocol.js").WorkerClient, run: AskingRun, view: import("./message_view.js").MessageView | null,
+ * @param {{core: {call: import("../client/orizuru.js").Agent["call"]}, run: AskingRun, view: import("./message_view.js").MessageView | null,
  *          shown: PageDisplay, transcript: HTMLElement}} where
  */
 export function askUser(ev, { core, run, view, shown, transcript }) {

@@ -29,6 +29,10 @@ import { requestPersistence } from "./persist.js";
 import { DB_NAME, openDatabase } from "./schema.js";
 import { Store } from "./transcripts.js";
 
+/**
+ * @param {{onError?: (trouble: {kind: string, message: string}) => void, name?: string}} [options]
+ *   onError: a write that failed (transcripts.js StoreTrouble) or the database in the way (schema.js SchemaTrouble)
+ */
 export async function openStore({ onError = () => {}, name = DB_NAME } = {}) {
   const db = await openDatabase({ name, onError });
   const store = new Store(db, { name, onError });
