@@ -14,7 +14,7 @@ from pycore.http.origin import same_origin
 from pycore.http.replay import Recording, ReplayTransport
 from pycore.mcp import ClientSession, MCPPaginationError, MCPProtocolError, jsonrpc, map_result
 from pycore.mcp.pagination import CursorGuard
-from pycore.mcp.schema import check
+from pycore.mcp.schema import MAX_DEPTH, check
 
 pytestmark = pytest.mark.pyodide
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
@@ -103,11 +103,14 @@ def test_a_schema_referring_to_itself_or_nested_past_the_bound_is_checked_only_s
     looping = {"$ref": "#", "type": "object"}
     assert check({}, looping) is None
     assert check(1, {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}) is None  # 2 ** 64 paths, cut by the budget
-    deep: dict[str, object] = {"type": "string"}
-    for _ in range(5000):
+    # Four times the bound: deep enough that an unbounded walk would claim the string is wrong, while a 5,000-deep
+    # structure overflowed Pyodide's wasm stack in pytest itself (a fatal error, not a RecursionError).
+    depth = 4 * MAX_DEPTH
+    deep: dict[str, object] = {"type": "integer"}
+    for _ in range(depth):
         deep = {"type": "array", "items": deep}
     value: object = "x"
-    for _ in range(5000):
+    for _ in range(depth):
         value = [value]
     assert check(value, deep) is None  # past MAX_DEPTH nothing more is claimed, and nothing crashes
 
