@@ -119,9 +119,10 @@ def page_module() -> str:
         + json.dumps([v.model_dump(mode="json") for v in catalogue()], indent=2, ensure_ascii=False) + ");",
         "",
         "// A message part's JSON Schema (pycore.messages.Part): an import is checked against it (store/exchange.js).",
+        "// One line: it is for the validator; docs/PROTOCOL.md and dist/contract.schema.json are the ones to read.",
         "export const PART_SCHEMA = "
-        + json.dumps(TypeAdapter[Any](Part).json_schema(ref_template="#/$defs/{model}", by_alias=True), indent=1,
-                     ensure_ascii=False) + ";",
+        + json.dumps(TypeAdapter[Any](Part).json_schema(ref_template="#/$defs/{model}", by_alias=True),
+                     separators=(",", ":"), ensure_ascii=False) + ";",
         "",
     ])
 
