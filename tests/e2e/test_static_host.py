@@ -213,7 +213,8 @@ def test_t_w13_a_narrowed_connect_src_is_not_a_boundary_measured(browser: Browse
         assert core.evaluate("async (host) => (await fetch(host + '/from-the-core')).status", host) == 200
         page.evaluate("(host) => { location.href = host + '/navigated?carried=secret'; }", host)
         page.wait_for_url(f"{host}/navigated?carried=secret")
-        assert Recorder.seen == ["/from-the-core", "/navigated?carried=secret"]
+        # Chromium may also ask the new host for /favicon.ico after the navigation, in its own time: not ours
+        assert [p for p in Recorder.seen if p != "/favicon.ico"] == ["/from-the-core", "/navigated?carried=secret"]
         page.context.close()
     finally:
         other.shutdown()
