@@ -8,8 +8,9 @@ JS/Python boundary as a proxy:
   :func:`pycore.adapters.catalogue`); sent with the ``ready`` stage;
 - ``call(method, params_json, emit) -> asyncio.Task``: run one method; the task's result is the JSON
   ``{"result": ...}`` or ``{"error": {code, message, details}}`` (:mod:`pycore.contract`), and
-  ``emit(event_json)`` sends each streamed ``event``. The worker cancels the task on the page's
-  ``cancel``. (``start`` is the same for Python callers, raising the method's exception instead;)
+  ``emit(events_json)`` sends the streamed events: a JSON array of those made in one step of the event loop.
+  The worker cancels the task on the page's ``cancel``. (``start`` is the same for Python callers, raising the
+  method's exception instead, and emitting each event on its own;)
 - nothing else: new capabilities are new entries in ``METHODS``.
 
 The methods live in :mod:`pycore.methods` (one module per concern), where they register themselves;
@@ -119,17 +120,40 @@ def start(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.T
 def call(name: str, params_json: str, emit: Callable[[str], None]) -> asyncio.Task[str]:
     """What the worker calls: :func:`start`, but the task never fails for a method's error. Its result is
     the JSON ``{"result": ...}`` or ``{"error": {code, message, details}}`` (:class:`pycore.contract.
-    WireErrorInfo`), so the page gets the code and a clean message instead of a Python traceback."""
+    WireErrorInfo`), so the page gets the code and a clean message instead of a Python traceback.
+    ``emit`` gets the events as a JSON array: those made in one step of the event loop cross together."""
+    batch = _Batch(emit)
 
     async def run() -> str:
         try:
-            return '{"result": ' + await start(name, params_json, emit) + "}"
+            return '{"result": ' + await start(name, params_json, batch.add) + "}"
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - every failure becomes the contract's error
             return json.dumps({"error": describe_error(e)})
+        finally:
+            batch.flush()
 
     return asyncio.ensure_future(run())
+
+
+class _Batch:
+    """Each call into JavaScript from Pyodide has a cost of its own, and a fast stream makes dozens of events in
+    one step of the event loop (one body read): they go out together, at the end of that step, in order."""
+
+    def __init__(self, emit: Callable[[str], None]) -> None:
+        self.emit = emit
+        self.events: list[str] = []
+
+    def add(self, event: str) -> None:
+        if not self.events:
+            asyncio.get_running_loop().call_soon(self.flush)
+        self.events.append(event)
+
+    def flush(self) -> None:
+        if self.events:
+            events, self.events = self.events, []
+            self.emit("[" + ",".join(events) + "]")
 
 
 def describe_error(error: BaseException) -> dict[str, Any]:

@@ -15,7 +15,8 @@
 //
 // worker -> page
 //   {type: "stage", stage, detail}              boot progress, one of STAGES, in order
-//   {type: "event", id, event}                  one streamed event of call `id`
+//   {type: "events", id, events}                streamed events of call `id`, in order: a JSON array text
+//                                               (the worker gathers them, one message per frame at most)
 //   {type: "result", id, result}                call or boot `id` finished
 //   {type: "error", id, error: {code, message, details, stage?}}
 //                                               call or boot `id` failed: `code` is one of the contract's
@@ -36,7 +37,7 @@ export const STAGES = Object.freeze(["runtime", "packages", "core", "ready"]);
  * @typedef {{ base: string, pyodide: string, wheels: string[], later: string[] }} BootParams
  * @typedef {{ resolve: (value: unknown) => void, reject: (reason: Error) => void, onEvent: EventHandler }} Pending
  * @typedef {{ type: "log", level: string, message: string } | { type: "stage", stage: string, detail: unknown }
- *   | { type: "event", id: number, event: CoreEvent } | { type: "result", id: number, result: unknown }
+ *   | { type: "events", id: number, events: string } | { type: "result", id: number, result: unknown }
  *   | { type: "error", id: number, error: WireError & { stage?: string } }} WorkerMessage
  */
 /**
@@ -104,7 +105,17 @@ export class WorkerClient {
     if (msg.type === "stage") return this.onStage(msg.stage, msg.detail);
     const entry = this.pending.get(msg.id);
     if (!entry) return;
-    if (msg.type === "event") return entry.onEvent(msg.event);
+    if (msg.type === "events") {
+      // Each event is handled on its own, as if it had come alone: a handler that throws skips no other event.
+      for (const event of /** @type {CoreEvent[]} */ (JSON.parse(msg.events))) {
+        try {
+          entry.onEvent(event);
+        } catch (err) {
+          reportError(err);
+        }
+      }
+      return;
+    }
     this.pending.delete(msg.id);
     if (msg.type === "result") entry.resolve(msg.result);
     else entry.reject(Object.assign(new Error(msg.error.message), msg.error));

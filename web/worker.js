@@ -1,6 +1,7 @@
 // The Web Worker that hosts Python (Pyodide) and the pycore package. The UI thread never waits on
 // it: everything arrives as messages (see protocol.js).
 
+import * as bodyPump from "./body_pump.js";
 import * as oauthVault from "./oauth_vault.js";
 
 /**
@@ -73,6 +74,7 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
     enter("core");
     // OAuth tokens outlive a reload in the worker's own encrypted vault, never in the page (SECURITY.md T-A11).
     py.registerJsModule("orizuru_oauth_vault", { ...oauthVault });
+    py.registerJsModule("orizuru_body_pump", { ...bodyPump });
     wire = py.pyimport("pycore.wire");
     const info = JSON.parse(wire.info());
     enter("ready", info);
@@ -111,18 +113,20 @@ async function call({ id, method, params }) {
     return;
   }
   await installed;
-  /** @param {string} event */
-  const emit = (event) => post({ type: "event", id, event: JSON.parse(event) });
+  /** @param {string} events a JSON array of events */
+  const emit = (events) => outbox.add(id, events);
   const task = wire.call(method, JSON.stringify(params ?? {}), emit);
   // Awaiting a PyProxy of a task consumes (destroys) it, so Stop keeps its own copy to cancel with.
   const handle = task.copy();
   running.set(id, handle);
   try {
     const outcome = JSON.parse(await task);
+    outbox.close(id);
     if (outcome.error) post({ type: "error", id, error: outcome.error });
     else post({ type: "result", id, result: outcome.result });
   } catch (err) {
     // Only a cancelled task (Stop) or a failure of the interpreter itself ends up here.
+    outbox.close(id);
     const cancelled = errorFields(err).type === "CancelledError";
     post({ type: "error", id, error: { code: cancelled ? "cancelled" : "internal", message: errorMessage(err),
                                        details: {} } });
@@ -131,6 +135,45 @@ async function call({ id, method, params }) {
     handle.destroy();
   }
 }
+
+/**
+ * The streamed events not yet posted, per call (issue 36 item 3). Posting costs about as much as making an
+ * event, so the events a call made since the last post go together, as one JSON array text the page parses once:
+ * gathered until the task that made them ends, and posted at most once per frame's time (EVENT_POST_MS) per
+ * call. The first after a quiet spell goes at once. A call's result is posted after its last events.
+ */
+const EVENT_POST_MS = 16;
+const outbox = {
+  /** @type {Map<number, { events: string[], timer: ReturnType<typeof setTimeout> | null, last: number }>} */
+  calls: new Map(),
+  /**
+   * @param {number} id
+   * @param {string} events a JSON array of events, as pycore.wire emits them
+   */
+  add(id, events) {
+    let call = this.calls.get(id);
+    if (!call) this.calls.set(id, (call = { events: [], timer: null, last: -Infinity }));
+    call.events.push(events.slice(1, -1));
+    if (call.timer === null) {
+      call.timer = setTimeout(() => this.flush(id), Math.max(0, call.last + EVENT_POST_MS - performance.now()));
+    }
+  },
+  /** @param {number} id */
+  flush(id) {
+    const call = this.calls.get(id);
+    if (!call) return;
+    if (call.timer !== null) clearTimeout(call.timer);
+    call.timer = null;
+    if (call.events.length) post({ type: "events", id, events: `[${call.events.join(",")}]` });
+    call.events = [];
+    call.last = performance.now();
+  },
+  /** @param {number} id the call ended: its last events go now */
+  close(id) {
+    this.flush(id);
+    this.calls.delete(id);
+  },
+};
 
 /** @param {string} url */
 async function fetchBytes(url) {

@@ -1,7 +1,8 @@
 """The Pyodide transport, on the browser's ``fetch``. Only this module imports ``js`` / ``pyodide``.
 
 The body is read through a ReadableStream reader, so each chunk reaches the parser as soon as the
-browser has it (no buffering of the whole response). Every request owns an AbortController:
+browser has it (no buffering of the whole response); in the app's worker through ``web/body_pump.js``, which
+hands Python what arrived since it last asked, at most once a frame. Every request owns an AbortController:
 ``aclose()`` (the user's Stop), cancelling the reading task, and a body that stalls for longer than
 the request's ``timeout`` all abort the fetch. A request is sent with ``redirect: "manual"`` unless it
 asks to follow redirects (nothing in the core does): a redirect comes back as status 0 (an "opaque
@@ -27,6 +28,28 @@ def page_origin() -> str | None:
     return str(origin) if origin and str(origin) != "null" else None
 
 
+PUMP = "orizuru_body_pump"
+
+
+def _reader(body: Any) -> Any:
+    """What the body is read through: ``web/body_pump.js`` where the worker registered it (Python is handed what
+    arrived since it last asked, at most once a frame, instead of being woken for every read), else the body's
+    own reader (Pyodide without our worker). Both answer ``next()`` with a read's ``{done, value}``."""
+    try:
+        pump = __import__(PUMP)
+    except ImportError:
+        return _OwnReader(body.getReader())
+    return pump.coalesce(body)
+
+
+class _OwnReader:
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+
+    def next(self) -> Any:
+        return self._reader.read()
+
+
 class FetchResponse(Response):
     def __init__(self, response: Any, controller: Any, read_timeout: float | None = None) -> None:
         self._response = response
@@ -39,11 +62,11 @@ class FetchResponse(Response):
     async def aiter_bytes(self) -> AsyncIterator[bytes]:
         if self._response.body is None:
             return
-        reader = self._response.body.getReader()
+        reader = _reader(self._response.body)
         try:
             while True:
                 try:
-                    result = await asyncio.wait_for(reader.read(), self._read_timeout)
+                    result = await asyncio.wait_for(reader.next(), self._read_timeout)
                 except TimeoutError as e:
                     raise APITimeoutError(
                         f"the response stalled: nothing arrived for {self._read_timeout:g} s"
@@ -58,7 +81,6 @@ class FetchResponse(Response):
             raise
         finally:
             self._done = True
-            reader.releaseLock()
 
     def _abort(self) -> None:
         if not self._done:

@@ -252,6 +252,22 @@ async def test_approve_and_page_results_for_unknown_calls_are_clear_errors():
         await call("chat.page_tool_result", {"call_id": "x", "content": [{"type": "text", "text": "?"}]})
 
 
+async def test_the_worker_gets_the_events_of_one_step_together_in_order_all_before_the_result():
+    """What the worker calls (``wire.call``): the events a body read makes cross to JavaScript as one JSON array
+    (issue 36 item 3: each crossing costs), none lost or reordered, the last ones before the task's result."""
+    hi = [{"role": "user", "parts": [{"type": "text", "text": "hi"}]}]
+    with serving(recording("anthropic/stream-text.sse")):
+        _, one_by_one, _ = await call("chat.run", {"provider": provider(), "model": "claude", "messages": hi})
+    batches: list[list[dict]] = []
+    with serving(recording("anthropic/stream-text.sse")):
+        task = wire.call("chat.run", json.dumps({"provider": provider(), "model": "claude", "messages": hi}),
+                         lambda text: batches.append(json.loads(text)))
+        outcome = json.loads(await task)
+    assert outcome["result"]["stop_reason"] == "end_turn"
+    assert [event for batch in batches for event in batch] == one_by_one
+    assert all(batches) and len(batches) < len(one_by_one)  # gathered, never an empty crossing
+
+
 async def test_the_key_is_redacted_from_events_results_and_errors_whatever_echoes_it():
     """A model that repeats the key, a tool that returns it, an error that quotes it: none reaches the page."""
     from pycore.messages import ToolCallPart

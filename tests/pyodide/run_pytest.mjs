@@ -26,6 +26,8 @@ for (const wheel of [...boot.wheels, ...(boot.later ?? [])].map((w) => path.join
   py.unpackArchive(new Uint8Array(fs.readFileSync(wheel)), "wheel", { extractDir: sitePackages });
 }
 py.unpackArchive(new Uint8Array(fs.readFileSync(path.join(dist, boot.sandbox.python))), "zip", { extractDir: sitePackages });
+// The streamed body's pump, as web/worker.js registers it (pycore/http/fetch.py reads through it when present).
+py.registerJsModule("orizuru_body_pump", { ...(await import(pathToFileURL(path.join(repo, "web", "body_pump.js")).href)) });
 py.FS.mkdirTree("/repo");
 py.mountNodeFS("/repo", fs.realpathSync(repo));
 py.globals.set("pytest_args", py.toPy(pytestArgs));

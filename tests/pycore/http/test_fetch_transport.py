@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import sys
+from collections.abc import Iterator
 
 import pytest
 from vendor_fixtures import FIXTURES, subset
@@ -18,7 +19,27 @@ pytestmark = [
 ]
 
 
-async def test_fetch_streams_a_recording_to_the_parser() -> None:
+@pytest.fixture(params=["pump", "own reader"])
+def body_reader(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each way the body is read: the worker's pump (``web/body_pump.js``, registered as the worker does it by
+    tests/pyodide/run_pytest.mjs), and the body's own reader, where no pump was registered."""
+    from pyodide.ffi import register_js_module, unregister_js_module
+
+    from pycore.http.fetch import PUMP
+
+    pump = __import__(PUMP)
+    if request.param == "pump":
+        yield request.param
+        return
+    unregister_js_module(PUMP)
+    sys.modules.pop(PUMP, None)
+    try:
+        yield request.param
+    finally:
+        register_js_module(PUMP, pump)
+
+
+async def test_fetch_streams_a_recording_to_the_parser(body_reader: str) -> None:
     from pycore.http.fetch import FetchTransport
 
     f = next(f for f in FIXTURES if f.file == "anthropic/stream-thinking-signature.sse")
