@@ -15,7 +15,7 @@ from typing import Any, ClassVar, assert_never
 from urllib.parse import urlsplit
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, VendorAlias, drop_none, finish_from, sse_json
+from pycore.adapters._base import Adapter, StreamParser, VendorAlias, drop_none, finish_from, multipart, sse_json
 from pycore.adapters._convert import data_url, is_pdf, result_images, result_text
 from pycore.decoders import SSEEvent
 from pycore.http import Request
@@ -143,8 +143,7 @@ def _user(message: Message, files: bool) -> list[dict[str, Any]]:
         elif isinstance(part, ImagePart):
             content.append(_image(part))
         elif isinstance(part, DocumentPart):
-            content.append({"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}}
-                           if files and is_pdf(part) else {"type": "text", "text": part.labelled_text()})
+            content.append(_document(part, files))
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue  # not user content; nothing to send
         else:
@@ -153,6 +152,19 @@ def _user(message: Message, files: bool) -> list[dict[str, Any]]:
         simple = len(content) == 1 and content[0]["type"] == "text"
         out.append({"role": "user", "content": content[0]["text"] if simple else content})
     return out
+
+
+# Chat Completions' input_audio takes these two formats (the page records WAV)
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def _document(part: DocumentPart, files: bool) -> dict[str, Any]:
+    """``files``: OpenAI's own server, which reads PDF and audio; a compatible server gets the text (or refuses)."""
+    if files and is_pdf(part):
+        return {"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}}
+    if files and part.is_audio() and part.mime_type in AUDIO_FORMATS:
+        return {"type": "input_audio", "input_audio": {"data": part.base64(), "format": AUDIO_FORMATS[part.mime_type]}}
+    return {"type": "text", "text": part.labelled_text()}
 
 
 def _image(image: ImagePart) -> dict[str, Any]:
@@ -207,6 +219,10 @@ class OpenAIChatAdapter(Adapter):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url).hostname == "api.openai.com"
 
+    def describe(self) -> str:
+        host = urlsplit(self.base_url).hostname
+        return self.label if self._is_openai() else f"the OpenAI-compatible server at {host}"
+
     stream_fields = {"stream": True, "stream_options": {"include_usage": True}}
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
@@ -247,6 +263,29 @@ class OpenAIChatAdapter(Adapter):
 
     def models_request(self) -> Request:
         return Request("GET", f"{self.base_url}/models", self._headers())
+
+    # Speech: /audio/transcriptions (multipart, answers {"text"}) and /audio/speech (JSON, answers the audio).
+    # A compatible server that offers them (Groq's Whisper, a local one) is asked at the same paths.
+    transcription_model = "gpt-4o-mini-transcribe"
+    speech_model = "gpt-4o-mini-tts"
+    speech_voice = "alloy"
+
+    def transcription_request(self, audio: bytes, mime_type: str, *, chat_model: str, model: str | None = None,
+                              language: str | None = None) -> Request:
+        extension = AUDIO_FORMATS.get(mime_type) or mime_type.split("/")[-1].split(";")[0]
+        body, content_type = multipart({"model": model or self.transcription_model, "language": language,
+                                        "response_format": "json"}, ("file", f"speech.{extension}", mime_type, audio))
+        return Request("POST", f"{self.base_url}/audio/transcriptions",
+                       {**self._headers(), "content-type": content_type}, body)
+
+    def parse_transcription(self, body: bytes) -> str:
+        return str(json.loads(body).get("text") or "")
+
+    def speech_request(self, text: str, *, voice: str | None = None, speed: float | None = None,
+                       model: str | None = None) -> Request:
+        body = {"model": model or self.speech_model, "input": text, "voice": voice or self.speech_voice,
+                "speed": speed, "response_format": "wav"}
+        return self._json_request(f"{self.base_url}/audio/speech", drop_none(body), self._headers())
 
     def parse_models(self, body: bytes) -> list[ModelInfo]:
         return [ModelInfo(id=m["id"]) for m in json.loads(body).get("data", [])]
