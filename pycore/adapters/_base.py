@@ -138,6 +138,7 @@ class Adapter(ABC):
         return {}
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None) -> None:
+        self.chosen: str | None = None  # the vendor the user picked (an alias's id), when the page said
         self.api_key = api_key
         self.base_url = self._checked_base_url((base_url or self.default_base_url).rstrip("/"))
 

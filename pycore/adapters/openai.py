@@ -120,15 +120,16 @@ def tool_param(tool: Tool) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def messages_param(request: ChatRequest, *, files: bool = True) -> list[dict[str, Any]]:
-    """``files``: the server reads PDF file parts (OpenAI's does; compatible servers get the text)."""
+def messages_param(request: ChatRequest, *, files: bool = True, audio: bool = True) -> list[dict[str, Any]]:
+    """``files``: the server reads PDF file parts (OpenAI's does; compatible servers get the text); ``audio``: it
+    takes input_audio (OpenAI's; a compatible server is refused a clip)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
     for message in request.messages:
-        out += _assistant(message) if message.role == "assistant" else _user(message, files)
+        out += _assistant(message) if message.role == "assistant" else _user(message, files, audio)
     return out
 
 
-def _user(message: Message, files: bool) -> list[dict[str, Any]]:
+def _user(message: Message, files: bool, audio: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     content: list[dict[str, Any]] = []
     for part in message.parts:
@@ -143,7 +144,7 @@ def _user(message: Message, files: bool) -> list[dict[str, Any]]:
         elif isinstance(part, ImagePart):
             content.append(_image(part))
         elif isinstance(part, DocumentPart):
-            content.append(_document(part, files))
+            content.append(_document(part, files, audio))
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue  # not user content; nothing to send
         else:
@@ -158,11 +159,11 @@ def _user(message: Message, files: bool) -> list[dict[str, Any]]:
 AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
 
 
-def _document(part: DocumentPart, files: bool) -> dict[str, Any]:
-    """``files``: OpenAI's own server, which reads PDF and audio; a compatible server gets the text (or refuses)."""
+def _document(part: DocumentPart, files: bool, audio: bool) -> dict[str, Any]:
+    """A PDF or a clip itself where the server takes it; otherwise the file's text, or a refusal (a clip has none)."""
     if files and is_pdf(part):
         return {"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}}
-    if files and part.is_audio() and part.mime_type in AUDIO_FORMATS:
+    if audio and part.is_audio() and part.mime_type in AUDIO_FORMATS:
         return {"type": "input_audio", "input_audio": {"data": part.base64(), "format": AUDIO_FORMATS[part.mime_type]}}
     return {"type": "text", "text": part.labelled_text()}
 
@@ -219,9 +220,14 @@ class OpenAIChatAdapter(Adapter):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url).hostname == "api.openai.com"
 
+    def _takes_audio(self) -> bool:
+        """A clip has no text to fall back on, so the user's word is taken: OpenAI itself at another address (a
+        proxy) gets it too; an OpenAI-compatible server is refused it."""
+        return self._is_openai() or self.chosen == "openai"
+
     def describe(self) -> str:
         host = urlsplit(self.base_url).hostname
-        return self.label if self._is_openai() else f"the OpenAI-compatible server at {host}"
+        return self.label if self._takes_audio() else f"the OpenAI-compatible server at {host}"
 
     stream_fields = {"stream": True, "stream_options": {"include_usage": True}}
 
@@ -230,7 +236,7 @@ class OpenAIChatAdapter(Adapter):
         max_tokens = "max_completion_tokens" if self._is_openai() else "max_tokens"
         return {
             "model": request.model,
-            "messages": messages_param(request, files=self._is_openai()),
+            "messages": messages_param(request, files=self._is_openai(), audio=self._takes_audio()),
             "temperature": request.temperature,
             max_tokens: request.max_tokens,
             "reasoning_effort": request.reasoning.as_effort() if request.reasoning else None,

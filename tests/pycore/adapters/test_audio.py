@@ -40,6 +40,18 @@ def test_openai_chat_gets_the_clip_as_input_audio() -> None:
     assert content[1] == {"type": "input_audio", "input_audio": audio}
 
 
+def test_openai_chosen_behind_a_proxy_still_gets_the_clip() -> None:
+    """A clip has no text to fall back on: a profile the user set up as OpenAI itself, at a proxy's address (a
+    company gateway, the tests' replay server), is believed; only an OpenAI-compatible choice is refused."""
+    adapter = get_adapter("openai", api_key=KEY, base_url="http://127.0.0.1:8080/v1")
+    adapter.chosen = "openai"
+    content = json.loads(adapter.build_request(REQUEST).body or b"{}")["messages"][0]["content"]
+    assert content[1]["type"] == "input_audio"
+    adapter.chosen = "openai-compatible"
+    with pytest.raises(UnsupportedContentError, match="^the OpenAI-compatible server at 127.0.0.1: voice-note.wav"):
+        adapter.build_request(REQUEST)
+
+
 def test_an_mp3_clip_says_mp3_to_openai() -> None:
     mp3 = ChatRequest(model="m", messages=[Message(role="user", parts=[
         DocumentPart(name="a.mp3", mime_type="audio/mpeg", data=b"ID3")])])
