@@ -165,3 +165,29 @@ def test_read_aloud_says_when_the_browser_has_no_voice_and_plays_the_vendors_unt
                            "voice": "alloy", "speed": 1.25, "response_format": "wav"}
     stop.click()
     expect(last_reply(page).get_by_role("button", name="Read aloud")).to_have_attribute("aria-pressed", "false")
+
+
+def test_conversation_mode_reads_the_reply_as_it_streams_then_listens_again(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    vendor.script("openai/chat-stream-text-usage", "openai/audio-speech")
+    page = openai_app(browser, site_url, vendor)
+    dialog = open_settings(page)
+    dialog.get_by_label("Read aloud with").select_option("vendor")
+    dialog.get_by_role("button", name="Close", exact=True).click()
+    mode = page.get_by_role("button", name="Conversation mode")
+    mode.click()
+    expect(mode).to_have_attribute("aria-pressed", "true")
+    send(page, "Which is the capital of the UK?")
+    wait_idle(page)
+    # Once the reply is read (the vendor's 3 s of audio), the microphone listens again: the browser's recognition
+    # fails here, so it records for OpenAI's transcription, and says so.
+    status = page.locator("#voice-status")
+    expect(status).to_contain_text("Recording for OpenAI's transcription", timeout=REPLY_TIMEOUT_MS)
+    assert [r.path for r in vendor.model_requests] == ["/v1/chat/completions", "/v1/audio/speech"]
+    assert vendor.model_requests[1].json["input"] == expected("openai/chat-stream-text-usage")["text"]
+    expect(page.get_by_role("button", name="Stop dictation")).to_have_attribute("aria-pressed", "true")
+    mode.click()  # off: the microphone is let go, and what it heard is not sent anywhere
+    expect(status).to_be_hidden()
+    expect(mode).to_have_attribute("aria-pressed", "false")
+    expect(page.get_by_role("button", name="Dictate")).to_be_enabled()
+    assert len(vendor.model_requests) == 2

@@ -22,6 +22,7 @@ import { byId, h } from "./dom.js";
 import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 import { vendorLabel } from "./vendors.js";
+import { sentencesOf, speakable } from "../render/speech_text.js";
 
 /**
  * @typedef {import("./notify.js").Notify} Notify
@@ -96,6 +97,12 @@ export class MicButton {
     };
     tick();
     this.#ticking = setInterval(tick, 1000);
+  }
+
+  /** Let the microphone go and drop what it recorded: nothing is sent anywhere. */
+  cancel() {
+    this.recorder.cancel();
+    this.set("idle");
   }
 
   async stop() {
@@ -174,6 +181,16 @@ export class Dictation extends MicButton {
     else await super.stop();
   }
 
+  cancel() {
+    const recognition = this.#recognition;
+    this.#recognition = null;
+    if (recognition) {
+      recognition.onend = null;
+      recognition.abort();
+    }
+    super.cancel();
+  }
+
   /** @param {RecognitionClass} Recognition */
   #listen(Recognition) {
     const recognition = new Recognition();
@@ -230,38 +247,6 @@ export class Dictation extends MicButton {
   }
 }
 
-/**
- * A reply's text as it is heard: no markdown signs, code blocks named instead of spelled out, links by their words.
- * @param {string} text
- */
-export function speakable(text) {
-  return text
-    .replace(/```[\s\S]*?(```|$)/g, ` ${t("voice.codeBlock")} `)
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1")
-    .replace(/`([^`]*)`/g, "$1")
-    .replace(/^\s{0,3}(#{1,6}|>|[-*+]|\d+\.)\s+/gm, "")
-    .replace(/[*_~|]+/g, " ")
-    .replace(/[ \t]+/g, " ")
-    .trim();
-}
-
-/**
- * Sentences, each ending at its full stop (. ! ? and their Japanese forms) or line; the rest is kept for later.
- * @param {string} text
- * @returns {{sentences: string[], rest: string}}
- */
-export function sentencesOf(text) {
-  const sentences = [];
-  const ends = /[^.!?。！？\n]*(?:[.!?](?=\s)|[。！？]|\n)/gy;
-  let match;
-  let at = 0;
-  while ((match = ends.exec(text)) !== null && match[0]) {
-    sentences.push(match[0].trim());
-    at = ends.lastIndex;
-  }
-  return { sentences: sentences.filter(Boolean), rest: text.slice(at) };
-}
-
 /** Reading aloud, one sentence at a time, with the browser's voice or the vendor's. */
 export class Speaker {
   /** @type {string[]} */
@@ -305,7 +290,7 @@ export class Speaker {
 
   /** @param {string} text   queued after what is being read */
   say(text) {
-    const { sentences, rest } = sentencesOf(`${speakable(text)}\n`);
+    const { sentences, rest } = sentencesOf(`${speakable(text, t("voice.codeBlock"))}\n`);
     this.#queue.push(...sentences, ...(rest.trim() ? [rest.trim()] : []));
     if (!this.#playing) this.#pump();
   }
@@ -429,7 +414,7 @@ export class ConversationMode {
     if (!this.#on) {
       this.speaker.stop();
       this.#pending = "";
-      if (this.dictation.state !== "idle") this.dictation.stop();
+      if (this.dictation.state === "recording" || this.dictation.state === "listening") this.dictation.cancel();
     }
   }
 
