@@ -122,6 +122,15 @@ def stored_user_parts(page: Page) -> list[dict]:
     })""")
 
 
+def export_conversation(page: Page) -> dict[str, Any]:
+    """Export → "This conversation (JSON)", as a user downloads it, parsed."""
+    page.get_by_role("button", name="Export", exact=True).click()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="This conversation (JSON)").click()
+    data: dict[str, Any] = json.loads(Path(download.value.path()).read_text("utf-8"))
+    return data
+
+
 def browser_storage_dump(page: Page) -> str:
     """Everything this origin keeps in localStorage, sessionStorage and every IndexedDB database, as text."""
     data: Any = page.evaluate("""async () => {

@@ -12,16 +12,15 @@ it plays the vendor's audio until Stop. Nothing in the page is stubbed.
 from __future__ import annotations
 
 import base64
-import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from conftest import CHROMIUM, CHROMIUM_ARGS
 from journeys import (
     REPLY_TIMEOUT_MS,
     configure,
+    export_conversation,
     last_reply,
     open_app,
     open_settings,
@@ -70,7 +69,7 @@ def record(page: Page, status: str, button: str | None = None) -> None:
 
 def multipart_file(body: bytes) -> bytes:
     """The bytes of the ``file`` field of a multipart/form-data body."""
-    head, _, rest = body.partition(b'name="file"')
+    _, _, rest = body.partition(b'name="file"')
     return rest.split(b"\r\n\r\n", 1)[1].rsplit(b"\r\n--", 1)[0]
 
 
@@ -97,7 +96,7 @@ def test_dictation_falls_back_to_the_vendors_transcription_and_the_words_wait_in
 
 
 def test_a_recorded_clip_goes_with_the_message_survives_a_reload_and_a_vendor_without_audio_refuses_it(
-        browser: Browser, site_url: str, vendor: VendorReplay, tmp_path: Path):
+        browser: Browser, site_url: str, vendor: VendorReplay):
     vendor.script("openai/chat-stream-text-usage")
     page = openai_app(browser, site_url, vendor)
     record(page, "Recording a clip", "Record a clip")
@@ -123,11 +122,7 @@ def test_a_recorded_clip_goes_with_the_message_survives_a_reload_and_a_vendor_wi
     sent_clip.get_by_role("button", name=f"Play {name}").click()
     expect(sent_clip.locator("audio")).to_have_count(1)  # its own bytes, read back from OPFS, are audio
 
-    page.get_by_role("button", name="Export", exact=True).click()
-    with page.expect_download() as download:
-        page.get_by_role("button", name="This conversation (JSON)").click()
-    download.value.save_as(tmp_path / "export.json")
-    exported = json.loads((tmp_path / "export.json").read_text("utf-8"))["conversations"][0]["messages"][0]["parts"]
+    exported = export_conversation(page)["conversations"][0]["messages"][0]["parts"]
     assert base64.b64decode(next(p for p in exported if p["type"] == "document")["data"]) == clip
 
     configure(page, vendor="anthropic", base=vendor.url, key="sk-ant-voice-test-1234", model="claude-sonnet-4-5",
