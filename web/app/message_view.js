@@ -339,7 +339,12 @@ function clipPlayer(part) {
   const play = h("button", { type: "button", className: "icon play-clip", "aria-label": t("voice.play", { name: part.name }) },
     "▶");
   play.addEventListener("click", () => {
-    const bytes = decodeBase64(part.data ?? "");
+    let bytes = new Uint8Array();
+    try {
+      bytes = decodeBase64(part.data ?? "", 32 * 1024 * 1024); // a clip may be as large as an attached file (25 MB)
+    } catch {
+      // not base64: said below, as bytes that are not audio
+    }
     const type = sniffAudio(bytes);
     if (!type) return void play.replaceWith(h("span", { className: "hint" }, t("voice.notAudio")));
     const audio = h("audio", { controls: true, src: URL.createObjectURL(new Blob([bytes], { type })) });

@@ -22,6 +22,7 @@ import { byId, h } from "./dom.js";
 import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 import { vendorLabel } from "./vendors.js";
+import { decodeBase64, sniffAudio } from "../render/media_bytes.js";
 import { sentencesOf, speakable } from "../render/speech_text.js";
 
 /**
@@ -351,15 +352,17 @@ export class Speaker {
   async #vendor(sentence, run) {
     const { audio, mime_type } = await this.speech(sentence);
     if (run !== this.#run) return;
-    const bytes = Uint8Array.from(atob(audio), (c) => c.charCodeAt(0));
-    const url = URL.createObjectURL(new Blob([bytes], { type: mime_type }));
+    const bytes = decodeBase64(audio);
+    const type = sniffAudio(bytes); // played as what its bytes are, never as what the answer claims
+    if (!type) throw new Error(t("voice.speakFailed", { error: `${mime_type}: ${t("voice.notAudio")}` }));
+    const url = URL.createObjectURL(new Blob([bytes], { type }));
     const player = new Audio(url);
     this.#audio = player;
     try {
       const ended = new Promise((resolve, reject) => {
         player.addEventListener("ended", resolve, { once: true });
         player.addEventListener("pause", resolve, { once: true }); // Stop
-        player.addEventListener("error", () => reject(new Error(t("voice.speakFailed", { error: mime_type }))),
+        player.addEventListener("error", () => reject(new Error(t("voice.speakFailed", { error: type }))),
                                 { once: true });
       });
       await player.play();
