@@ -133,7 +133,25 @@ class ChatClient:
         return self.adapter.parse_response(body)
 
     async def list_models(self) -> list[ModelInfo]:
-        response = await self.send(self.adapter.models_request())
+        return self.adapter.parse_models(await self._read(self.adapter.models_request()))
+
+    async def transcribe(self, audio: bytes, mime_type: str, *, chat_model: str, model: str | None = None,
+                         language: str | None = None) -> str:
+        """The words of a recorded clip, by the vendor's speech-to-text."""
+        request = self.adapter.transcription_request(audio, mime_type, chat_model=chat_model, model=model,
+                                                     language=language)
+        return self.adapter.parse_transcription(await self._read(request))
+
+    async def speak(self, text: str, *, voice: str | None = None, speed: float | None = None,
+                    model: str | None = None) -> tuple[bytes, str]:
+        """``text`` spoken by the vendor's voice: the audio's bytes and media type."""
+        response = await self.send(self.adapter.speech_request(text, voice=voice, speed=speed, model=model))
         body = await response.aread()
         await response.aclose()
-        return self.adapter.parse_models(body)
+        return self.adapter.parse_speech(body, response.headers.get("content-type", ""))
+
+    async def _read(self, request: Request) -> bytes:
+        response = await self.send(request)
+        body = await response.aread()
+        await response.aclose()
+        return body

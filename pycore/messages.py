@@ -87,8 +87,16 @@ class DocumentPart(_Model):
     def base64(self) -> str:
         return base64.b64encode(self.data or b"").decode("ascii")
 
+    def is_audio(self) -> bool:
+        """A recorded clip whose bytes were kept: the vendors that take audio get it, the others refuse it."""
+        return self.mime_type.startswith("audio/") and self.data is not None
+
     def labelled_text(self) -> str:
         """The text under the file's name, for a vendor that does not read this type itself."""
+        if self.is_audio() and self.text is None:
+            raise UnsupportedContentError(
+                f"{self.name} is an audio clip, and this vendor does not take audio: send it to a vendor that does "
+                "(OpenAI, Gemini), or remove the clip")
         if self.text is None:
             raise UnsupportedContentError(
                 f"{self.name} ({self.mime_type}) has no readable text, and this vendor does not read the file itself: "

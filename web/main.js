@@ -12,6 +12,7 @@
 //   web/app/traffic.js       an MCP server's traffic, inspected and exported
 //   web/app/router.js        each conversation's address (#/c/<id>), Back/Forward
 //   web/mcp_app/             MCP App views: their frame, policy and bridge
+//   web/app/voice.js         dictation, recorded clips, read aloud, conversation mode
 
 import { Bus } from "./app/bus.js";
 import { Chat } from "./app/chat.js";
@@ -41,6 +42,7 @@ import { Sidebar } from "./app/sidebar.js";
 import { SyncSettings } from "./app/sync_settings.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { TrafficInspector } from "./app/traffic.js";
+import { startVoice } from "./app/voice.js";
 import { createAgent } from "./client/orizuru.js";
 import { ImagePolicy } from "./render/markdown.js";
 import * as keys from "./store/keys.js";
@@ -97,12 +99,13 @@ async function main() {
     prompts: () => [...library.slashPrompts(), ...tools.prompts()],
     getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
   });
+  const voice = startVoice({ core, settings, composer, notify, ready: readyOrFail });
   const setup = new SetupCard({ element: byId("setup-card"), settings, ready: readyOrFail,
                                 onDone: () => byId("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
   const sync = new SyncSettings({ element: byId("sync-settings"), store, notify });
-  listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter });
+  listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter, voice });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });
   await sync.load(); // after the first screen: a sync on from before runs behind it
@@ -228,6 +231,7 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     onChange: (/** @type {import("./app/bus.js").Conversation | null} */ conversation) =>
       bus.emit("conversation", conversation),
     onRunning: (/** @type {boolean} */ running) => bus.emit("running", running),
+    onText: (/** @type {string} */ text) => bus.emit("reply_text", text),
     // a failed reply's: its profile, the field to fix
     openSettings: (/** @type {Parameters<Settings["open"]>[0]} */ where) => settings.open(where),
     askKey: (/** @type {import("./app/settings.js").Profile} */ profile) => keyPrompt.ask(profile),
@@ -261,16 +265,21 @@ function focusValidator(core, readyOrFail) {
  * Who reacts to what: every part exists by now, so none holds a callback into a part made after it.
  * @param {{bus: Bus, chat: Chat, sidebar: Sidebar, router: Router, composer: Composer, tools: ToolsPanel,
  *   assistant: ChatSettings, topBar: TopBar, setup: SetupCard, notifier: Notifier, store: Store,
- *   interpreter: CodeInterpreter}} parts
+ *   interpreter: CodeInterpreter, voice: ReturnType<typeof startVoice>}} parts
  */
-function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter }) {
+function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter,
+                  voice }) {
   bus.on("conversation", (conversation) => {
     router.shown(conversation); // the address names the conversation on screen (#/c/<id>)
     interpreter.shown(conversation?.id ?? null); // the others' notebooks close once left a while
     sidebar.markActive(conversation?.id ?? null);
     sidebar.refresh().catch((err) => composer.notify(messageOf(err), { error: true }));
   });
-  bus.on("running", (running) => composer.setRunning(running));
+  bus.on("running", (running) => {
+    composer.setRunning(running);
+    voice.conversation.running(running); // conversation mode: read the rest, then listen again
+  });
+  bus.on("reply_text", (text) => voice.conversation.text(text));
   bus.on("attach", ({ resource, parts }) => composer.attachResource(resource, parts));
   bus.on("suggest", (text) => composer.insert(text));
   bus.on("profiles", (saved) => {

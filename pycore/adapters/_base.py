@@ -7,6 +7,7 @@ touches the network. :mod:`pycore.client` joins an adapter to a transport.
 from __future__ import annotations
 
 import json
+import os
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
@@ -19,7 +20,14 @@ from pydantic_core import from_json
 from pycore._json import loads
 from pycore._parts import PartsManager
 from pycore.decoders import NDJSONDecoder, SSEDecoder, SSEEvent
-from pycore.exceptions import APIConnectionError, APIStatusError, StreamFormatError, redact, status_error_class
+from pycore.exceptions import (
+    APIConnectionError,
+    APIStatusError,
+    StreamFormatError,
+    UnsupportedContentError,
+    redact,
+    status_error_class,
+)
 from pycore.http import Request
 from pycore.http.retry import RetryPolicy
 from pycore.messages import ChatRequest, Completion, Event, FinishReason, ModelInfo
@@ -130,6 +138,7 @@ class Adapter(ABC):
         return {}
 
     def __init__(self, api_key: str | None = None, base_url: str | None = None) -> None:
+        self.chosen: str | None = None  # the vendor the user picked (an alias's id), when the page said
         self.api_key = api_key
         self.base_url = self._checked_base_url((base_url or self.default_base_url).rstrip("/"))
 
@@ -155,6 +164,10 @@ class Adapter(ABC):
             raise ValueError(f"{self.vendor}: refusing to send a request to {target.hostname or 'another address'}: "
                              f"this provider's requests go only to {base.hostname} (its base URL)")
 
+    def describe(self) -> str:
+        """The vendor as an error names it."""
+        return self.label
+
     def explain_connection_error(self, error: APIConnectionError) -> APIConnectionError:
         """A vendor may add what usually causes a connection failure (Ollama: its allowed origins)."""
         return error
@@ -163,8 +176,12 @@ class Adapter(ABC):
     stream_fields: ClassVar[dict[str, Any]] = {"stream": True}  # what a streamed request adds to the body
 
     def build_request(self, request: ChatRequest) -> Request:
-        """The vendor's own body, then what all vendors do alike: tools, streaming, vendor options."""
-        body = self.request_body(request)
+        """The vendor's own body, then what all vendors do alike: tools, streaming, vendor options. Content the
+        vendor cannot take raises :class:`UnsupportedContentError` naming the vendor."""
+        try:
+            body = self.request_body(request)
+        except UnsupportedContentError as e:
+            raise UnsupportedContentError(f"{self.describe()}: {e}") from e
         if request.tools:
             body.update(self.tools_fields(request))
         if request.stream:
@@ -192,6 +209,26 @@ class Adapter(ABC):
 
     @abstractmethod
     def parse_models(self, body: bytes) -> list[ModelInfo]: ...
+
+    # ------------------------------------------------------------------ voice
+    def transcription_request(self, audio: bytes, mime_type: str, *, chat_model: str, model: str | None = None,
+                              language: str | None = None) -> Request:
+        """Speech to text of a recorded clip (``model``: the vendor's transcription model, else its default;
+        ``chat_model``: the profile's model, for a vendor whose chat models read audio)."""
+        raise UnsupportedContentError(f"{self.describe()} has no speech-to-text API: dictate with an OpenAI or "
+                                      "Gemini profile, or in a browser with its own speech recognition")
+
+    def parse_transcription(self, body: bytes) -> str:
+        raise NotImplementedError
+
+    def speech_request(self, text: str, *, voice: str | None = None, speed: float | None = None,
+                       model: str | None = None) -> Request:
+        """Text to speech; the answer's bytes and media type come from :meth:`parse_speech`."""
+        raise UnsupportedContentError(f"{self.describe()} has no text-to-speech API: read aloud with the browser's "
+                                      "voice, or with an OpenAI or Gemini profile")
+
+    def parse_speech(self, body: bytes, content_type: str) -> tuple[bytes, str]:
+        return body, content_type.split(";")[0].strip() or "application/octet-stream"
 
     # ------------------------------------------------------------------ responses
     @abstractmethod
@@ -234,6 +271,20 @@ class Adapter(ABC):
     # ------------------------------------------------------------------ helpers
     def _json_request(self, url: str, body: dict[str, Any], headers: dict[str, str]) -> Request:
         return Request("POST", url, {**headers, "content-type": "application/json"}, json.dumps(body).encode())
+
+
+def multipart(fields: Mapping[str, str | None], file: tuple[str, str, str, bytes]) -> tuple[bytes, str]:
+    """A multipart/form-data body (RFC 7578): the text fields, then ``file`` as (field name, file name, type)
+    and its bytes; returns the body and its content type."""
+    boundary = "orizuru-" + os.urandom(12).hex()
+    out = b""
+    for name, value in fields.items():
+        if value is not None:
+            out += f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+    field, filename, mime_type, data = file
+    out += (f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; filename="{filename}"\r\n'
+            f"Content-Type: {mime_type}\r\n\r\n").encode() + data + f"\r\n--{boundary}--\r\n".encode()
+    return out, f"multipart/form-data; boundary={boundary}"
 
 
 def _json(body: bytes) -> Any:

@@ -9,9 +9,11 @@ Tool schemas go through :func:`~pycore.adapters._gemini_schema.clean_schema`.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import re
+import struct
 from typing import Any, ClassVar, assert_never
 from urllib.parse import quote
 
@@ -19,6 +21,7 @@ from pycore._parts import PartsManager
 from pycore.adapters._base import Adapter, StreamParser, drop_none, finish_from
 from pycore.adapters._convert import is_pdf, tool_names
 from pycore.adapters._gemini_schema import clean_schema
+from pycore.exceptions import StreamFormatError
 from pycore.http import Request
 from pycore.messages import (
     ChatRequest,
@@ -173,8 +176,8 @@ def _to_parts(part: Part, names: dict[str, str]) -> list[dict[str, Any]]:
         return [_signed({"text": part.text}, part.vendor, part.provider_details)] if part.text else []
     if isinstance(part, ImagePart):
         return [{"inlineData": {"mimeType": part.mime_type, "data": part.base64()}}]
-    if isinstance(part, DocumentPart):  # a PDF itself, under its name; any other file as its text
-        if is_pdf(part):
+    if isinstance(part, DocumentPart):  # a PDF or a recorded clip itself, under its name; any other file as its text
+        if is_pdf(part) or part.is_audio():
             return [{"text": f"Attached file: {part.name}"},
                     {"inlineData": {"mimeType": part.mime_type, "data": part.base64()}}]
         return [{"text": part.labelled_text()}]
@@ -198,6 +201,16 @@ def _result(part: ToolResultPart, names: dict[str, str]) -> list[dict[str, Any]]
         {"inlineData": {"mimeType": c.mime_type, "data": c.base64()}} for c in part.content if isinstance(c, ImagePart)
     ]
     return [{"functionResponse": {"name": name, "response": response}}, *images]
+
+
+def _wav(pcm: bytes, mime_type: str) -> tuple[bytes, str]:
+    """Gemini's ``audio/L16;codec=pcm;rate=24000`` (16-bit little-endian mono PCM) as a WAV file."""
+    if not mime_type.lower().startswith("audio/l16"):
+        return pcm, mime_type or "application/octet-stream"
+    rate = int(m.group(1)) if (m := re.search(r"rate=(\d+)", mime_type)) else 24000
+    fmt = struct.pack("<IHHIIHH", 16, 1, 1, rate, rate * 2, 2, 16)  # PCM, mono, 16-bit
+    header = b"RIFF" + struct.pack("<I", 36 + len(pcm)) + b"WAVEfmt " + fmt
+    return header + b"data" + struct.pack("<I", len(pcm)) + pcm, "audio/wav"
 
 
 class GeminiAdapter(Adapter):
@@ -250,6 +263,38 @@ class GeminiAdapter(Adapter):
 
     def models_request(self) -> Request:
         return Request("GET", f"{self.base_url}/models?pageSize=1000", self._headers())
+
+    # Speech: Gemini's chat models read audio, so a clip is transcribed by the profile's own model; its voice is
+    # a TTS model answering 16-bit PCM, which is wrapped as WAV for the page. It has no speed: not sent.
+    speech_model = "gemini-2.5-flash-preview-tts"
+    speech_voice = "Kore"
+
+    def transcription_request(self, audio: bytes, mime_type: str, *, chat_model: str, model: str | None = None,
+                              language: str | None = None) -> Request:
+        ask = "Transcribe this audio exactly, in the language spoken" + (f" (probably {language})" if language else "")
+        parts = [{"text": ask + ". Answer with the transcript only."},
+                 {"inlineData": {"mimeType": mime_type, "data": base64.b64encode(audio).decode("ascii")}}]
+        name = quote((model or chat_model).removeprefix("models/"), safe="-._")
+        url = f"{self.base_url}/models/{name}:generateContent"
+        return self._json_request(url, {"contents": [{"role": "user", "parts": parts}]}, self._headers())
+
+    def parse_transcription(self, body: bytes) -> str:
+        return "".join(p.text for p in self.parse_response(body).message.parts if isinstance(p, TextPart)).strip()
+
+    def speech_request(self, text: str, *, voice: str | None = None, speed: float | None = None,
+                       model: str | None = None) -> Request:
+        voice_config = {"prebuiltVoiceConfig": {"voiceName": voice or self.speech_voice}}
+        body = {"contents": [{"role": "user", "parts": [{"text": text}]}],
+                "generationConfig": {"responseModalities": ["AUDIO"], "speechConfig": {"voiceConfig": voice_config}}}
+        url = f"{self.base_url}/models/{quote(model or self.speech_model, safe='-._')}:generateContent"
+        return self._json_request(url, body, self._headers())
+
+    def parse_speech(self, body: bytes, content_type: str) -> tuple[bytes, str]:
+        parts = ((json.loads(body).get("candidates") or [{}])[0].get("content") or {}).get("parts") or []
+        inline = next((p["inlineData"] for p in parts if "inlineData" in p), None)
+        if inline is None:
+            raise StreamFormatError("gemini: the speech answer carries no audio")
+        return _wav(base64.b64decode(inline["data"]), inline.get("mimeType", ""))
 
     def parse_models(self, body: bytes) -> list[ModelInfo]:
         models = json.loads(body).get("models", [])

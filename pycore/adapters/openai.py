@@ -15,7 +15,7 @@ from typing import Any, ClassVar, assert_never
 from urllib.parse import urlsplit
 
 from pycore._parts import PartsManager
-from pycore.adapters._base import Adapter, StreamParser, VendorAlias, drop_none, finish_from, sse_json
+from pycore.adapters._base import Adapter, StreamParser, VendorAlias, drop_none, finish_from, multipart, sse_json
 from pycore.adapters._convert import data_url, is_pdf, result_images, result_text
 from pycore.decoders import SSEEvent
 from pycore.http import Request
@@ -120,15 +120,16 @@ def tool_param(tool: Tool) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def messages_param(request: ChatRequest, *, files: bool = True) -> list[dict[str, Any]]:
-    """``files``: the server reads PDF file parts (OpenAI's does; compatible servers get the text)."""
+def messages_param(request: ChatRequest, *, files: bool = True, audio: bool = True) -> list[dict[str, Any]]:
+    """``files``: the server reads PDF file parts (OpenAI's does; compatible servers get the text); ``audio``: it
+    takes input_audio (OpenAI's; a compatible server is refused a clip)."""
     out: list[dict[str, Any]] = [{"role": "system", "content": request.system}] if request.system else []
     for message in request.messages:
-        out += _assistant(message) if message.role == "assistant" else _user(message, files)
+        out += _assistant(message) if message.role == "assistant" else _user(message, files, audio)
     return out
 
 
-def _user(message: Message, files: bool) -> list[dict[str, Any]]:
+def _user(message: Message, files: bool, audio: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     content: list[dict[str, Any]] = []
     for part in message.parts:
@@ -143,8 +144,7 @@ def _user(message: Message, files: bool) -> list[dict[str, Any]]:
         elif isinstance(part, ImagePart):
             content.append(_image(part))
         elif isinstance(part, DocumentPart):
-            content.append({"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}}
-                           if files and is_pdf(part) else {"type": "text", "text": part.labelled_text()})
+            content.append(_document(part, files, audio))
         elif isinstance(part, ReasoningPart | ToolCallPart):
             continue  # not user content; nothing to send
         else:
@@ -153,6 +153,19 @@ def _user(message: Message, files: bool) -> list[dict[str, Any]]:
         simple = len(content) == 1 and content[0]["type"] == "text"
         out.append({"role": "user", "content": content[0]["text"] if simple else content})
     return out
+
+
+# Chat Completions' input_audio takes these two formats (the page records WAV)
+AUDIO_FORMATS = {"audio/wav": "wav", "audio/x-wav": "wav", "audio/wave": "wav", "audio/mpeg": "mp3", "audio/mp3": "mp3"}
+
+
+def _document(part: DocumentPart, files: bool, audio: bool) -> dict[str, Any]:
+    """A PDF or a clip itself where the server takes it; otherwise the file's text, or a refusal (a clip has none)."""
+    if files and is_pdf(part):
+        return {"type": "file", "file": {"filename": part.name, "file_data": data_url(part)}}
+    if audio and part.is_audio() and part.mime_type in AUDIO_FORMATS:
+        return {"type": "input_audio", "input_audio": {"data": part.base64(), "format": AUDIO_FORMATS[part.mime_type]}}
+    return {"type": "text", "text": part.labelled_text()}
 
 
 def _image(image: ImagePart) -> dict[str, Any]:
@@ -207,6 +220,15 @@ class OpenAIChatAdapter(Adapter):
     def _is_openai(self) -> bool:
         return urlsplit(self.base_url).hostname == "api.openai.com"
 
+    def _takes_audio(self) -> bool:
+        """A clip has no text to fall back on, so the user's word is taken: OpenAI itself at another address (a
+        proxy) gets it too; an OpenAI-compatible server is refused it."""
+        return self._is_openai() or self.chosen == "openai"
+
+    def describe(self) -> str:
+        host = urlsplit(self.base_url).hostname
+        return self.label if self._takes_audio() else f"the OpenAI-compatible server at {host}"
+
     stream_fields = {"stream": True, "stream_options": {"include_usage": True}}
 
     def request_body(self, request: ChatRequest) -> dict[str, Any]:
@@ -214,7 +236,7 @@ class OpenAIChatAdapter(Adapter):
         max_tokens = "max_completion_tokens" if self._is_openai() else "max_tokens"
         return {
             "model": request.model,
-            "messages": messages_param(request, files=self._is_openai()),
+            "messages": messages_param(request, files=self._is_openai(), audio=self._takes_audio()),
             "temperature": request.temperature,
             max_tokens: request.max_tokens,
             "reasoning_effort": request.reasoning.as_effort() if request.reasoning else None,
@@ -247,6 +269,29 @@ class OpenAIChatAdapter(Adapter):
 
     def models_request(self) -> Request:
         return Request("GET", f"{self.base_url}/models", self._headers())
+
+    # Speech: /audio/transcriptions (multipart, answers {"text"}) and /audio/speech (JSON, answers the audio).
+    # A compatible server that offers them (Groq's Whisper, a local one) is asked at the same paths.
+    transcription_model = "gpt-4o-mini-transcribe"
+    speech_model = "gpt-4o-mini-tts"
+    speech_voice = "alloy"
+
+    def transcription_request(self, audio: bytes, mime_type: str, *, chat_model: str, model: str | None = None,
+                              language: str | None = None) -> Request:
+        extension = AUDIO_FORMATS.get(mime_type) or mime_type.split("/")[-1].split(";")[0]
+        body, content_type = multipart({"model": model or self.transcription_model, "language": language,
+                                        "response_format": "json"}, ("file", f"speech.{extension}", mime_type, audio))
+        return Request("POST", f"{self.base_url}/audio/transcriptions",
+                       {**self._headers(), "content-type": content_type}, body)
+
+    def parse_transcription(self, body: bytes) -> str:
+        return str(json.loads(body).get("text") or "")
+
+    def speech_request(self, text: str, *, voice: str | None = None, speed: float | None = None,
+                       model: str | None = None) -> Request:
+        body = {"model": model or self.speech_model, "input": text, "voice": voice or self.speech_voice,
+                "speed": speed, "response_format": "wav"}
+        return self._json_request(f"{self.base_url}/audio/speech", drop_none(body), self._headers())
 
     def parse_models(self, body: bytes) -> list[ModelInfo]:
         return [ModelInfo(id=m["id"]) for m in json.loads(body).get("data", [])]

@@ -188,6 +188,26 @@ class ProviderParams(Params):
 NonEmpty = Annotated[str, Field(min_length=1)]
 
 
+class TranscribeParams(ProviderParams):
+    """A recorded clip to write down (``audio.transcribe``): its bytes in base64 and media type, the profile's chat
+    model (Gemini's read audio), and optionally the vendor's transcription model and the language spoken."""
+
+    audio: NonEmpty
+    mime_type: str = Field(pattern=r"^audio/[\w.+-]+$")
+    chat_model: str = ""
+    model: str | None = None
+    language: str | None = None
+
+
+class SpeechParams(ProviderParams):
+    """Text for the vendor's voice to say (``audio.speech``), with its voice, speed and model when chosen."""
+
+    text: NonEmpty
+    voice: str | None = None
+    speed: float | None = Field(None, ge=0.25, le=4.0)
+    model: str | None = None
+
+
 class OAuthBeginParams(Params):
     """Start signing in to an MCP server: the popup opens the returned ``authorization_url``."""
 

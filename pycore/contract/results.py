@@ -45,6 +45,19 @@ class ModelsResult(Result):
     models: list[ModelEntry]
 
 
+class TranscriptResult(Result):
+    """The words of the clip, as the vendor heard them."""
+
+    text: str
+
+
+class SpeechResult(Result):
+    """The vendor's voice saying the text: the audio's bytes in base64, and its media type."""
+
+    audio: str
+    mime_type: str
+
+
 # -- chat.run
 
 

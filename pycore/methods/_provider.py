@@ -28,5 +28,6 @@ def make_client(provider: Any, worker: WorkerState) -> ChatClient:
     if info.needs_base_url and not base_url:
         raise ValueError(f"an {info.id} provider needs a base_url (e.g. http://localhost:8000/v1)")
     adapter = get_adapter(vendor, api_key=provider.get("api_key") or None, base_url=base_url)
+    adapter.chosen = info.id
     factory = worker.transport_factory
     return ChatClient(adapter, factory() if factory else None)

@@ -109,6 +109,28 @@ def choose_file(page: Page, button: str, path: Path) -> None:
     chooser.value.set_files(path)
 
 
+def stored_user_parts(page: Page) -> list[dict]:
+    """The parts of the first user message as IndexedDB holds them (read with the browser's own API)."""
+    return page.evaluate("""() => new Promise((resolve, reject) => {
+        const open = indexedDB.open("orizuru");
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const all = open.result.transaction("messages").objectStore("messages").getAll();
+          all.onsuccess = () => { open.result.close();
+            resolve(all.result.filter((m) => m.role === "user").sort((a, b) => a.created - b.created)[0].parts); };
+        };
+    })""")
+
+
+def export_conversation(page: Page) -> dict[str, Any]:
+    """Export → "This conversation (JSON)", as a user downloads it, parsed."""
+    page.get_by_role("button", name="Export", exact=True).click()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="This conversation (JSON)").click()
+    data: dict[str, Any] = json.loads(Path(download.value.path()).read_text("utf-8"))
+    return data
+
+
 def browser_storage_dump(page: Page) -> str:
     """Everything this origin keeps in localStorage, sessionStorage and every IndexedDB database, as text."""
     data: Any = page.evaluate("""async () => {

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, stored_user_parts, wait_idle
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected
 
@@ -19,19 +19,6 @@ pytestmark = pytest.mark.e2e
 DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 KEY = "sk-ant-documents-test-7f6e5d4c"
 SALES_CHIP = f"📄 sales.csv {(DOCUMENTS / 'sales.csv').stat().st_size} B×"  # name, size, and its Remove button
-
-
-def stored_user_parts(page: Page) -> list[dict]:
-    """The parts of the first user message as IndexedDB holds them (read with the browser's own API)."""
-    return page.evaluate("""() => new Promise((resolve, reject) => {
-        const open = indexedDB.open("orizuru");
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const all = open.result.transaction("messages").objectStore("messages").getAll();
-          all.onsuccess = () => { open.result.close();
-            resolve(all.result.filter((m) => m.role === "user").sort((a, b) => a.created - b.created)[0].parts); };
-        };
-    })""")
 
 
 def attach(page: Page, *paths: Path) -> None:

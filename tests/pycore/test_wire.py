@@ -309,3 +309,23 @@ async def test_the_key_is_redacted_from_events_results_and_errors_whatever_echoe
 def test_secrets_are_found_under_credential_keys_at_any_depth():
     params = {"provider": {"api_key": "k-123456"}, "headers": {"Authorization": "Bearer tok-abcdef", "Accept": "x/y"}}
     assert sorted(wire.secrets_in(params)) == ["Bearer tok-abcdef", "k-123456", "tok-abcdef"]
+
+
+async def test_audio_transcribe_returns_the_words_of_the_clip():
+    import base64
+
+    clip = base64.b64encode(BY_FILE["openai/audio-speech.wav"].body()).decode()
+    with serving(recording("openai/audio-transcription.json")) as transports:
+        result, _, _ = await call("audio.transcribe", {"provider": provider("openai"), "audio": clip,
+                                                        "mime_type": "audio/wav", "chat_model": "gpt-4o-mini"})
+    assert result == {"text": BY_FILE["openai/audio-transcription.json"].expected()["text"]}
+    assert transports[0].requests[0].url.endswith("/audio/transcriptions")
+
+
+async def test_audio_speech_returns_the_vendors_audio_in_base64():
+    import base64
+
+    with serving(recording("openai/audio-speech.wav")):
+        result, _, _ = await call("audio.speech", {"provider": provider("openai"), "text": "Hello.", "speed": 1.5})
+    assert result == {"audio": base64.b64encode(BY_FILE["openai/audio-speech.wav"].body()).decode(),
+                      "mime_type": "audio/wav"}

@@ -43,17 +43,18 @@ def _adapter_name(entry: dict[str, Any]) -> str:
     return "openai-responses" if entry["api"].startswith("responses") else entry["vendor"]
 
 
-def load() -> list[Fixture]:
+def load(*, audio: bool = False) -> list[Fixture]:
+    """The chat recordings; ``audio``: the speech ones instead (transcription, text to speech)."""
     manifest = json.loads((VENDORS_DIR / "manifest.json").read_text("utf-8"))
     return [
         Fixture(_adapter_name(e), e["file"], e["status"], e["content_type"], e["ext"] in ("sse", "ndjson"))
-        for e in manifest
+        for e in manifest if e["api"].startswith("audio.") == audio
     ]
 
 
 FIXTURES = load()
 STREAMED = [f for f in FIXTURES if f.streamed and f.status < 400]
-BY_FILE = {f.file: f for f in FIXTURES}
+BY_FILE = {f.file: f for f in FIXTURES + load(audio=True)}
 
 
 def subset(actual: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@
  *   "profile"       the profile in use, as the top bar shows it (a Profile, or null when none)    top_bar.js
  *   "attach"        {resource, parts}: an MCP resource to send with the next message               tools panel
  *   "suggest"       text an MCP App view suggests for the message box                             MCP App views
+ *   "reply_text"    a piece of the reply's words as it streams (string)                          chat.js
  *
  * A language change has its own channel (i18n.js onLanguageChange): each part redraws itself.
  *
@@ -17,12 +18,13 @@
  * @typedef {import("./settings.js").Profile} Profile
  * @typedef {{conversation: Conversation | null, running: boolean, profiles: Profile | null, profile: Profile | null,
  *   attach: {resource: {uri: string, name?: string | null}, parts: import("../types/contract").Part[]},
- *   suggest: string}} BusEvents   each event's detail
+ *   suggest: string, reply_text: string}} BusEvents   each event's detail
  * @typedef {keyof BusEvents} BusEvent
  */
 
 /** @type {readonly BusEvent[]} */
-export const BUS_EVENTS = Object.freeze(["conversation", "running", "profiles", "profile", "attach", "suggest"]);
+export const BUS_EVENTS = Object.freeze(["conversation", "running", "profiles", "profile", "attach", "suggest",
+                                                           "reply_text"]);
 
 export class Bus {
   /** @type {Map<string, Set<(detail: unknown) => void>>} */

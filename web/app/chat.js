@@ -105,7 +105,8 @@ import { messageOf } from "./error_notice.js";
  *            assistant?: import("./chat_settings.js").ChatSettings | null,
  *            autoTitle?: () => boolean, onChange?: (conversation: Conversation | null) => void,
  *            interpreter?: CodeInterpreter | null, samplingLimits?: (() => Record<string, number>) | null,
- *            onRunning?: (running: boolean) => void, notify?: import("./notify.js").Notify,
+ *            onRunning?: (running: boolean) => void, onText?: (text: string) => void,
+ *            notify?: import("./notify.js").Notify,
  *            openSettings?: (where?: Parameters<import("./settings.js").Settings["open"]>[0]) => void,
  *            askKey?: (profile: Profile) => Promise<boolean>,
  *            onAlwaysAllow?: (ask: Partial<ApprovalEvent>) => void, apps?: Apps | null}} ChatOptions
@@ -135,7 +136,8 @@ export class Chat {
   /** @param {ChatOptions} options */
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
-                onRunning = () => {}, notify = () => {}, openSettings = () => {}, askKey = async () => false,
+                onRunning = () => {}, onText = () => {}, notify = () => {}, openSettings = () => {},
+                askKey = async () => false,
                 onAlwaysAllow = () => {}, apps = null }) {
     onLanguageChange(() => this.render());
     // Each one a field of its own, for the type checker (an Object.assign declares none).
@@ -155,6 +157,7 @@ export class Chat {
     this.apps = apps;
     this.onChange = onChange;
     this.onRunning = onRunning;
+    this.onText = onText; // the reply's words as they stream (conversation mode reads them aloud)
     this.notify = notify;
     this.openSettings = openSettings;
     this.askKey = askKey;
@@ -907,6 +910,7 @@ export class Chat {
     const reply = r.stepOpen && r.reply ? r.reply : this.#beginStep(r);
     if (ev.type === "usage") r.usage = ev.usage;
     if (ev.type === "error") r.stepError = ev.error;
+    if (ev.type === "text_delta" && !ev.refusal) this.onText(ev.text);
     reply.onEvent(ev);
     r.record.append(ev);
   }

@@ -25,6 +25,7 @@ import { readAttachment } from "../files/read.js";
 import { formatBytes } from "../render/media_bytes.js";
 import { fillPrompt } from "../store/prompts.js";
 import { byId, h } from "./dom.js";
+import { fileIcon } from "./message_view.js";
 import { messageOf } from "./error_notice.js";
 import { t } from "./i18n.js";
 
@@ -269,6 +270,17 @@ export class Composer {
     this.box.focus();
   }
 
+  /**
+   * A part made in the page (a recorded clip) goes with the next message, like an attached file.
+   * @param {DocumentPart} part
+   * @param {number} size   its bytes
+   */
+  attachPart(part, size) {
+    this.documents.push(part);
+    this.#sizes.set(part, size);
+    this.#drawAttachments();
+  }
+
   /** @param {boolean} running */
   setRunning(running) {
     this.stopButton.hidden = !running;
@@ -358,8 +370,9 @@ export class Composer {
                       this.#drawAttachments();
                     } }, "×")));
     const documents = this.documents.map((doc, i) => h("span", { className: "attachment document",
-                                                               title: doc.text === undefined ? t("chat.pdfTextOnly") : doc.mime_type },
-      h("span", {}, `📄 ${doc.name}`),
+                                                               title: doc.text === undefined && !doc.mime_type.startsWith("audio/")
+                                                                 ? t("chat.pdfTextOnly") : doc.mime_type },
+      h("span", {}, `${fileIcon(doc)} ${doc.name}`),
       this.#sizes.has(doc) ? [" ", h("span", { className: "hint" }, formatBytes(this.#sizes.get(doc) ?? 0))] : null,
       h("button", { type: "button", className: "icon", "aria-label": t("chat.removeAttachment", { name: doc.name }),
                     onclick: () => {

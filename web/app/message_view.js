@@ -21,6 +21,7 @@
  */
 
 import { renderToolContent } from "../render/tool_result.js";
+import { decodeBase64, sniffAudio } from "../render/media_bytes.js";
 import { toMcpContent } from "../store/reduce.js";
 import { fileResource } from "../sandbox/tool.js";
 import { h } from "./dom.js";
@@ -94,8 +95,9 @@ export class MessageView {
     this.body = h("div", { className: "content" }, textOf(msg));
     const images = msg.parts.filter((p) => p.type === "image");
     const thumbs = images.map((p) => h("img", { className: "thumb", alt: "", src: `data:${p.mime_type};base64,${p.data}` }));
-    const files = msg.parts.filter((p) => p.type === "document").map((p) =>
-      h("li", { className: "file", title: p.text === undefined ? t("chat.pdfTextOnly") : p.mime_type }, `📄 ${p.name}`));
+    const files = msg.parts.filter((p) => p.type === "document").map((p) => p.mime_type.startsWith("audio/")
+      ? h("li", { className: "file audio", title: p.mime_type }, `${fileIcon(p)} ${p.name}`, clipPlayer(p))
+      : h("li", { className: "file", title: p.text === undefined ? t("chat.pdfTextOnly") : p.mime_type }, `📄 ${p.name}`));
     this.el.append(this.body);
     if (thumbs.length) this.el.append(h("div", { className: "thumbs" }, thumbs));
     if (files.length) this.el.append(h("ul", { className: "files", "aria-label": t("chat.attachedFiles") }, files));
@@ -178,7 +180,11 @@ export class MessageView {
     const bar = h("div", { className: "actions" });
     const copy = h("button", { type: "button", className: "copy" }, t("chat.copy"));
     copy.addEventListener("click", () => this.#copy(copy));
-    bar.append(copy);
+    // "Read aloud" is heard by web/app/voice.js, which reads the same words Copy takes
+    const read = h("button", { type: "button", className: "read-aloud", "aria-pressed": "false" }, t("voice.readAloud"));
+    read.addEventListener("click", () => read.dispatchEvent(new CustomEvent("read-aloud", {
+      bubbles: true, detail: { text: this.#finalWords(), button: read } })));
+    bar.append(copy, read);
     if (this.actions.regenerate) {
       bar.append(h("button", { type: "button", className: "regenerate", onclick: () => this.actions.regenerate?.(this) },
         t("chat.regenerate")));
@@ -196,10 +202,15 @@ export class MessageView {
                     onclick: () => this.actions.branch?.(this, +1) }, "›"));
   }
 
+  /** The reply's final words: the last step that wrote any. */
+  #finalWords() {
+    return [...this.steps].reverse().map((step) => step.text).find((words) => words.trim()) ?? textOf(this.msg);
+  }
+
   /** Copy takes the reply's final words (the last step that wrote any), and says so on the button for a moment. */
   /** @param {HTMLElement} button */
   async #copy(button) {
-    const text = [...this.steps].reverse().map((step) => step.text).find((words) => words.trim()) ?? textOf(this.msg);
+    const text = this.#finalWords();
     let said = t("chat.copied");
     try {
       await navigator.clipboard.writeText(text);
@@ -313,6 +324,34 @@ export class MessageView {
     this.filesView?.destroy();
     for (const step of this.steps) step.destroy();
   }
+}
+
+/**
+ * A recorded clip's sign, and a ▶ that plays it from its own bytes (only bytes that are audio: media_bytes.js).
+ * @param {{mime_type: string}} part
+ */
+export function fileIcon(part) {
+  return part.mime_type.startsWith("audio/") ? "🎤" : "📄";
+}
+
+/** @param {{name: string, data?: string | null}} part */
+function clipPlayer(part) {
+  const play = h("button", { type: "button", className: "icon play-clip", "aria-label": t("voice.play", { name: part.name }) },
+    "▶");
+  play.addEventListener("click", () => {
+    let bytes = new Uint8Array();
+    try {
+      bytes = decodeBase64(part.data ?? "", 32 * 1024 * 1024); // a clip may be as large as an attached file (25 MB)
+    } catch {
+      // not base64: said below, as bytes that are not audio
+    }
+    const type = sniffAudio(bytes);
+    if (!type) return void play.replaceWith(h("span", { className: "hint" }, t("voice.notAudio")));
+    const audio = h("audio", { controls: true, src: URL.createObjectURL(new Blob([bytes], { type })) });
+    play.replaceWith(audio);
+    audio.play().catch(() => {}); // the controls are there to press
+  });
+  return play;
 }
 
 /**

@@ -8,7 +8,8 @@
  *
  * Text, code, CSV, JSON and Markdown (UTF-8) become a document with `text`. A PDF keeps its bytes (`data`,
  * base64: the vendors that read PDF get the file) and the text pdf.js extracts from it (`text`: what the
- * others get); a PDF with no text layer keeps its bytes only, and goes to vendors that read PDF.
+ * others get); a PDF with no text layer keeps its bytes only, and goes to vendors that read PDF. A WAV or MP3 file
+ * keeps its bytes, like a clip recorded in the page (app/voice.js): it goes to the vendors that take audio.
  */
 
 import { toBase64 } from "./base64.js";
@@ -22,6 +23,7 @@ export const LIMITS = Object.freeze({
   image: 20 * 1024 * 1024, // the vendors' own limits are around 20 MB per image
   pdf: 32 * 1024 * 1024, // Anthropic's and OpenAI's limit for a PDF in a request
   text: 2 * 1024 * 1024, // ~500k tokens: beyond any context window, so more is an accident
+  audio: 25 * 1024 * 1024, // OpenAI's limit for an audio file
 });
 
 /** @type {Readonly<Record<string, string>>} extension -> the MIME type a browser may not know */
@@ -51,12 +53,17 @@ export async function readAttachment(file) {
     within(file, LIMITS.image);
     return { type: "image", data: toBase64(new Uint8Array(await file.arrayBuffer())), mime_type: type };
   }
+  if (type === "audio/wav" || type === "audio/x-wav" || type === "audio/mpeg") { // what the audio vendors all take
+    within(file, LIMITS.audio);
+    const data = toBase64(new Uint8Array(await file.arrayBuffer()));
+    return { type: "document", name: file.name, mime_type: type === "audio/x-wav" ? "audio/wav" : type, data };
+  }
   if (TEXT_TYPES[extension] || type.startsWith("text/") || /json|xml|yaml|toml|javascript|sql/.test(type)) {
     within(file, LIMITS.text);
     return { type: "document", name: file.name, mime_type: type || "text/plain", text: await utf8(file) };
   }
   throw new AttachmentError(`${file.name}: ${type || "this type of file"} cannot be attached. Attach an image, a PDF, ` +
-    "or a text file (text, code, CSV, JSON, Markdown).");
+    "a WAV or MP3 recording, or a text file (text, code, CSV, JSON, Markdown).");
 }
 
 /**

@@ -33,6 +33,10 @@ export const PREFS = Object.freeze({
   interpreterTimeout: "orizuru.interpreterTimeout", // seconds a code interpreter run may take (default 60)
   interpreterNotebooks: "orizuru.interpreterNotebooks", // conversations with a code interpreter up at once (default 3)
   interpreterLeftMinutes: "orizuru.interpreterLeftMinutes", // a left conversation's notebook closes after (default 10)
+  voiceDictation: "orizuru.voice.dictation", // "auto" | "browser" | "vendor" (app/voice.js)
+  voiceReader: "orizuru.voice.reader", // "browser" | "vendor": whose voice reads replies aloud
+  voiceName: "orizuru.voice.name", // a browser voice's name or the vendor's voice ("" : the default)
+  voiceSpeed: "orizuru.voice.speed", // 0.5 to 2 (1)
   interpreterPackages: "orizuru.interpreterPackages", // {indexes: [url], pyodide: url | null} (app/package_hosts.js)
 });
 

@@ -17,6 +17,8 @@ export type Part = (TextPart | ImagePart | DocumentPart | ReasoningPart | ToolCa
  */
 export interface Contract {
 params: {
+"audio.speech": SpeechParams
+"audio.transcribe": TranscribeParams
 "chat.approve": ApproveParams
 "chat.page_tool_result": PageToolResultParams
 "chat.run": ChatRunParams
@@ -44,6 +46,8 @@ params: {
 "models.list": ProviderParams
 }
 results: {
+"audio.speech": SpeechResult
+"audio.transcribe": TranscriptResult
 "chat.approve": Empty
 "chat.page_tool_result": Empty
 "chat.run": RunResult
@@ -75,6 +79,38 @@ part: Part
 error: WireError
 run_error: RunError
 error_code: ("invalid_params" | "unknown_method" | "unknown_call" | "not_ready" | "boot_failed" | "cancelled" | "internal" | "vendor_error" | "vendor_auth" | "vendor_permission" | "vendor_not_found" | "vendor_bad_request" | "vendor_too_large" | "vendor_rate_limit" | "vendor_overloaded" | "vendor_server" | "vendor_unreachable" | "vendor_timeout" | "vendor_connection_lost" | "vendor_stream" | "unsupported_content" | "mcp_error" | "mcp_unreachable" | "mcp_connection_lost" | "mcp_timeout" | "mcp_http" | "mcp_redirect" | "mcp_auth_required" | "mcp_insufficient_scope" | "mcp_cors" | "mcp_protocol" | "mcp_unsupported_version" | "mcp_too_large" | "mcp_server_error" | "mcp_session_expired" | "oauth_failed" | "tool_refused")
+}
+/**
+ * Text for the vendor's voice to say (``audio.speech``), with its voice, speed and model when chosen.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "SpeechParams".
+ */
+export interface SpeechParams {
+provider?: {
+[k: string]: unknown | undefined
+}
+text: string
+voice?: (string | null)
+speed?: (number | null)
+model?: (string | null)
+}
+/**
+ * A recorded clip to write down (``audio.transcribe``): its bytes in base64 and media type, the profile's chat
+ * model (Gemini's read audio), and optionally the vendor's transcription model and the language spoken.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "TranscribeParams".
+ */
+export interface TranscribeParams {
+provider?: {
+[k: string]: unknown | undefined
+}
+audio: string
+mime_type: string
+chat_model?: string
+model?: (string | null)
+language?: (string | null)
 }
 /**
  * The user's answer to an ``approval`` event.
@@ -653,6 +689,25 @@ export interface ProviderParams {
 provider?: {
 [k: string]: unknown | undefined
 }
+}
+/**
+ * The vendor's voice saying the text: the audio's bytes in base64, and its media type.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "SpeechResult".
+ */
+export interface SpeechResult {
+audio: string
+mime_type: string
+}
+/**
+ * The words of the clip, as the vendor heard them.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "TranscriptResult".
+ */
+export interface TranscriptResult {
+text: string
 }
 /**
  * Nothing: the call succeeded.
