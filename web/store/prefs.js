@@ -34,6 +34,8 @@ export const PREFS = Object.freeze({
   interpreterNotebooks: "orizuru.interpreterNotebooks", // conversations with a code interpreter up at once (default 3)
   interpreterLeftMinutes: "orizuru.interpreterLeftMinutes", // a left conversation's notebook closes after (default 10)
   interpreterPackages: "orizuru.interpreterPackages", // {indexes: [url], pyodide: url | null} (app/package_hosts.js)
+  costs: "orizuru.costs", // {currency, rate, caps: {conversation, day}, prices: {model: {input, output}}} (app/prices.js)
+  spend: "orizuru.spend", // {"YYYY-MM-DD": USD}: what replies cost each day in this browser (app/prices.js)
 });
 
 function storage() {
