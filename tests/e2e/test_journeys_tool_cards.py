@@ -19,7 +19,18 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, replies, send, wait_idle
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    configure,
+    dollars,
+    last_reply,
+    list_price,
+    open_app,
+    replies,
+    send,
+    usage_line,
+    wait_idle,
+)
 from journeys_tool_servers import EVERYTHING, NODE, PROGRESS_MESSAGE, free_port, serve_everything, serve_tools
 from playwright.sync_api import Browser, Locator, Page, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
@@ -131,8 +142,9 @@ def expect_whole_turn(page: Page) -> None:
     for one in (".meta", ".usage", "button.copy", "button.regenerate"):
         expect(reply.locator(one)).to_have_count(1)
     call, answer = expected(TOOL_TURN)["usage"], expected(TEXT_TURN)["usage"]
-    expect(reply.locator(".usage")).to_have_text(f"{call['input_tokens'] + answer['input_tokens']} in · "
-                                                 f"{call['output_tokens'] + answer['output_tokens']} out tokens")
+    both = {key: call[key] + answer[key] for key in ("input_tokens", "output_tokens")}
+    cost = sum(list_price("gpt-4o-mini", "openai", u)["usd"] for u in (call, answer))  # each step at its price
+    expect(reply.locator(".usage")).to_have_text(usage_line(both, dollars(cost)))
     expect(page.locator(NOT_INTERRUPTED)).to_have_count(0)
     expect(page.locator(".transcript nav.branches")).to_have_count(0)
     data = stored(page)
