@@ -159,3 +159,13 @@ def dollars(usd: float) -> str:
 def usage_line(usage: dict[str, int], cost: str) -> str:
     """A reply's usage line: its tokens, then what they cost (or "price unknown")."""
     return f"{usage['input_tokens']} in · {usage['output_tokens']} out tokens · {cost}"
+
+
+def set_conversation_cap(page: Page, cap: float) -> None:
+    """Settings → Costs: a spending cap per conversation of ``cap`` (USD), saved, and the dialog closed."""
+    dialog = open_settings(page)
+    costs = dialog.get_by_role("group", name="Costs")
+    costs.get_by_label("Spending cap per conversation (empty: none)").fill(repr(cap))
+    costs.get_by_role("button", name="Save currency and caps").click()
+    expect(costs).to_contain_text("Saved.")
+    dialog.get_by_role("button", name="Close").click()

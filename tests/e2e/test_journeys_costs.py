@@ -18,6 +18,7 @@ from journeys import (
     open_app,
     open_settings,
     send,
+    set_conversation_cap,
     usage_line,
     wait_idle,
 )
@@ -94,13 +95,8 @@ def test_a_spending_cap_stops_the_second_request_before_it_leaves(browser: Brows
     first = list_price("gpt-4o-mini", "openai", usage)["usd"]
     vendor.script(RECORDING, RECORDING)
     page, _ = chat_with(browser, site_url, vendor, "gpt-4o-mini")
-    dialog = open_settings(page)
-    costs = dialog.get_by_role("group", name="Costs")
     cap = first * 0.9  # the first request fits under it (its input alone is counted before it); its reply passes it
-    costs.get_by_label("Spending cap per conversation (empty: none)").fill(repr(cap))
-    costs.get_by_role("button", name="Save currency and caps").click()
-    expect(costs).to_contain_text("Saved.")
-    dialog.get_by_role("button", name="Close").click()
+    set_conversation_cap(page, cap)
 
     send(page, "What is the capital of the UK?")
     expect(last_reply(page)).to_have_attribute("data-state", "done", timeout=REPLY_TIMEOUT_MS)

@@ -28,6 +28,7 @@ from journeys import (
     open_app,
     replies,
     send,
+    set_conversation_cap,
     usage_line,
     wait_idle,
 )
@@ -678,4 +679,24 @@ def test_a_2026_server_asks_its_form_in_rounds_beside_an_older_server_and_tools_
         expect(replies(page)).to_have_count(2)
         expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
         assert older.calls == [("get_capital", {"country": "UK"})]
+        page.context.close()
+
+
+def test_a_run_that_reaches_the_spending_cap_stops_before_the_request_after_its_tools(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """#35: the model's first step asked for a tool and passed the conversation's cap: the run stops there, saying
+    why, and the request that would carry the tool's result to the model never leaves."""
+    with serve_tools(origin(site_url), "A") as server:
+        script_call(vendor, "write_note", {"title": "Groceries", "text": "milk"}, "call_note_1")
+        page = start(browser, site_url, vendor)
+        step = list_price("gpt-4o-mini", "openai", expected(TOOL_TURN)["usage"])["usd"]
+        set_conversation_cap(page, step / 2)  # the first request's input fits under it; the step with its reply not
+        add_server(page, server.url)
+        close_tools(page)
+        send(page, "Save my shopping list")
+        toast = page.locator(".toast.error", has_text="Not sent: this conversation has cost")
+        expect(toast).to_contain_text("Settings → Costs", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        expect(last_reply(page).locator(".tool-card")).to_have_count(1)
+        assert len(vendor.model_requests) == 1
         page.context.close()
