@@ -73,8 +73,9 @@ export class CostMeter {
       : t("cost.contextUnknown", { tokens: format(tokens) });
     const warning = level === "near" || level === "over" ? this.#warning(level) : null;
     this.element.dataset.level = level;
+    const spent = t("cost.spent", { chat, day: amount(todaySpend()) });
     this.element.replaceChildren(
-      h("span", { className: "cost-spent" }, t("cost.spent", { chat, day: amount(todaySpend()) })),
+      h("span", { className: "cost-spent", title: spent }, spent), // whole on hover where a phone cuts it short
       h("span", { className: "cost-context" }, context),
       ...(warning ? [h("span", { className: "cost-warning", role: "status" }, warning)] : []));
   }
