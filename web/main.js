@@ -34,6 +34,8 @@ import { CoreStatus } from "./app/core_status.js";
 import { TopBar } from "./app/top_bar.js";
 import { SetupCard } from "./app/first_run.js";
 import { PackageHosts } from "./app/package_hosts.js";
+import { CostMeter } from "./app/cost_meter.js";
+import { CostSettingsForm } from "./app/cost_settings.js";
 import { hostsOf } from "./sandbox/hosts.js";
 import { pythonTool } from "./sandbox/tool.js";
 import { applyTheme, themeSelect } from "./app/theme.js";
@@ -212,8 +214,16 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
                                        vendor: () => settings.active?.vendor ?? null,
                                        resetNotebook: (conversationId) => interpreter.reset(conversationId) });
   const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
+  // What the conversation cost and how full the next request is (web/app/cost_meter.js); prices in Settings → Costs.
+  const box = byId("message", HTMLTextAreaElement);
+  const costs = new CostMeter({ element: byId("cost-meter"), draft: () => box.value,
+                                focusOn: () => assistant.effective()?.focus ?? focus.enabled });
+  box.addEventListener("input", () => costs.render());
+  byId("focus-aside").addEventListener("change", () => costs.render()); // its switch: what a full window does
+  const costForm = new CostSettingsForm({ element: byId("cost-settings"), model: () => settings.active?.model ?? "" });
+  bus.on("profile", () => costForm.render()); // the model in use is the one offered for a price
   const chat = new Chat({
-    core, store, images, notify, focus, assistant, interpreter,
+    core, store, images, notify, focus, assistant, interpreter, costs,
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
     samplingLimits: () => tools.samplingLimits(),
     coreReady: readyOrFail,
@@ -288,6 +298,7 @@ function listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar
   });
   bus.on("profile", (active) => {
     tools.profileChanged(active);
+    chat.showCosts(); // the next request's model: its prices and context window
     assistant.render(); // the reasoning and temperature fields follow the vendor
     if (active) setup.hide();
     else if (document.documentElement.dataset.ui === "ready") setup.show(); // the last profile was deleted: the card again

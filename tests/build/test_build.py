@@ -124,6 +124,20 @@ def test_dist_asset_names_carry_their_content_hash():
     assert re.fullmatch(r"assets/worker-[A-Z0-9]{8}\.js", boot["worker"])
 
 
+def test_the_price_list_is_a_chunk_of_its_own_and_the_site_holds_no_way_to_update_it_from_github():
+    """@pydantic/genai-prices (#35: costs and context windows) is ~800 KB of data: fetched when a cost is first shown,
+    not at boot; and its remote update (a fetch from raw.githubusercontent.com) is left out of every file."""
+    built_index()
+    chunks = list((DIST / "assets" / "chunks").glob("price_data-*.js"))
+    assert len(chunks) == 1, chunks
+    assert "claude-3-5-sonnet" in chunks[0].read_text()  # the data is in it
+    for path in (DIST / "assets").rglob("*.js"):
+        text = path.read_text()
+        assert "raw.githubusercontent.com" not in text, path
+        if path != chunks[0]:
+            assert "claude-3-5-sonnet" not in text, f"{path} carries the price data: it belongs in its chunk"
+
+
 def test_dist_ships_header_rules_for_static_hosts_that_agree_with_the_page():
     """_headers (Netlify, Cloudflare Pages): the page's own policy plus frame-ancestors, and caching that
     matches the file names (hashed folders forever, the page and service worker revalidated)."""

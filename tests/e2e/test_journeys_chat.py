@@ -9,10 +9,13 @@ from journeys import (
     REPLY_TIMEOUT_MS,
     browser_storage_dump,
     configure,
+    dollars,
     last_reply,
+    list_price,
     open_app,
     replies,
     send,
+    usage_line,
     wait_core,
     wait_idle,
 )
@@ -54,7 +57,9 @@ def test_first_run_set_a_key_chat_and_stream(browser: Browser, site_url: str, ve
     expect(reply.locator(".content")).to_have_text(want["text"], timeout=REPLY_TIMEOUT_MS)
     expect(reply).to_have_attribute("data-state", "done")
     usage = want["usage"]
-    expect(reply.locator(".usage")).to_have_text(f"{usage['input_tokens']} in · {usage['output_tokens']} out tokens")
+    # Its tokens and what they cost at the bundled list price (tests/e2e/test_journeys_costs.py has the rest).
+    cost = dollars(list_price("gpt-4o-mini", "openai", usage)["usd"])
+    expect(reply.locator(".usage")).to_have_text(usage_line(usage, cost))
     expect(reply.locator(".meta")).to_have_text("OpenAI · gpt-4o-mini")
     wait_idle(page)
 

@@ -19,7 +19,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, replies, send, wait_idle
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    configure,
+    dollars,
+    last_reply,
+    list_price,
+    open_app,
+    replies,
+    send,
+    set_conversation_cap,
+    usage_line,
+    wait_idle,
+)
 from journeys_tool_servers import EVERYTHING, NODE, PROGRESS_MESSAGE, free_port, serve_everything, serve_tools
 from playwright.sync_api import Browser, Locator, Page, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
@@ -131,8 +143,9 @@ def expect_whole_turn(page: Page) -> None:
     for one in (".meta", ".usage", "button.copy", "button.regenerate"):
         expect(reply.locator(one)).to_have_count(1)
     call, answer = expected(TOOL_TURN)["usage"], expected(TEXT_TURN)["usage"]
-    expect(reply.locator(".usage")).to_have_text(f"{call['input_tokens'] + answer['input_tokens']} in · "
-                                                 f"{call['output_tokens'] + answer['output_tokens']} out tokens")
+    both = {key: call[key] + answer[key] for key in ("input_tokens", "output_tokens")}
+    cost = sum(list_price("gpt-4o-mini", "openai", u)["usd"] for u in (call, answer))  # each step at its price
+    expect(reply.locator(".usage")).to_have_text(usage_line(both, dollars(cost)))
     expect(page.locator(NOT_INTERRUPTED)).to_have_count(0)
     expect(page.locator(".transcript nav.branches")).to_have_count(0)
     data = stored(page)
@@ -666,4 +679,24 @@ def test_a_2026_server_asks_its_form_in_rounds_beside_an_older_server_and_tools_
         expect(replies(page)).to_have_count(2)
         expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
         assert older.calls == [("get_capital", {"country": "UK"})]
+        page.context.close()
+
+
+def test_a_run_that_reaches_the_spending_cap_stops_before_the_request_after_its_tools(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """#35: the model's first step asked for a tool and passed the conversation's cap: the run stops there, saying
+    why, and the request that would carry the tool's result to the model never leaves."""
+    with serve_tools(origin(site_url), "A") as server:
+        script_call(vendor, "write_note", {"title": "Groceries", "text": "milk"}, "call_note_1")
+        page = start(browser, site_url, vendor)
+        step = list_price("gpt-4o-mini", "openai", expected(TOOL_TURN)["usage"])["usd"]
+        set_conversation_cap(page, step / 2)  # the first request's input fits under it; the step with its reply not
+        add_server(page, server.url)
+        close_tools(page)
+        send(page, "Save my shopping list")
+        toast = page.locator(".toast.error", has_text="Not sent: this conversation has cost")
+        expect(toast).to_contain_text("Settings → Costs", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        expect(last_reply(page).locator(".tool-card")).to_have_count(1)
+        assert len(vendor.model_requests) == 1
         page.context.close()

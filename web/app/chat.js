@@ -34,6 +34,10 @@
  * With `focus` (web/app/focus.js) switched on for the conversation, a turn sends focus.synthesize's
  * system prompt and messages (mission, constraints, the last exchanges, this message) instead of the
  * whole path, and after the reply focus.update runs in the background; the next turn waits for it.
+ *
+ * `costs` (web/app/cost_meter.js) shows what the conversation cost and how full the next request is
+ * (chat.showCosts()); a turn whose request would pass a spending cap is refused before anything is stored or sent,
+ * and a run that reaches one is stopped before its next request.
  */
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
@@ -109,7 +113,8 @@ import { messageOf } from "./error_notice.js";
  *            notify?: import("./notify.js").Notify,
  *            openSettings?: (where?: Parameters<import("./settings.js").Settings["open"]>[0]) => void,
  *            askKey?: (profile: Profile) => Promise<boolean>,
- *            onAlwaysAllow?: (ask: Partial<ApprovalEvent>) => void, apps?: Apps | null}} ChatOptions
+ *            onAlwaysAllow?: (ask: Partial<ApprovalEvent>) => void, apps?: Apps | null,
+ *            costs?: import("./cost_meter.js").CostMeter | null}} ChatOptions
  */
 /**
  * The running turn's data: the turn's (turn.js) and what the chat keeps on it while it runs: the stream, each
@@ -138,7 +143,7 @@ export class Chat {
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
                 onRunning = () => {}, onText = () => {}, notify = () => {}, openSettings = () => {},
                 askKey = async () => false,
-                onAlwaysAllow = () => {}, apps = null }) {
+                onAlwaysAllow = () => {}, apps = null, costs = null }) {
     onLanguageChange(() => this.render());
     // Each one a field of its own, for the type checker (an Object.assign declares none).
     this.core = core;
@@ -155,6 +160,7 @@ export class Chat {
     this.interpreter = interpreter;
     this.samplingLimits = samplingLimits;
     this.apps = apps;
+    this.costs = costs;
     this.onChange = onChange;
     this.onRunning = onRunning;
     this.onText = onText; // the reply's words as they stream (conversation mode reads them aloud)
@@ -285,6 +291,7 @@ export class Chat {
 
   renderEmpty() {
     this.transcript.replaceChildren(h("li", { className: "empty" }, t("chat.empty")));
+    this.showCosts();
   }
 
   /** Draw the shown path again; the reader stays at the end, or on what they were reading. */
@@ -316,6 +323,30 @@ export class Chat {
     }
     this.transcript.replaceChildren(...items);
     this.follow.restore(place);
+    this.showCosts();
+  }
+
+  /** What the conversation cost and how full the next request will be, under the message box. */
+  showCosts() {
+    if (!this.costs) return;
+    let target = null;
+    try {
+      target = this.#targetNow();
+    } catch {
+      // no vendor set up yet: the meter counts tokens only
+    }
+    this.costs.show(this.#meterView(target));
+  }
+
+  /**
+   * The conversation as the cost meter reads it: every message (each branch was paid for), the path the next
+   * request sends, and the model it goes to.
+   * @param {Target | null} target
+   * @returns {import("./cost_meter.js").MeterView}
+   */
+  #meterView(target) {
+    return { messages: [...this.tree.byId.values()], path: this.tree.path(), vendor: target?.vendor,
+             model: target?.model };
   }
 
   /**
@@ -435,15 +466,20 @@ export class Chat {
   async #target() {
     for (;;) {
       try {
-        const settings = this.assistant?.effective();
-        const target = this.provider(settings?.profile_id ?? null); // the assistant's profile, else the top bar's
-        return settings?.model ? { ...target, model: settings.model } : target;
+        return this.#targetNow();
       } catch (err) {
         const profile = err instanceof MissingKeyError ? err.profile : null;
         if (!profile) this.notify(messageOf(err), { settings: true });
         if (!profile || !(await this.askKey(profile))) return null;
       }
     }
+  }
+
+  /** The vendor and model of the next turn: the assistant's profile, else the top bar's; throws what is missing. */
+  #targetNow() {
+    const settings = this.assistant?.effective();
+    const target = this.provider(settings?.profile_id ?? null);
+    return settings?.model ? { ...target, model: settings.model } : target;
   }
 
   /**
@@ -464,6 +500,8 @@ export class Chat {
     try {
       const target = await this.#target();
       if (!target) return this.#refuse(null); // said why, or the person closed the key prompt
+      const capped = await this.costs?.refusal(this.#meterView(target)); // a spending cap it would pass
+      if (capped) return this.#refuse(capped);
       if (!this.conversation) {
         const title = parts ? titleFrom(parts) : t("nav.untitled");
         this.conversation = await this.store.createConversation({ title });
@@ -600,6 +638,7 @@ export class Chat {
       if (this.conversation?.id === conversationId) {
         await this.#settleTurn(drawn);
         await this.#saveLeaf();
+        this.showCosts();
       }
     } catch (err) {
       this.notify(messageOf(err));
@@ -714,6 +753,7 @@ export class Chat {
    */
   async #focusedPrompt(focus, userMsg, system) {
     const synth = await focus.synthesize(textOf(userMsg), system);
+    this.costs?.focused(synth); // what it left out, beside the context meter
     const messages = synth.messages;
     const images = userMsg.parts.filter((p) => p.type === "image");
     const last = messages[messages.length - 1]; // this message, as focus synthesized it
@@ -861,6 +901,21 @@ export class Chat {
     reply.setState(status === "complete" ? "done" : status);
     r.record.finishStep({ parts: message?.parts, status, usage: r.usage, error });
     r.stepOpen = false;
+    this.#countStep(r, message);
+  }
+
+  /**
+   * A step's cost to the day's spend; when it reaches a spending cap and the model asked for tools (a next request
+   * would follow their results), the run stops here, saying why.
+   * @param {Stream} r
+   * @param {import("../types/contract").Message | null} message
+   */
+  async #countStep(r, message) {
+    const capped = await this.costs?.stepDone(r.usage, r.target.vendor, r.target.model);
+    const more = (message?.parts ?? []).some((p) => p.type === "tool_call");
+    if (!capped || !more || this.running !== r.run) return; // a last step: the next send is refused, saying why
+    this.notify(capped, { error: true, timeout: 0 });
+    this.stop();
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * One message on screen: a user bubble, or a whole reply: one agent turn, however many steps it took (each
  * step's thinking, streamed markdown and tool cards, in order: web/app/step_view.js), under one header, with one
- * usage line (the steps' tokens added up), the files the code wrote, status and one set of actions (Copy copies
+ * usage line (the steps' tokens added up, and what they cost: web/app/prices.js), the files the code wrote, status and one set of actions (Copy copies
  * the final text; Regenerate; ‹ 1/2 › branches; on a failed reply "Open settings" or "Retry":
  * actions.openSettings(), actions.retry(view)). User bubbles have Edit.
  *
@@ -26,7 +26,8 @@ import { toMcpContent } from "../store/reduce.js";
 import { fileResource } from "../sandbox/tool.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
+import { loadPrices, money, onPricesChange, prices } from "./prices.js";
 import { StepView } from "./step_view.js";
 import { textOf } from "./tree.js";
 import { vendorLabel } from "./vendors.js";
@@ -75,6 +76,8 @@ export class MessageView {
     this.steps = [];
     /** @type {(Usage | null)[]} each step's usage, added up on the reply's one line */
     this.usages = [];
+    /** @type {(() => void) | null} stops redrawing the usage line when prices change (destroy) */
+    this.offPrices = null;
     /** @type {McpItem[]} what the code wrote, shown under the reply */
     this.files = [];
     // A reply's parts (a user bubble has them too, never shown).
@@ -243,10 +246,35 @@ export class MessageView {
   setUsage(usage) {
     if (!usage || (usage.input_tokens == null && usage.output_tokens == null)) return;
     this.usages[this.usages.length - 1] = usage;
+    this.#drawUsage();
+  }
+
+  #drawUsage() {
     const known = this.usages.filter((u) => u !== null);
+    if (!known.length) return;
     /** @param {"input_tokens" | "output_tokens"} key */
     const sum = (key) => (known.some((u) => u[key] == null) ? "?" : known.reduce((total, u) => total + (u[key] ?? 0), 0));
-    this.usageEl.textContent = t("chat.usage", { input: sum("input_tokens"), output: sum("output_tokens") });
+    const tokens = t("chat.usage", { input: sum("input_tokens"), output: sum("output_tokens") });
+    const cost = this.#cost(known);
+    this.usageEl.textContent = cost ? `${tokens} · ${cost}` : tokens;
+  }
+
+  /**
+   * What the reply's steps cost, in the user's currency; "price unknown" for a model without a price; nothing while
+   * the price data loads (the line is drawn again when it is here, and when the user's prices change).
+   * @param {Usage[]} usages
+   */
+  #cost(usages) {
+    this.offPrices ??= onPricesChange(() => this.#drawUsage());
+    const p = prices();
+    let usd = 0;
+    for (const usage of usages) {
+      const cost = p.cost(usage, this.msg.vendor, this.msg.model);
+      if (cost === undefined) return void loadPrices().catch(() => {}); // drawn again once loaded (onPricesChange)
+      if (cost === null) return t("cost.unknown");
+      usd += cost;
+    }
+    return money(usd, p.settings, language());
   }
 
   /** A failed reply: what went wrong and what to do (web/app/error_notice.js). `error`: pycore's ErrorInfo. */
@@ -321,6 +349,7 @@ export class MessageView {
   }
 
   destroy() {
+    this.offPrices?.();
     this.filesView?.destroy();
     for (const step of this.steps) step.destroy();
   }

@@ -38,6 +38,8 @@ export const PREFS = Object.freeze({
   voiceName: "orizuru.voice.name", // a browser voice's name or the vendor's voice ("" : the default)
   voiceSpeed: "orizuru.voice.speed", // 0.5 to 2 (1)
   interpreterPackages: "orizuru.interpreterPackages", // {indexes: [url], pyodide: url | null} (app/package_hosts.js)
+  costs: "orizuru.costs", // {currency, rate, caps: {conversation, day}, prices: {model: {input, output}}} (app/prices.js)
+  spend: "orizuru.spend", // {"YYYY-MM-DD": USD}: what replies cost each day in this browser (app/prices.js)
 });
 
 function storage() {
