@@ -77,22 +77,25 @@ run_error: RunError
 error_code: ("invalid_params" | "unknown_method" | "unknown_call" | "not_ready" | "boot_failed" | "cancelled" | "internal" | "vendor_error" | "vendor_auth" | "vendor_permission" | "vendor_not_found" | "vendor_bad_request" | "vendor_too_large" | "vendor_rate_limit" | "vendor_overloaded" | "vendor_server" | "vendor_unreachable" | "vendor_timeout" | "vendor_connection_lost" | "vendor_stream" | "unsupported_content" | "mcp_error" | "mcp_unreachable" | "mcp_connection_lost" | "mcp_timeout" | "mcp_http" | "mcp_redirect" | "mcp_auth_required" | "mcp_insufficient_scope" | "mcp_cors" | "mcp_protocol" | "mcp_unsupported_version" | "mcp_too_large" | "mcp_server_error" | "mcp_session_expired" | "oauth_failed" | "tool_refused")
 }
 /**
- * The user's answer to an ``approval`` event.
+ * The user's answer to an ``approval`` event, of the run that asked (``run_id``: its ``chat.run``'s, if any).
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "ApproveParams".
  */
 export interface ApproveParams {
+run_id?: (string | null)
 call_id: string
 decision: string
 }
 /**
- * The page's answer to a ``page_tool`` event (MCP content items).
+ * The page's answer to a ``page_tool`` event (MCP content items), of the run that asked (``run_id``, as for
+ * ``chat.approve``).
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "PageToolResultParams".
  */
 export interface PageToolResultParams {
+run_id?: (string | null)
 call_id: string
 content?: {
 [k: string]: unknown | undefined
@@ -105,12 +108,14 @@ structured_content?: {
 /**
  * One turn of the agent loop: the vendor to ask (``{vendor, api_key?, base_url?}``, checked by the
  * adapters' catalogue), the model, the conversation so far (unified messages), and what the run may use.
- * ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``.
+ * ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``. ``run_id`` names the run
+ * among those going on at once (the page's choice): its approvals and page tools are answered with it.
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "ChatRunParams".
  */
 export interface ChatRunParams {
+run_id?: (string | null)
 provider?: {
 [k: string]: unknown | undefined
 }
