@@ -10,7 +10,8 @@ from collections.abc import Iterator
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, replies, send, wait_core, wait_idle
 from playwright.sync_api import Browser, Locator, Page, expect
-from vendor_replay import VendorReplay, expected
+from test_journeys_tools import SSE, TEXT_TURN, TOOL_TURN, connect_relay_server
+from vendor_replay import VendorReplay, expected, with_tool_call
 
 pytestmark = pytest.mark.e2e
 
@@ -25,16 +26,17 @@ def second_vendor() -> Iterator[VendorReplay]:
     server.close()
 
 
-def two_profiles(page: Page, careful: VendorReplay, fast: VendorReplay) -> None:
+def two_profiles(page: Page, careful: VendorReplay, fast: VendorReplay, *, careful_vendor: str = "anthropic",
+                 careful_model: str = "claude-sonnet-4-5") -> None:
     """"Careful" (Anthropic) first, then "Fast" (OpenAI), each at its own vendor; Compare on with both ticked."""
-    configure(page, vendor="anthropic", base=careful.url, key="sk-ant-compare-0001", model="claude-sonnet-4-5",
+    configure(page, vendor=careful_vendor, base=careful.url, key="sk-ant-compare-0001", model=careful_model,
               name="Careful")
     configure(page, vendor="openai", base=fast.url, key="sk-compare-0002", model="gpt-4o-mini", name="Fast",
               new_profile=True)
     page.get_by_role("button", name="Compare", exact=True).click()
     picker = page.get_by_role("group", name="Compare: send to several models at once")
     expect(picker).to_be_visible()
-    expect(picker.get_by_label("Model for Careful")).to_have_value("claude-sonnet-4-5")
+    expect(picker.get_by_label("Model for Careful")).to_have_value(careful_model)
     picker.get_by_role("checkbox", name="Careful").check()
     picker.get_by_role("checkbox", name="Fast").check()
 
@@ -130,4 +132,35 @@ def test_compare_then_merge_into_one_answer(browser: Browser, site_url: str, ven
     wait_core(page)
     page.get_by_role("button", name=QUESTION, exact=True).click()
     expect(last_reply(page).locator("nav.branches .branch-pos")).to_have_text("3/3")
+    page.context.close()
+
+
+def test_compare_runs_each_columns_tools_and_its_approval_names_the_model(browser: Browser, relay_url: str,
+                                                                          vendor: VendorReplay,
+                                                                          second_vendor: VendorReplay):
+    """Each column runs its own agent loop. Both models call the relay's get_capital with the same call id (as Gemini
+    and Ollama do when they make ids up): each column's card asks, names the model asking, and its answer reaches its
+    own run only."""
+    for server in (vendor, second_vendor):
+        server.script_body("call", with_tool_call(TOOL_TURN, "get_capital", {"country": "UK"}, "call_same"),
+                           content_type=SSE)
+        server.script(TEXT_TURN)
+    page = open_app(browser, relay_url)
+    two_profiles(page, vendor, second_vendor, careful_vendor="openai", careful_model="gpt-4o")
+    connect_relay_server(page)
+    send(page, QUESTION)
+    careful, fast = column(page, "Careful · gpt-4o"), column(page, "Fast · gpt-4o-mini")
+    for col, label in ((fast, "Fast · gpt-4o-mini"), (careful, "Careful · gpt-4o")):
+        card = col.get_by_role("group", name="Tool get_capital")
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        expect(card.locator(".approval-model")).to_have_text(label)
+    fast.get_by_role("button", name="Allow once").click()  # Fast's call runs; Careful's still waits
+    expect(fast.locator(".content").last).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    expect(careful.get_by_role("group", name="Tool get_capital")).to_have_attribute("data-status", "waiting")
+    careful.get_by_role("button", name="Deny").click()
+    expect(careful.locator(".content").last).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    allowed = str(second_vendor.model_requests[1].json["messages"])
+    denied = str(vendor.model_requests[1].json["messages"])
+    assert "London" in allowed and "London" not in denied and "declined" in denied
     page.context.close()
