@@ -184,6 +184,8 @@ export class Chat {
     this.opening = Promise.resolve(); // the conversation being opened: a send waits for it
     /** @type {CompareView | null} */
     this.comparing = null; // a Compare's columns on screen, until a reply is picked or the path is drawn again
+    /** @type {MessageView[]} */
+    this.columnViews = []; // the replies drawn in those columns
     this.renderEmpty();
   }
 
@@ -293,7 +295,7 @@ export class Chat {
   }
 
   renderEmpty() {
-    this.comparing = null;
+    this.#dropCompare();
     this.transcript.replaceChildren(h("li", { className: "empty" }, t("chat.empty")));
   }
 
@@ -302,7 +304,7 @@ export class Chat {
     const place = this.follow.anchor();
     for (const view of this.views) view.destroy();
     this.views = [];
-    this.comparing = null; // its replies are branches of the path now
+    this.#dropCompare(); // its replies are branches of the path now
     const path = this.tree.path();
     if (!path.length) return this.renderEmpty();
     /** @type {HTMLElement[]} */
@@ -630,6 +632,7 @@ export class Chat {
       this.comparing = view;
       this.transcript.append(view.el);
       this.follow.toEnd();
+      this.columnViews = [];
       results = await Promise.all(targets.map((target, i) =>
         this.#stream(group[i], conversationId, userMsg, messages, target, system,
                      { column: view.columns[i].body, label: choices[i].label })
@@ -646,7 +649,7 @@ export class Chat {
       status = "failed";
       this.notify(messageOf(err));
     } finally {
-      await this.#endCompare(run, status, conversationId, results.map((r) => r?.id ?? null));
+      await this.#endCompare(run, status, conversationId, results.map((r) => ({ view: r?.view ?? null, id: r?.id ?? null })));
     }
   }
 
@@ -656,9 +659,10 @@ export class Chat {
    * @param {ChatRun} run
    * @param {"done" | "failed"} status
    * @param {string} conversationId
-   * @param {(string | null)[]} ids   each column's stored reply (its first step), if any
+   * @param {{view: MessageView | null, id: string | null}[]} replies   each column's reply and its stored first step
    */
-  async #endCompare(run, status, conversationId, ids) {
+  async #endCompare(run, status, conversationId, replies) {
+    const ids = replies.map((reply) => reply.id);
     const group = run.group ?? [];
     for (const one of group) {
       for (const question of one.questions ?? []) question.close();
@@ -671,6 +675,11 @@ export class Chat {
         await this.#reload();
         const stored = ids.map((id) => Boolean(id && this.tree.get(id)));
         const first = ids.find((id, i) => id && stored[i]);
+        // Each column's reply becomes its stored self (its Regenerate and Retry act on it), without branch arrows.
+        replies.forEach(({ view: reply, id }) => {
+          const msg = id ? this.tree.get(id) : undefined;
+          if (reply && msg) reply.adopt(msg, { actions: this.#actionsFor(msg) });
+        });
         if (first) this.#chooseLeaf(first);
         await this.#saveLeaf();
         view.finish(stored);
@@ -925,8 +934,7 @@ export class Chat {
    * @param {StoredMessage} msg
    */
   #truncateAfter(msg) {
-    this.comparing?.el.remove(); // a Compare's columns give way to the reply that merges them
-    this.comparing = null;
+    this.#dropCompare(); // a Compare's columns give way to the reply that merges them
     const i = this.views.findIndex((v) => v.msg.id === msg.id);
     if (i < 0) return;
     for (const view of this.views.splice(i + 1)) {
@@ -1184,13 +1192,24 @@ export class Chat {
     return view;
   }
 
+  /** A Compare's columns off the screen, their replies' views (and any MCP App view on their cards) ended. */
+  #dropCompare() {
+    this.comparing?.el.remove();
+    this.comparing = null;
+    for (const view of this.columnViews.splice(0)) view.destroy();
+  }
+
   /**
    * A turn's reply on screen: under the others, or in its Compare column (which is no view of the path).
    * @param {Stream} r
    * @param {MessageView} view
    */
   #place(r, view) {
-    if (r.column) return void r.column.append(view.el);
+    if (r.column) {
+      r.column.append(view.el);
+      this.columnViews.push(view);
+      return;
+    }
     this.transcript.append(view.el);
     this.views.push(view);
   }

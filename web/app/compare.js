@@ -82,7 +82,8 @@ export class ComparePicker {
     if (!this.open) return null;
     const chosen = [...this.rows.values()].filter((row) => row.box.checked).map(({ model, profile }) => {
       const name = model.value.trim() || profile.model || "";
-      return { profileId: profile.id, model: name, label: `${profile.name || name} · ${name}` };
+      const title = profile.name || name; // a profile named after its model is not named twice
+      return { profileId: profile.id, model: name, label: title.includes(name) ? title : `${title} · ${name}` };
     });
     if (chosen.length < COMPARE_MIN) throw new Error(t("compare.chooseMore", { min: COMPARE_MIN, max: COMPARE_MAX }));
     return chosen;
