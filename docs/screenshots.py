@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 
 from conftest import CHROMIUM, CHROMIUM_ARGS, DIST, start_site  # noqa: E402
-from journeys import REPLY_TIMEOUT_MS, last_reply, open_app, open_settings, send, wait_idle  # noqa: E402
+from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_idle  # noqa: E402
 from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
 from test_journeys_documents import PASTE, a_file, data_transfer  # noqa: E402
 from test_journeys_prompts import SLASH_PROMPTS, save_prompts  # noqa: E402
@@ -35,7 +35,7 @@ SERVER = ROOT / "tests" / "e2e" / "journeys_mcp_server.py"
 DEVICES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
 SCHEMES = ("light", "dark")
 SCREENS = ("first-run", "chat", "mermaid", "tools-panel", "tool-turn-approval", "tool-turn-done", "stopped",
-           "slash-menu", "attachments", "sidebar", "ja")
+           "slash-menu", "attachments", "sidebar", "compare", "ja")
 
 MARKDOWN = r"""Three common sorts compare like this:
 
@@ -136,6 +136,7 @@ def tour(browser: Browser, url: str, vendor: VendorReplay, device: str, scheme: 
     attachments(page)
     shot("attachments")
     sidebar(page, shot)
+    compare(page, vendor, shot)
     japanese(page, vendor)
     shot("ja")
     context.close()
@@ -249,12 +250,42 @@ def sidebar(page: Page, shot: Callable[[str], None]) -> None:
         expect(page.locator("#sidebar")).to_be_hidden()
 
 
+COMPARE = ("Three easy first hikes near Tokyo:\n\n1. **Mount Takao**: cable car or trail, about 3 hours.\n"
+           "2. **Mount Mitake**: shrines and a rock garden.\n"
+           "3. **Kamakura's Daibutsu trail**: short, ends at the Buddha.")
+COMPARE_OTHER = ("For a first hike, **Mount Takao** is the classic: trail 1 is paved, and the summit looks at Fuji "
+                 "on a clear day. Go on a weekday morning to miss the crowds.")
+
+
+def compare(page: Page, vendor: VendorReplay, shot: Callable[[str], None]) -> None:
+    """Compare: the question to two profiles at once, each at its own loopback vendor, both replies in."""
+    new_chat(page)
+    page.locator("#attachments .attachment button").first.click()  # the attachments were for the last screen
+    page.locator("#attachments .attachment button").first.click()
+    other = VendorReplay()
+    try:
+        configure(page, vendor="openai", base=other.url, key="sk-demo-not-a-real-key", model="gpt-4o", name="OpenAI",
+                  new_profile=True)
+        vendor.script_body("screenshot", with_text(TEXT_TURN, COMPARE), content_type=SSE)
+        other.script_body("screenshot", with_text(TEXT_TURN, COMPARE_OTHER), content_type=SSE)
+        page.get_by_role("button", name="Compare", exact=True).click()
+        for box in page.locator(".compare-choices input[type=checkbox]").all():
+            box.check()
+        send(page, "Where should I go for a first hike near Tokyo?")
+        expect(page.locator(".compare-pick")).to_have_count(2, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        no_toasts(page)
+        shot("compare")
+    finally:
+        other.close()
+    page.get_by_role("button", name="Compare", exact=True).click()  # closed again, and back to the first profile
+    page.get_by_role("combobox", name="Profile").select_option(index=0)
+
+
 def japanese(page: Page, vendor: VendorReplay) -> None:
     """Settings → Language → 日本語, then a chat in Japanese."""
     open_settings(page).get_by_label("Language").select_option("ja")
     page.get_by_role("dialog", name="設定").get_by_role("button", name="閉じる").click()
-    page.locator("#attachments .attachment button").first.click()  # the attachments were for the last screen
-    page.locator("#attachments .attachment button").first.click()
     page.keyboard.press("Control+k")
     expect(page.locator(".transcript li.msg")).to_have_count(0)
     vendor.script_body("screenshot", with_text(TEXT_TURN, JAPANESE), content_type=SSE)

@@ -22,6 +22,7 @@ import { byId, h } from "./app/dom.js";
 import { messageOf } from "./app/error_notice.js";
 import { handleOAuthRedirect } from "./app/oauth.js";
 import { Composer } from "./app/composer.js";
+import { ComparePicker } from "./app/compare.js";
 import { KeyPrompt } from "./app/key_prompt.js";
 import { ScrollFollower } from "./app/follow.js";
 import { FocusMemory } from "./app/focus.js";
@@ -95,9 +96,14 @@ async function main() {
   const sidebar = new Sidebar({ store, chat, notify, validateFocus: focusValidator(core, readyOrFail) });
   const router = new Router({ store, chat, notify });
   const library = new PromptLibrary({ store, notify, draft: () => byId("message", HTMLTextAreaElement).value });
-  assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
+  const compare = new ComparePicker({
+    button: h("button", { type: "button", className: "compare-open", dataset: { i18n: "compare.button", i18nTitle: "compare.buttonHint" },
+                          title: t("compare.buttonHint"), "aria-pressed": "false", "aria-controls": "compare-picker" },
+              t("compare.button")),
+    panel: byId("compare-picker"), profiles: () => settings.profiles, active: () => settings.active });
+  assistant.bar.append(library.button, compare.button); // "Prompts" and "Compare" beside "Chat settings"
   const composer = new Composer({
-    chat, notify, onNewChat: () => sidebar.newChat(),
+    chat, notify, onNewChat: () => sidebar.newChat(), compare: () => compare.choices(),
     prompts: () => [...library.slashPrompts(), ...tools.prompts()],
     getPrompt: (id, name, args) => core.call("mcp.get_prompt", { id, name, arguments: args }),
   });
@@ -107,6 +113,7 @@ async function main() {
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
   const sync = new SyncSettings({ element: byId("sync-settings"), store, notify });
+  bus.on("profiles", () => compare.refresh());
   listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter, voice });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });
@@ -229,7 +236,7 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     coreReady: readyOrFail,
     transcript: byId("transcript"),
     follow: new ScrollFollower(byId("transcript"), byId("jump-latest")),
-    provider: () => settings.target(),
+    provider: (/** @type {string | null} */ profileId) => settings.target(profileId), // a Compare column's, an assistant's
     tools: () => tools.runParams(),
     onAlwaysAllow: (/** @type {Parameters<ToolsPanel["alwaysAllow"]>[0]} */ ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.

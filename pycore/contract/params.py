@@ -44,8 +44,9 @@ class EchoParams(Params):
 
 
 class ApproveParams(Params):
-    """The user's answer to an ``approval`` event."""
+    """The user's answer to an ``approval`` event, of the run that asked (``run_id``: its ``chat.run``'s, if any)."""
 
+    run_id: str | None = None
     call_id: str
     decision: str
 
@@ -89,8 +90,10 @@ class SamplingAnswerParams(Params):
 
 
 class PageToolResultParams(Params):
-    """The page's answer to a ``page_tool`` event (MCP content items)."""
+    """The page's answer to a ``page_tool`` event (MCP content items), of the run that asked (``run_id``, as for
+    ``chat.approve``)."""
 
+    run_id: str | None = None
     call_id: str
     content: list[dict[str, Any]] = Field(default_factory=list)
     is_error: bool = False
@@ -279,8 +282,10 @@ class RunLimits(Params):
 class ChatRunParams(Params):
     """One turn of the agent loop: the vendor to ask (``{vendor, api_key?, base_url?}``, checked by the
     adapters' catalogue), the model, the conversation so far (unified messages), and what the run may use.
-    ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``."""
+    ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``. ``run_id`` names the run
+    among those going on at once (the page's choice): its approvals and page tools are answered with it."""
 
+    run_id: str | None = None
     provider: Any = None
     model: NonEmpty
     messages: Annotated[list[Message], Field(min_length=1)]

@@ -13,6 +13,10 @@ the same way (``[{source, tool}]``); ``tools.trusted`` lists the ids of the MCP 
 trusted (their tools run without asking unless a hint asks more: :mod:`pycore.agent.approval`).
 ``chat.approve`` answers an ``approval`` event with ``allow``, ``deny`` or ``always``.
 
+Runs go on at once (Compare sends one message to several models): each is its own call, cancelled on its own,
+and names itself with ``params.run_id`` (any string the page picks, unique among its running runs); the page
+answers that run's approvals and page tools with the same ``run_id`` (:meth:`pycore.agent.pending.Pending.for_run`).
+
 Stop is the page cancelling the call: the run still returns its result, with ``stop_reason``
 ``"stopped"``, after the partial message was emitted.
 """
@@ -40,7 +44,7 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> Ru
     request = _request(params)
     spec = params.tools
     registry = ToolRegistry([tool for server_id in spec.mcp for tool in worker.connection(server_id).agent_tools()]
-                            + _page_tools(spec.page, emit, worker))
+                            + _page_tools(spec.page, emit, worker, params.run_id))
     denied = [{"source": ref.source, "tool": ref.tool, "policy": "deny"} for ref in spec.disabled]
     client = make_client(params.provider, worker)
     loop = AgentLoop(
@@ -49,7 +53,7 @@ async def chat_run(params: ChatRunParams, emit: Emit, worker: WorkerState) -> Ru
         limits=Limits(max_steps=params.limits.max_steps, token_budget=params.limits.token_budget,
                       tool_timeout=params.limits.tool_timeout_s),
         emit=emit,
-        approvals=worker.approvals,
+        approvals=worker.approvals.for_run(params.run_id),
     )
     from pycore.methods._state import ActiveRun
 
@@ -74,13 +78,14 @@ def _request(params: ChatRunParams) -> ChatRequest:
                        reasoning=params.reasoning, vendor_options=params.vendor_options)
 
 
-def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState) -> list[AgentTool]:
+def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState, run_id: str | None
+                ) -> list[AgentTool]:
     from pycore.agent.tools import AgentTool, ToolContext, ToolResult
     from pycore.contract import PageToolEvent, to_wire
 
     def handler_for(source: str, name: str) -> Any:
         async def handler(arguments: dict[str, Any], context: ToolContext) -> ToolResult:
-            answer = worker.page_results.expect(context.call_id)
+            answer = worker.page_results.for_run(run_id).expect(context.call_id)
             emit(to_wire(PageToolEvent(call_id=context.call_id, source=source, name=name, arguments=arguments)))
             result: ToolResult = await answer
             return result
@@ -94,7 +99,7 @@ def _page_tools(definitions: list[PageTool], emit: Emit, worker: WorkerState) ->
 
 @method("chat.approve", params=ApproveParams, result=Empty)
 async def chat_approve(params: ApproveParams, emit: Emit, worker: WorkerState) -> Empty:
-    worker.approvals.resolve(params.call_id, params.decision)
+    worker.approvals.for_run(params.run_id).resolve(params.call_id, params.decision)
     return Empty()
 
 
@@ -103,5 +108,5 @@ async def chat_page_tool_result(params: PageToolResultParams, emit: Emit, worker
     from pycore.agent.tools import ToolResult
 
     result = ToolResult(content=params.content, is_error=params.is_error, structured=params.structured_content)
-    worker.page_results.resolve(params.call_id, result)
+    worker.page_results.for_run(params.run_id).resolve(params.call_id, result)
     return Empty()

@@ -329,3 +329,38 @@ async def test_audio_speech_returns_the_vendors_audio_in_base64():
         result, _, _ = await call("audio.speech", {"provider": provider("openai"), "text": "Hello.", "speed": 1.5})
     assert result == {"audio": base64.b64encode(BY_FILE["openai/audio-speech.wav"].body()).decode(),
                       "mime_type": "audio/wav"}
+
+
+async def test_concurrent_runs_each_get_their_own_approvals_and_page_tool_results():
+    """Compare (#35) runs one message on several models at once in one worker. Two runs may name a tool call alike
+    (Gemini and Ollama make ids up from the call's name and arguments; two models asked the same thing call the same
+    tool), so each run gives the core its own ``run_id``, and the page answers an approval or a page tool's result
+    for that run: an answer never lands on the other run's call, and one run asking does not break the other."""
+    from pycore.messages import ToolCallPart
+
+    def on_event(run_id: str):
+        def answer(event: dict) -> None:
+            if event["type"] == "approval":
+                asyncio.ensure_future(call("chat.approve", {"run_id": run_id, "call_id": event["call_id"],
+                                                            "decision": "allow"}))
+            elif event["type"] == "page_tool":
+                asyncio.ensure_future(call("chat.page_tool_result", {
+                    "run_id": run_id, "call_id": event["call_id"],
+                    "content": [{"type": "text", "text": f"clicked for {run_id}"}]}))
+
+        return answer
+
+    click = {"name": "click", "description": "Click a button", "inputSchema": {"type": "object"}}
+    same_call = [ToolCallPart(id="call_1", name="click", arguments={"id": "ok"})]
+    with serving(*fake_turns(same_call, ["done"])) as transports:
+        results = await asyncio.gather(*(call("chat.run", {
+            "run_id": run_id, "provider": {"vendor": "fake", "api_key": KEY}, "model": run_id, "messages": user("go"),
+            "tools": {"page": [click]}, "policy": [{"source": "page", "tool": "click", "policy": "ask"}]},
+            on_event(run_id)) for run_id in ("model-a", "model-b")))
+    for (result, events, _), run_id in zip(results, ("model-a", "model-b"), strict=True):
+        assert result["stop_reason"] == "end_turn", result
+        ends = [e for e in events if e["type"] == "tool_end"]
+        assert [e["content"] for e in ends] == [[{"type": "text", "text": f"clicked for {run_id}"}]]
+    sent = sorted(t.requests[1].body.decode() for t in transports)
+    assert "clicked for model-a" in sent[0] and "clicked for model-b" in sent[1]
+    assert not any("model-b" in body for body in sent[:1])

@@ -4,8 +4,9 @@
  * approval event (pycore.agent.approval.ask_user, the contract's ApprovalEvent): who asks and why, which tool,
  * with which arguments, then Allow once / Always allow / Deny.
  *
- *   approvalQuestion(ask, {title, decide, who}) -> the question's elements, for a section of the caller's
+ *   approvalQuestion(ask, {title, decide, who, asker?}) -> the question's elements, for a section of the caller's
  *       who: name the server and the tool (a card); a view's own call names them in its title already
+ *       asker: the model that wants the call, where several ask at once (a Compare's columns)
  *   sourceLabel(source) -> how a tool's source is named to the user
  *   argumentsView(args) -> the arguments, one top-level entry a line, long values folded
  */
@@ -21,17 +22,18 @@ const PREVIEW_CHARS = 60;
 
 /**
  * @param {Partial<import("../types/contract").ApprovalEvent>} ask
- * @param {{title: string, decide: (decision: Decision) => void, who: boolean}} options
+ * @param {{title: string, decide: (decision: Decision) => void, who: boolean, asker?: string | null}} options
  * @returns {HTMLElement[]}
  */
-export function approvalQuestion(ask, { title, decide, who }) {
+export function approvalQuestion(ask, { title, decide, who, asker = null }) {
   const reason = ask.reason?.kind === "cross_server"
     // Why it asks although allowed: data from another server's tools in this reply (pycore.agent.loop).
     ? h("p", { className: "approval-reason", role: "note" },
         t("tool.askCrossServer", { servers: (ask.reason.from ?? []).map((s) => sourceLabel(s)).join(", ") }))
     : null;
+  const model = asker ? [h("dt", {}, t("tool.askModel")), h("dd", { className: "approval-model" }, asker)] : [];
   const facts = who
-    ? [h("dt", {}, t("tool.askServer")), h("dd", { className: "approval-server" }, sourceLabel(ask.source)),
+    ? [...model, h("dt", {}, t("tool.askServer")), h("dd", { className: "approval-server" }, sourceLabel(ask.source)),
        h("dt", {}, t("tool.askTool")), h("dd", { className: "approval-tool" }, ask.original_name ?? ask.name ?? "")]
     : [];
   const button = (/** @type {Decision} */ decision, /** @type {string} */ className, /** @type {string} */ label) =>

@@ -7,7 +7,11 @@
  *                                        runs: chat.run, every event to the store), or {ok: false, reason}: nothing
  *                                        stored or sent, the caller keeps the words (extraParts: attached
  *                                        documents, an MCP resource's parts)
- *   chat.stop()                           cancels the running call (WorkerClient.cancel)
+ *   await chat.compare(text, images, extraParts, choices)   the same, to 2–4 models at once (web/app/compare.js): their
+ *                                        replies stream side by side, each a branch of the message, each with its Stop;
+ *                                        the person picks the one the conversation continues with, or has one model
+ *                                        merge them (its answer is another branch, the one that continues)
+ *   chat.stop()                           cancels the running call (WorkerClient.cancel); every column of a Compare
  *   chat.turn                             the turn's state machine (web/app/turn.js); chat.running its data while
  *                                        a reply streams or waits on a question
  *
@@ -50,6 +54,7 @@ import { MessageView } from "./message_view.js";
 import { ReplyRecord } from "./reply_record.js";
 import { ConversationGoneError } from "../store/transcripts.js";
 import { Turn } from "./turn.js";
+import { CompareView, mergeRequest } from "./compare.js";
 import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.js";
 import { markHit } from "./search_hit.js";
 import { MissingKeyError } from "./settings.js";
@@ -119,16 +124,21 @@ import { messageOf } from "./error_notice.js";
 /**
  * The running turn's data: the turn's (turn.js) and what the chat keeps on it while it runs: the stream, each
  * running tool's start, the code runs to abort on Stop, and the server's questions (server_asks.js).
+ * A Compare's turn runs one chat.run per column, each with a ChatRun of its own (`group`: the turn's columns).
  * @typedef {import("./turn.js").TurnRun & Omit<AskingRun, "running"> & {stream?: Stream, running?: Map<string, ToolStartEvent>,
- *            interpreting?: Set<() => void>}} ChatRun
+ *            interpreting?: Set<() => void>, group?: ChatRun[]}} ChatRun
  */
 /**
  * One turn as it streams (#stream): its reply on screen, whether a step of it is open, that step's usage and error,
- * what only the page knows of each call's card, and each step's words.
+ * what only the page knows of each call's card, and each step's words; `runId` names its chat.run to the core (its
+ * approvals and page tools are answered with it), `column` is where a Compare column's reply is drawn (else the
+ * transcript), `label` the model that column asks (its approvals say so), `asking` whether it waits on the person.
  * @typedef {{run: ChatRun, conversationId: string, target: Target, messages: Message[], interpret: boolean,
  *            record: ReplyRecord, reply: MessageView | null, stepOpen: boolean,
  *            usage: import("../types/contract").Usage | null, stepError: ErrorInfo | null, shown: PageDisplay,
- *            texts: string[]}} Stream
+ *            texts: string[], runId: string, column: HTMLElement | null, label: string | null, asking: boolean}} Stream
+ * @typedef {import("./compare.js").CompareChoice} CompareChoice
+ * @typedef {{target: Target, replies: {label: string, text: string}[]}} Merge   a merge of a Compare's replies
  */
 /** @typedef {{ok: true, done: Promise<void>} | {ok: false, reason: string | null}} Outcome   a send's answer */
 
@@ -181,6 +191,10 @@ export class Chat {
     } });
     document.documentElement.dataset.turn = this.turn.state;
     this.opening = Promise.resolve(); // the conversation being opened: a send waits for it
+    /** @type {CompareView | null} */
+    this.comparing = null; // a Compare's columns on screen, until a reply is picked or the path is drawn again
+    /** @type {MessageView[]} */
+    this.columnViews = []; // the replies drawn in those columns
     this.renderEmpty();
   }
 
@@ -290,6 +304,7 @@ export class Chat {
   }
 
   renderEmpty() {
+    this.#dropCompare();
     this.transcript.replaceChildren(h("li", { className: "empty" }, t("chat.empty")));
     this.showCosts();
   }
@@ -299,6 +314,7 @@ export class Chat {
     const place = this.follow.anchor();
     for (const view of this.views) view.destroy();
     this.views = [];
+    this.#dropCompare(); // its replies are branches of the path now
     const path = this.tree.path();
     if (!path.length) return this.renderEmpty();
     /** @type {HTMLElement[]} */
@@ -438,6 +454,18 @@ export class Chat {
   }
 
   /**
+   * One message to 2–4 models at once (Compare): as send(), then each model's reply streams in its own column.
+   * @param {string} text
+   * @param {{data: string, mime_type: string}[]} images
+   * @param {Part[]} extraParts
+   * @param {CompareChoice[]} choices
+   * @returns {Promise<Outcome>}
+   */
+  compare(text, images, extraParts, choices) {
+    return this.#start({ userParts: [...userParts(text, images), ...extraParts], compare: choices });
+  }
+
+  /**
    * Another reply to the same user message, kept as a sibling branch.
    * @param {StoredMessage} assistantMsg
    */
@@ -454,7 +482,13 @@ export class Chat {
     const run = this.running;
     if (!run) return;
     run.cancelled = true;
-    if (run.callId !== undefined) this.core.cancel(run.callId);
+    for (const one of run.group ?? [run]) this.#stopRun(one);
+  }
+
+  /** @param {ChatRun} run   one call: the turn's, or a Compare column's (its own Stop) */
+  #stopRun(run) {
+    run.cancelled = true;
+    if (run.callId != null) this.core.cancel(run.callId);
     for (const abort of run.interpreting ?? []) abort(); // code the model is running stops too
   }
 
@@ -462,10 +496,16 @@ export class Chat {
     return Boolean(await this.#target());
   }
 
-  /** provider(), after asking for a key this tab lacks; null (and said why) when there is none. */
-  async #target() {
+  /**
+   * provider(), after asking for a key this tab lacks; null (and said why) when there is none. A Compare column's
+   * choice names its profile and model.
+   * @param {CompareChoice | null} [choice]
+   * @returns {Promise<Target | null>}
+   */
+  async #target(choice = null) {
     for (;;) {
       try {
+        if (choice) return { ...this.provider(choice.profileId), model: choice.model };
         return this.#targetNow();
       } catch (err) {
         const profile = err instanceof MissingKeyError ? err.profile : null;
@@ -486,10 +526,12 @@ export class Chat {
    * The first half of a turn, while the composer still holds the words (turn state `sending`): the vendor to
    * ask, the conversation, the person's message on disk. Anything that goes wrong here is a refusal with its
    * reason; nothing has been sent. The reply then runs in #reply, in the background.
-   * @param {{parentId?: string | null, userParts?: Part[] | null, replyTo?: StoredMessage | null}} what
+   * A Compare (`compare`: its choices) asks each model in a column; a merge (`merge`) asks its model with the replies.
+   * @param {{parentId?: string | null, userParts?: Part[] | null, replyTo?: StoredMessage | null,
+   *          compare?: CompareChoice[] | null, merge?: Merge | null}} what
    * @returns {Promise<Outcome>}
    */
-  async #start({ parentId, userParts: parts = null, replyTo = null }) {
+  async #start({ parentId, userParts: parts = null, replyTo = null, compare = null, merge = null }) {
     await this.opening.catch(() => {}); // a conversation being opened is the one this message goes to
     await this.turn.settled(); // a turn that just ended puts the transcript in order first
     const begun = this.turn.begin();
@@ -498,18 +540,12 @@ export class Chat {
     const run = begun.run;
     let userMsg = replyTo;
     try {
-      const target = await this.#target();
-      if (!target) return this.#refuse(null); // said why, or the person closed the key prompt
-      const capped = await this.costs?.refusal(this.#meterView(target)); // a spending cap it would pass
+      const targets = await this.#targets(compare, merge);
+      const target = targets?.[0];
+      if (!targets || !target) return this.#refuse(null); // said why, or the person closed the key prompt
+      const capped = await this.#capPassed(targets);
       if (capped) return this.#refuse(capped);
-      if (!this.conversation) {
-        const title = parts ? titleFrom(parts) : t("nav.untitled");
-        this.conversation = await this.store.createConversation({ title });
-        await this.focus?.created(this.conversation.id);
-        await this.assistant?.created(this.conversation.id);
-        this.onChange(this.conversation);
-      }
-      const conversationId = this.conversation.id;
+      const conversationId = await this.#conversationFor(parts);
       if (parts) {
         // The person's words are on disk before anything is sent, and before the composer lets go of them.
         const parent = parentId === undefined ? this.tree.last()?.id ?? null : parentId;
@@ -517,14 +553,62 @@ export class Chat {
       }
       if (!userMsg) throw new Error("a turn needs the person's message or the prompt to answer again");
       this.turn.stored();
-      const done = this.#reply(run, { conversationId, target, userMsg, added: Boolean(parts),
-                                      fresh: Boolean(parts) && !userMsg.parent_id });
+      const turn = { conversationId, target, userMsg, added: Boolean(parts), fresh: Boolean(parts) && !userMsg.parent_id };
+      const done = compare
+        ? this.#compareReply(run, { ...turn, targets, choices: compare })
+        : this.#reply(run, { ...turn, merge });
       return { ok: true, done };
     } catch (err) {
       if (!(err instanceof ConversationGoneError)) return this.#refuse(t("chat.notStored", { message: messageOf(err) }));
       this.newChat(); // it is gone: the words go to a new chat when sent again
       return this.#refuse(t("chat.conversationGone"));
     }
+  }
+
+  /**
+   * The spending cap a turn to these targets would pass, said as a refusal; null when none would.
+   * @param {Target[]} targets
+   */
+  async #capPassed(targets) {
+    for (const target of targets) {
+      const capped = await this.costs?.refusal(this.#meterView(target));
+      if (capped) return capped;
+    }
+    return null;
+  }
+
+  /**
+   * The conversation on screen's id; a new chat's conversation is made now, named after the message.
+   * @param {Part[] | null} parts
+   */
+  async #conversationFor(parts) {
+    if (!this.conversation) {
+      const title = parts ? titleFrom(parts) : t("nav.untitled");
+      this.conversation = await this.store.createConversation({ title });
+      await this.focus?.created(this.conversation.id);
+      await this.assistant?.created(this.conversation.id);
+      this.onChange(this.conversation);
+    }
+    return this.conversation.id;
+  }
+
+  /**
+   * Whom the turn asks: a merge's model, each Compare column's, else the one the chat is set to; null if one is
+   * missing (said why, or the person closed the key prompt).
+   * @param {CompareChoice[] | null} compare
+   * @param {Merge | null} merge
+   * @returns {Promise<Target[] | null>}
+   */
+  async #targets(compare, merge) {
+    if (merge) return [merge.target];
+    /** @type {Target[]} */
+    const targets = [];
+    for (const choice of compare ?? [null]) {
+      const target = await this.#target(choice);
+      if (!target) return null;
+      targets.push(target);
+    }
+    return targets;
   }
 
   /**
@@ -539,9 +623,10 @@ export class Chat {
   /**
    * The second half of a turn: the message shown, the reply streamed and stored, the transcript put in order.
    * @param {ChatRun} run
-   * @param {{conversationId: string, target: Target, userMsg: StoredMessage, added: boolean, fresh: boolean}} turn
+   * @param {{conversationId: string, target: Target, userMsg: StoredMessage, added: boolean, fresh: boolean,
+   *          merge?: Merge | null}} turn
    */
-  async #reply(run, { conversationId, target, userMsg, added, fresh }) {
+  async #reply(run, { conversationId, target, userMsg, added, fresh, merge = null }) {
     /** @type {{view: MessageView, id: string | null}[]} */
     const drawn = []; // the reply this turn drew live: {view, id of its stored first step}
     /** @type {"done" | "failed"} */
@@ -554,7 +639,8 @@ export class Chat {
       this.#showTurn(userMsg, added);
       if (!(await this.#coreFor(userMsg, run))) return;
       const { messages, system, focused } = await this.#prompt(userMsg);
-      const { text, view, id } = await this.#stream(run, conversationId, userMsg, messages, target, system);
+      const { text, view, id } = await this.#stream(run, conversationId, userMsg,
+                                                    merge ? mergeRequest(messages, merge.replies) : messages, target, system);
       if (view) drawn.push({ view, id });
       if (fresh && text && !run.cancelled && this.autoTitle()) {
         this.#nameConversation(conversationId, textOf(userMsg), text, target); // in the background
@@ -568,6 +654,120 @@ export class Chat {
     } finally {
       await this.#endTurn(run, status, conversationId, drawn);
     }
+  }
+
+  /**
+   * A Compare's replies: one chat.run per column, all at once, each stored as a branch of the message. The first
+   * column's reply is the one the conversation continues with until the person picks another or merges them.
+   * @param {ChatRun} run
+   * @param {{conversationId: string, userMsg: StoredMessage, added: boolean, fresh: boolean, targets: Target[],
+   *          choices: CompareChoice[]}} turn
+   */
+  async #compareReply(run, { conversationId, userMsg, added, fresh, targets, choices }) {
+    /** @type {ChatRun[]} */
+    const group = targets.map(() => ({ cancelled: false, callId: undefined }));
+    run.group = group;
+    /** @type {({text: string, view: MessageView | null, id: string | null} | null)[]} */
+    let results = [];
+    /** @type {"done" | "failed"} */
+    let status = "done";
+    try {
+      if (this.conversation?.id !== conversationId) {
+        run.cancelled = true; // another conversation was opened meanwhile: the message is kept in its own
+        return;
+      }
+      this.#showTurn(userMsg, added);
+      if (!(await this.#coreFor(userMsg, run))) return;
+      const { messages, system } = await this.#prompt(userMsg);
+      const view = new CompareView({ labels: choices.map((c) => c.label), onStop: (i) => this.#stopRun(group[i]),
+                                     onPick: (i) => this.#pick(results[i]?.id ?? null),
+                                     onMerge: (i) => this.#merge(userMsg, targets[i], choices, results) });
+      this.comparing = view;
+      this.transcript.append(view.el);
+      this.follow.toEnd();
+      this.columnViews = [];
+      results = await Promise.all(targets.map((target, i) =>
+        this.#stream(group[i], conversationId, userMsg, messages, target, system,
+                     { column: view.columns[i].body, label: choices[i].label })
+          .catch((err) => {
+            this.notify(messageOf(err));
+            return null;
+          })
+          .finally(() => view.ended(i))));
+      const first = results.find((r) => r?.text);
+      if (fresh && first && !run.cancelled && this.autoTitle()) {
+        this.#nameConversation(conversationId, textOf(userMsg), first.text, targets[results.indexOf(first)]);
+      }
+    } catch (err) {
+      status = "failed";
+      this.notify(messageOf(err));
+    } finally {
+      await this.#endCompare(run, status, conversationId, results.map((r) => ({ view: r?.view ?? null, id: r?.id ?? null })));
+    }
+  }
+
+  /**
+   * A Compare is over: its columns' questions closed, the replies in the tree, the first one continuing the
+   * conversation (so a reload shows it, the others as branches) until the person picks or merges.
+   * @param {ChatRun} run
+   * @param {"done" | "failed"} status
+   * @param {string} conversationId
+   * @param {{view: MessageView | null, id: string | null}[]} replies   each column's reply and its stored first step
+   */
+  async #endCompare(run, status, conversationId, replies) {
+    const ids = replies.map((reply) => reply.id);
+    const group = run.group ?? [];
+    for (const one of group) {
+      for (const question of one.questions ?? []) question.close();
+      showAsked(one.stream);
+    }
+    this.turn.end(run.cancelled || (group.length && group.every((one) => one.cancelled)) ? "stopped" : status);
+    try {
+      const view = this.comparing;
+      if (this.conversation?.id === conversationId && view) {
+        await this.#reload();
+        const stored = ids.map((id) => Boolean(id && this.tree.get(id)));
+        const first = ids.find((id, i) => id && stored[i]);
+        // Each column's reply becomes its stored self (its Regenerate and Retry act on it), without branch arrows.
+        replies.forEach(({ view: reply, id }) => {
+          const msg = id ? this.tree.get(id) : undefined;
+          if (reply && msg) reply.adopt(msg, { actions: this.#actionsFor(msg) });
+        });
+        if (first) this.#chooseLeaf(first);
+        await this.#saveLeaf();
+        view.finish(stored);
+      }
+    } catch (err) {
+      this.notify(messageOf(err));
+    } finally {
+      this.turn.settle();
+    }
+  }
+
+  /**
+   * The person picked a Compare column's reply: the conversation continues with it, the others stay branches.
+   * @param {string | null} id
+   */
+  async #pick(id) {
+    if (this.turn.busy) return void this.notify(t("chat.busy"));
+    const msg = id ? this.tree.get(id) : undefined;
+    if (!msg) return;
+    this.#chooseLeaf(msg.id);
+    this.render();
+    await this.#saveLeaf();
+  }
+
+  /**
+   * One model merges a Compare's replies into one answer: another branch of the message, the one that continues.
+   * @param {StoredMessage} userMsg
+   * @param {Target} target
+   * @param {CompareChoice[]} choices
+   * @param {({text: string} | null)[]} results
+   */
+  async #merge(userMsg, target, choices, results) {
+    const replies = results.flatMap((r, i) => (r?.text ? [{ label: choices[i].label, text: r.text }] : []));
+    const outcome = await this.#start({ replyTo: userMsg, merge: { target, replies } });
+    if (!outcome.ok && outcome.reason) this.notify(outcome.reason);
   }
 
   /**
@@ -659,7 +859,7 @@ export class Chat {
    * @param {PageToolEvent} ev
    * @param {Stream} r
    */
-  async #runPython(ev, { run, conversationId, messages, shown }) {
+  async #runPython(ev, { run, conversationId, messages, shown, runId }) {
     const controller = new AbortController();
     const abort = () => controller.abort();
     const interpreting = (run.interpreting ??= new Set()).add(abort);
@@ -681,16 +881,16 @@ export class Chat {
       interpreting.delete(abort);
     }
     // After Stop the core no longer waits for this answer: that refusal is expected, not news.
-    await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError })
+    await this.core.call("chat.page_tool_result", { run_id: runId, call_id: ev.call_id, content, is_error: isError })
       .catch((err) => run.cancelled || this.notify(messageOf(err), { error: true }));
   }
 
   /**
    * One of the user's Python tools (Tools → Python tools): it runs in the code interpreter's sandbox too.
    * @param {PageToolEvent} ev
-   * @param {ChatRun} run
+   * @param {Stream} r
    */
-  async #runUserTool(ev, run) {
+  async #runUserTool(ev, { run, runId }) {
     const controller = new AbortController();
     const abort = () => controller.abort();
     const interpreting = (run.interpreting ??= new Set()).add(abort);
@@ -704,7 +904,7 @@ export class Chat {
     } finally {
       interpreting.delete(abort);
     }
-    await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content: result.content,
+    await this.core.call("chat.page_tool_result", { run_id: runId, call_id: ev.call_id, content: result.content,
                                                     is_error: Boolean(result.is_error),
                                                     structured_content: /** @type {Record<string, unknown> | undefined} */
                                                       (result.structured_content ?? undefined) }) // the core: absent, null alike
@@ -789,6 +989,7 @@ export class Chat {
    * @param {StoredMessage} msg
    */
   #truncateAfter(msg) {
+    this.#dropCompare(); // a Compare's columns give way to the reply that merges them
     const i = this.views.findIndex((v) => v.msg.id === msg.id);
     if (i < 0) return;
     for (const view of this.views.splice(i + 1)) {
@@ -806,8 +1007,9 @@ export class Chat {
    * @param {Message[]} messages
    * @param {Target} target
    * @param {string} [system]
+   * @param {{column?: HTMLElement | null, label?: string | null}} [where]   a Compare column's: drawn there, named so
    */
-  async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
+  async #stream(run, conversationId, userMsg, messages, target, system = undefined, { column = null, label = null } = {}) {
     const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
     if (interpret) this.interpreter?.warm?.(conversationId); // this chat's sandbox starts while the model thinks
     const record = new ReplyRecord(this.store, conversationId, {
@@ -818,10 +1020,10 @@ export class Chat {
     // and the answers, the files the code wrote, its MCP App view), put on the result part when it arrives.
     /** @type {Stream} */
     const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
-                stepError: null, shown: {}, texts: [] };
+                stepError: null, shown: {}, texts: [], runId: crypto.randomUUID(), column, label, asking: false };
     run.stream = r; // what the turn's end puts in order (#endTurn)
-    const call = this.core.call("chat.run", await this.#runParams(target, messages, system, interpret),
-                                (ev) => this.#onEvent(r, ev));
+    const params = { ...(await this.#runParams(target, messages, system, interpret)), run_id: r.runId };
+    const call = this.core.call("chat.run", params, (ev) => this.#onEvent(r, ev));
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
     /** @type {RunResult | null} */
@@ -877,9 +1079,8 @@ export class Chat {
         { images: this.images, live: true, actions: { ...this.#actionsFor({ role: "assistant" }),
                                                       decide: (/** @type {string | undefined} */ callId,
                                                                /** @type {Decision} */ decision, /** @type {unknown} */ ask) =>
-                                                        this.#decide(callId ?? "", decision, /** @type {ApprovalEvent} */ (ask)) } });
-      this.transcript.append(r.reply.el);
-      this.views.push(r.reply);
+                                                        this.#decide(r.runId, callId ?? "", decision, /** @type {ApprovalEvent} */ (ask)) } });
+      this.#place(r, r.reply);
     }
     r.reply.setState("streaming");
     Object.assign(r, { stepOpen: true, usage: null, stepError: null });
@@ -924,18 +1125,15 @@ export class Chat {
    * @param {CoreEvent} ev
    */
   #onEvent(r, ev) {
-    // A question to the person (approval, a server's form or sampling request) holds the turn until the
-    // stream moves on; progress and logs do not.
-    if (ASKING.has(ev.type) && !("stage" in ev && ev.stage === "result")) this.turn.awaiting();
-    else if (ev.type !== "tool_progress" && ev.type !== "page_tool") this.turn.streaming();
+    this.#noteAsking(r, ev); // a question to the person holds the turn until the stream moves on
     switch (ev.type) {
       case "step":
         if (r.stepOpen) this.#finishStep(r, null, true);
         return this.#beginStep(r);
       case "message":
         return this.#onMessage(r, ev);
-      case "approval":
-        return r.reply?.card(ev.call_id)?.askApproval(ev);
+      case "approval": // in a Compare, the question says which model asks
+        return r.reply?.card(ev.call_id)?.askApproval(ev, { asker: r.label });
       case "tool_progress": // on the running tool's card; it is no step of the reply
         return r.reply?.card(ev.call_id)?.setProgress(ev);
       case "tool_start":
@@ -954,6 +1152,19 @@ export class Chat {
       default:
         return STREAM_EVENTS.has(ev.type) ? this.#onStreamEvent(r, ev) : undefined;
     }
+  }
+
+  /**
+   * Whether the turn waits on the person: a question holds its run until its stream moves on (progress and a page
+   * tool do not), and a Compare's turn waits while any of its columns does.
+   * @param {Stream} r
+   * @param {CoreEvent} ev
+   */
+  #noteAsking(r, ev) {
+    if (ASKING.has(ev.type) && !("stage" in ev && ev.stage === "result")) r.asking = true;
+    else if (ev.type !== "tool_progress" && ev.type !== "page_tool") r.asking = false;
+    if ((r.run.group ?? [r.run]).some((run) => run.stream?.asking)) this.turn.awaiting();
+    else this.turn.streaming();
   }
 
   /**
@@ -976,9 +1187,9 @@ export class Chat {
    * @param {PageToolEvent} ev
    */
   #onPageTool(r, ev) {
-    if (ev.source?.startsWith("python:")) return this.#runUserTool(ev, r.run);
+    if (ev.source?.startsWith("python:")) return this.#runUserTool(ev, r);
     if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r);
-    return this.core.answerPageTool(ev).catch((err) => this.notify(messageOf(err), { error: true }));
+    return this.core.answerPageTool(ev, r.runId).catch((err) => this.notify(messageOf(err), { error: true }));
   }
 
   /**
@@ -1039,17 +1250,39 @@ export class Chat {
     }
     if (!error) return;
     const alone = !r.reply; // no step of this turn was drawn: the error is a reply of its own
-    r.reply ??= this.#errorView();
+    r.reply ??= this.#errorView(r);
     r.reply.showError(error);
     if (alone || failure) r.record.failed(error);
   }
 
-  #errorView() {
+  /** @param {Stream} r */
+  #errorView(r) {
     const view = new MessageView({ role: "assistant", parts: [], status: "error" },
                                  { images: this.images, live: true, actions: this.#actionsFor({ role: "assistant" }) });
+    this.#place(r, view);
+    return view;
+  }
+
+  /** A Compare's columns off the screen, their replies' views (and any MCP App view on their cards) ended. */
+  #dropCompare() {
+    this.comparing?.el.remove();
+    this.comparing = null;
+    for (const view of this.columnViews.splice(0)) view.destroy();
+  }
+
+  /**
+   * A turn's reply on screen: under the others, or in its Compare column (which is no view of the path).
+   * @param {Stream} r
+   * @param {MessageView} view
+   */
+  #place(r, view) {
+    if (r.column) {
+      r.column.append(view.el);
+      this.columnViews.push(view);
+      return;
+    }
     this.transcript.append(view.el);
     this.views.push(view);
-    return view;
   }
 
   /**
@@ -1094,13 +1327,14 @@ export class Chat {
 
   /**
    * An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny".
+   * @param {string} runId   the chat.run that asks
    * @param {string} callId
    * @param {Decision} decision
    * @param {Partial<ApprovalEvent>} [ask]
    */
-  #decide(callId, decision, ask = {}) {
+  #decide(runId, callId, decision, ask = {}) {
     if (decision === "always") this.onAlwaysAllow(ask);
-    this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(messageOf(err)));
+    this.core.call("chat.approve", { run_id: runId, call_id: callId, decision }).catch((err) => this.notify(messageOf(err)));
   }
 }
 

@@ -5,12 +5,13 @@
  * pasted into the box or dropped on the chat (a drop zone shows while they are dragged over it) are attached
  * the same way; images show as thumbnails, documents as chips with their name and size, before sending.
  *
- *   const composer = new Composer({chat, notify, onNewChat, prompts, getPrompt})
+ *   const composer = new Composer({chat, notify, onNewChat, prompts, getPrompt, compare})
  *   composer.setRunning(bool)     Stop shown while a reply runs
  *   composer.attachResource(resource, parts)   an MCP resource (its message parts) goes with the next message
  *
  * What is typed (and attached) leaves the box only once chat.send says the message is stored; a send that
- * cannot go (a reply still running, no vendor set up, storage refusing) keeps it and says why.
+ * cannot go (a reply still running, no vendor set up, storage refusing) keeps it and says why. With Compare on
+ * (`compare()` gives the models chosen, web/app/compare.js) the message goes to all of them at once (chat.compare).
  *
  * Slash commands: typing "/" at the start of the box lists the saved prompts (the prompt library, whose
  * {{variables}} are asked for and filled in) and the connected MCP servers' prompts (`prompts()` ->
@@ -43,10 +44,12 @@ import { t } from "./i18n.js";
 export class Composer {
   /**
    * @param {{chat: import("./chat.js").Chat, notify: import("./notify.js").Notify, onNewChat: () => void,
-   *   prompts?: () => SlashPrompt[], getPrompt: GetPrompt}} parts
+   *   prompts?: () => SlashPrompt[], getPrompt: GetPrompt,
+   *   compare?: () => import("./compare.js").CompareChoice[] | null}} parts
    */
-  constructor({ chat, notify, onNewChat, prompts = () => [], getPrompt }) {
+  constructor({ chat, notify, onNewChat, prompts = () => [], getPrompt, compare = () => null }) {
     this.chat = chat;
+    this.compare = compare;
     this.notify = notify;
     this.onNewChat = onNewChat;
     this.prompts = prompts;
@@ -114,8 +117,10 @@ export class Composer {
     this.form.setAttribute("aria-busy", "true");
     let outcome;
     try {
-      outcome = await this.chat.send(this.box.value.trim(), this.images,
-                                     [...this.documents, ...this.resources.flatMap((r) => r.parts)]);
+      const extra = [...this.documents, ...this.resources.flatMap((r) => r.parts)];
+      const choices = this.compare(); // throws, saying what to choose, when Compare is on with too few models
+      outcome = await (choices ? this.chat.compare(this.box.value.trim(), this.images, extra, choices)
+        : this.chat.send(this.box.value.trim(), this.images, extra));
     } catch (err) {
       outcome = { ok: false, reason: messageOf(err) };
     } finally {

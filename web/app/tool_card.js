@@ -9,7 +9,7 @@
  *                                 not a JSON object: the call was not run), shown as written; by default the
  *                                 streamed deltas when they were not one
  *   card.setStatus("preparing"|"waiting"|"running"|"done"|"error"|"denied"|"stopped")
- *   card.askApproval({source, original_name, arguments, reason?})   the approval event (docs/PROTOCOL.md);
+ *   card.askApproval({source, original_name, arguments, reason?}, {asker?})   the approval event (docs/PROTOCOL.md);
  *                                 reason {kind: "cross_server", from} says why an allowed tool asks
  *                                 onDecision("allow" | "always" | "deny", that event) once a button is pressed
  *   card.setProgress({progress, total?, message?})          a tool_progress event
@@ -136,8 +136,11 @@ export class ToolCard {
     if (status !== "waiting") this.cancelApproval(); // answered here, or decided elsewhere (Always allow)
   }
 
-  /** @param {Partial<import("../types/contract").ApprovalEvent>} [ask] */
-  askApproval(ask = {}) {
+  /**
+   * @param {Partial<import("../types/contract").ApprovalEvent>} [ask]
+   * @param {{asker?: string | null}} [options]   asker: the model that wants the call (a Compare's column)
+   */
+  askApproval(ask = {}, { asker = null } = {}) {
     this.setStatus("waiting");
     /** @param {Decision} decision */
     const decide = (decision) => {
@@ -147,7 +150,7 @@ export class ToolCard {
     const tool = ask.original_name ?? this.name; // the tool's own name: the model's may carry a prefix
     this.approvalEl.setAttribute("aria-label", t("tool.approval", { name: tool }));
     this.approvalEl.replaceChildren(...approvalQuestion({ ...ask, original_name: tool }, {
-      title: t("tool.askTitle"), decide, who: true }));
+      title: t("tool.askTitle"), decide, who: true, asker }));
     this.approvalEl.hidden = false;
   }
 

@@ -156,10 +156,12 @@ export class Agent {
   }
 
   /**
-   * Answer a `page_tool` event: run the registered handler and send its result to the core.
+   * Answer a `page_tool` event: run the registered handler and send its result to the core (`runId`: the `run_id`
+   * of the chat.run that asked, when it named one; several runs may go on at once).
    * @param {PageToolEvent} ev
+   * @param {string} [runId]
    */
-  async answerPageTool(ev) {
+  async answerPageTool(ev, runId) {
     const tool = this.pageTools.get(ev.name);
     /** @type {Record<string, unknown>[]} */
     let content;
@@ -171,7 +173,8 @@ export class Agent {
       content = [{ type: "text", text: String(/** @type {{message?: unknown}} */ (Object(err)).message ?? err) }];
       isError = true;
     }
-    await this.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError });
+    await this.call("chat.page_tool_result", { ...(runId ? { run_id: runId } : {}), call_id: ev.call_id, content,
+                                               is_error: isError });
   }
 
   /**

@@ -113,22 +113,25 @@ model?: (string | null)
 language?: (string | null)
 }
 /**
- * The user's answer to an ``approval`` event.
+ * The user's answer to an ``approval`` event, of the run that asked (``run_id``: its ``chat.run``'s, if any).
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "ApproveParams".
  */
 export interface ApproveParams {
+run_id?: (string | null)
 call_id: string
 decision: string
 }
 /**
- * The page's answer to a ``page_tool`` event (MCP content items).
+ * The page's answer to a ``page_tool`` event (MCP content items), of the run that asked (``run_id``, as for
+ * ``chat.approve``).
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "PageToolResultParams".
  */
 export interface PageToolResultParams {
+run_id?: (string | null)
 call_id: string
 content?: {
 [k: string]: unknown | undefined
@@ -141,12 +144,14 @@ structured_content?: {
 /**
  * One turn of the agent loop: the vendor to ask (``{vendor, api_key?, base_url?}``, checked by the
  * adapters' catalogue), the model, the conversation so far (unified messages), and what the run may use.
- * ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``.
+ * ``policy`` is the user's per-tool choices ``[{source, tool, policy, fingerprint?}]``. ``run_id`` names the run
+ * among those going on at once (the page's choice): its approvals and page tools are answered with it.
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "ChatRunParams".
  */
 export interface ChatRunParams {
+run_id?: (string | null)
 provider?: {
 [k: string]: unknown | undefined
 }
