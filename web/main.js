@@ -43,6 +43,8 @@ import { ToolsPanel } from "./app/tools_panel.js";
 import { TrafficInspector } from "./app/traffic.js";
 import { createAgent } from "./client/orizuru.js";
 import { ImagePolicy } from "./render/markdown.js";
+import { mermaidMarkup } from "./render/diagrams.js";
+import { ArtifactPanel } from "./artifacts/panel.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 import { PREFS, prefs } from "./store/prefs.js";
@@ -209,6 +211,10 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
                                        vendor: () => settings.active?.vendor ?? null,
                                        resetNotebook: (conversationId) => interpreter.reset(conversationId) });
   const keyPrompt = new KeyPrompt({ settings, openSettings: () => settings.open() });
+  const frameURL = new URL(boot.mcpAppFrame, document.baseURI).href;
+  // Artifacts (web/artifacts/) are drawn in the MCP App views' frame: the same sandbox.
+  const artifacts = new ArtifactPanel({ element: byId("artifact-panel"), frameURL, notify,
+                                        mermaidMarkup });
   const chat = new Chat({
     core, store, images, notify, focus, assistant, interpreter,
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
@@ -220,7 +226,8 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     tools: () => tools.runParams(),
     onAlwaysAllow: (/** @type {Parameters<ToolsPanel["alwaysAllow"]>[0]} */ ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
-    apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href,
+    artifacts,
+    apps: { frameURL,
             viewOf: (/** @type {string} */ id, /** @type {string} */ tool) => tools.viewOf(id, tool),
             choicesFor: (/** @type {string} */ id) => tools.choicesFor(id),
             isLocal: (/** @type {string} */ id) => tools.isLocal(id),
