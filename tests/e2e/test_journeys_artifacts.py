@@ -15,6 +15,7 @@ from hostile_documents import hostile_page
 from journeys import REPLY_TIMEOUT_MS, choose_file, configure, last_reply, open_app, send, wait_idle, wait_ui
 from playwright.sync_api import Browser, FrameLocator, Locator, Page, expect
 from test_journeys_apps import Counting
+from test_journeys_interpreter import CHART_SVG, DOT_PNG, START_MS, analyst, script_code
 from vendor_replay import VendorReplay, with_text, with_tool_call
 
 pytestmark = pytest.mark.e2e
@@ -148,6 +149,38 @@ def test_a_replys_svg_and_mermaid_blocks_open_as_artifacts(browser: Browser, sit
     expect(preview_of(page).locator("svg")).to_contain_text("Finish", timeout=REPLY_TIMEOUT_MS)
     panel_of(page).get_by_role("button", name="Close the artifact").click()
     expect(panel_of(page)).to_be_hidden()
+    page.context.close()
+
+
+def test_pictures_and_files_the_code_writes_open_as_artifacts(browser: Browser, site_url: str,
+                                                              vendor: VendorReplay):
+    """The interpreter's pictures (a chart saved as PNG, an SVG drawn as one) and files (SVG, markdown) open too;
+    the SVG's script runs only in the sandbox (it reaches for the page and finds nothing)."""
+    code = ("import base64\n"
+            f"open('/mnt/outputs/dot.png', 'wb').write(base64.b64decode('{DOT_PNG}'))\n"
+            f"open('/mnt/outputs/chart.svg', 'w').write({CHART_SVG!r})\n"
+            "open('/mnt/outputs/report.md', 'w').write('# Report\\n\\nAll *good*.')\n")
+    script_code(vendor, code, answer="Written.")
+    page = open_app(browser, site_url)
+    analyst(page, vendor)
+    send(page, "Write a report.")
+    wait_idle(page, timeout=START_MS)
+    card = page.locator(".tool-card").first
+    expect(card.locator(".artifact-open")).to_have_text(["Open picture 1", "Open picture 2", "Open chart.svg",
+                                                         "Open report.md"])
+    card.get_by_role("button", name="Open chart.svg").click()
+    expect(preview_of(page).locator("rect")).to_have_attribute("fill", "red", timeout=REPLY_TIMEOUT_MS)
+    assert page.evaluate("window.drawn ?? null") is None
+    card.get_by_role("button", name="Open report.md").click()
+    expect(preview_of(page).get_by_role("heading", name="Report")).to_be_visible(timeout=REPLY_TIMEOUT_MS)
+    expect(preview_of(page).locator("em")).to_have_text("good")
+    card.get_by_role("button", name="Open picture 1").click()
+    expect(panel_of(page).get_by_role("tab", name="Code")).to_be_hidden()  # a picture has no source to show
+    picture = preview_of(page).locator("img")
+    expect(picture).to_have_count(1, timeout=REPLY_TIMEOUT_MS)
+    sizes = picture.evaluate("(img) => new Promise((done) => img.complete ? done(img.naturalWidth)"
+                             " : img.onload = () => done(img.naturalWidth))")
+    assert sizes == 40  # the pictures in the order written out (by name): chart.png (drawn from chart.svg), dot.png
     page.context.close()
 
 

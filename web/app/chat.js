@@ -41,6 +41,7 @@
  */
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
+import { shownTheme } from "./theme.js";
 import { ARTIFACT_TOOL, artifactOf, artifactOfCode } from "../artifacts/artifact.js";
 import { h } from "./dom.js";
 import { AppView } from "../mcp_app/view.js";
@@ -1073,7 +1074,7 @@ export class Chat {
     if (!apps || !app?.uri) return;
     const view = new AppView({
       core: this.core, frameURL: apps.frameURL, serverId: app.server, uri: app.uri, tool: app.tool,
-      args: app.arguments, result, theme: currentTheme(),
+      args: app.arguments, result, theme: shownTheme(),
       askToRun: async (ev, shown) => {
         const decision = await shown.ask(ev);
         if (decision === "always") this.onAlwaysAllow(ev);
@@ -1100,12 +1101,6 @@ export class Chat {
     if (decision === "always") this.onAlwaysAllow(ask);
     this.core.call("chat.approve", { call_id: callId, decision }).catch((err) => this.notify(messageOf(err)));
   }
-}
-
-function currentTheme() {
-  const chosen = document.documentElement.dataset.theme;
-  if (chosen === "light" || chosen === "dark") return chosen;
-  return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
 /**

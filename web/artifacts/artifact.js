@@ -95,30 +95,36 @@ export function artifactOfFile(file) {
   return { id: "", type, title, content, mime };
 }
 
-const BASE_STYLE = "<style>:root{color-scheme:light dark}body{margin:0;padding:1rem;font:16px/1.5 system-ui,sans-serif}" +
-  "img,svg{max-width:100%;height:auto}pre{white-space:pre-wrap;overflow-wrap:anywhere}</style>";
+/** @param {boolean} dark   the page's scheme, which a document made here follows (an HTML artifact chooses its own) */
+const baseStyle = (dark) => `<style>:root{color-scheme:${dark ? "dark" : "light"}}` +
+  "body{margin:0;padding:1rem;font:16px/1.5 system-ui,sans-serif}" +
+  "img,svg{max-width:100%;height:auto}pre{white-space:pre-wrap;overflow-wrap:anywhere}" +
+  "table{border-collapse:collapse}th,td{border:1px solid #8888;padding:.25rem .5rem}" +
+  "code{font-family:ui-monospace,Menlo,Consolas,monospace}</style>";
 
 /**
  * The document the sandboxed frame draws. An HTML artifact is its own document; the others are put in one.
  * @param {Artifact} artifact
- * @param {{mermaidSVG?: (source: string) => Promise<string>}} [draw]   the page's mermaid renderer (sanitized SVG)
+ * @param {{mermaidSVG?: (source: string) => Promise<string>, dark?: boolean}} [draw]   the page's mermaid renderer
+ *   (sanitized SVG, drawn in the page's scheme) and that scheme
  * @returns {Promise<string>}
  */
-export async function documentOf(artifact, { mermaidSVG } = {}) {
+export async function documentOf(artifact, { mermaidSVG, dark = false } = {}) {
+  const head = `<!doctype html><meta charset="utf-8">${baseStyle(dark)}`;
   switch (artifact.type) {
     case "html":
       return artifact.content;
     case "svg":
-      return `<!doctype html><meta charset="utf-8">${BASE_STYLE}${artifact.content}`;
+      return `${head}${artifact.content}`;
     case "image":
-      return `<!doctype html><meta charset="utf-8">${BASE_STYLE}<img alt="" src="${escapeAttribute(artifact.content)}">`;
+      return `${head}<img alt="" src="${escapeAttribute(artifact.content)}">`;
     case "markdown":
-      return `<!doctype html><meta charset="utf-8">${BASE_STYLE}${markdownHTML(artifact.content)}`;
+      return `${head}${markdownHTML(artifact.content)}`;
     case "mermaid":
       if (!mermaidSVG) throw new Error("no mermaid renderer");
-      return `<!doctype html><meta charset="utf-8">${BASE_STYLE}${await mermaidSVG(artifact.content)}`;
+      return `${head}${await mermaidSVG(artifact.content)}`;
     case "text":
-      return `<!doctype html><meta charset="utf-8">${BASE_STYLE}<pre>${escapeText(artifact.content)}</pre>`;
+      return `${head}<pre>${escapeText(artifact.content)}</pre>`;
     default:
       throw new Error(`not an artifact type: ${String(/** @type {{type: unknown}} */ (artifact).type)}`);
   }

@@ -21,6 +21,7 @@
 
 import { h } from "../app/dom.js";
 import { t } from "../app/i18n.js";
+import { shownTheme } from "../app/theme.js";
 import { highlightCode } from "../render/highlight.js";
 import { sanitizeToFragment } from "../render/sanitize.js";
 import { viewPolicy, withPolicy } from "../mcp_app/policy.js";
@@ -161,7 +162,7 @@ export class ArtifactPanel {
   #drawCode(artifact) {
     const code = h("code", { className: `hljs language-${HIGHLIGHT[artifact.type] ?? "plaintext"}` });
     code.append(sanitizeToFragment(highlightCode(artifact.content, HIGHLIGHT[artifact.type]).html));
-    this.body.replaceChildren(h("pre", { className: "artifact-code" }, code));
+    this.body.replaceChildren(h("pre", { className: "artifact-code tool-code" }, code)); // tool-code: the highlighting colours
   }
 
   /** The artifact's document, with the policy it runs under at its top, and the hosts granted to it. */
@@ -171,7 +172,7 @@ export class ArtifactPanel {
     // name them, T-W11; here no server chose them).
     const { policy, refused, granted } = viewPolicy({ connectDomains: this.hosts, resourceDomains: this.hosts }, { local: true });
     if (refused.length) this.#say(t("artifact.hostsRefused", { list: refused.join(", ") }));
-    const html = await documentOf(artifact, { mermaidSVG: this.mermaidMarkup });
+    const html = await documentOf(artifact, { mermaidSVG: this.mermaidMarkup, dark: shownTheme() === "dark" });
     return { html: withPolicy(html, policy), granted };
   }
 
