@@ -136,9 +136,15 @@ def test_an_html_artifact_is_made_revised_kept_after_a_reload_exported_and_impor
 
 
 def test_a_replys_svg_and_mermaid_blocks_open_as_artifacts(browser: Browser, site_url: str, vendor: VendorReplay):
+    """And with Chat settings → Artifacts off (a model that takes no tools), the model is offered no tool, and the
+    blocks still open."""
     page = chat_page(browser, site_url, vendor)
+    page.get_by_role("button", name="Chat settings", exact=True).click()
+    page.get_by_label("Artifacts", exact=True).uncheck()
     vendor.script_body("blocks", with_text(TEXT_TURN, BLOCKS), content_type=SSE)
     send(page, "Draw a dot and a graph.")
+    wait_idle(page)
+    assert "tools" not in vendor.model_requests[0].json
     reply = last_reply(page)
     opens = reply.get_by_role("button", name="Open", exact=True)
     expect(opens).to_have_count(2, timeout=REPLY_TIMEOUT_MS)  # the python block has none

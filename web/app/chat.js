@@ -829,7 +829,7 @@ export class Chat {
     // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
     const pageTools = [...(tools.page ?? []), ...(this.core.pageToolDefinitions?.() ?? []),
                        ...(interpret ? [this.interpreter?.tool?.() ?? PYTHON_TOOL] : []),
-                       ...(this.artifacts ? [ARTIFACT_TOOL] : [])];
+                       ...(this.artifacts && this.assistant?.effective().artifacts !== false ? [ARTIFACT_TOOL] : [])];
     /** @type {RunParams} */
     const params = { provider: target.provider, model: target.model,
                      messages: /** @type {RunParams["messages"]} */ (messages), // it ends in the person's message
