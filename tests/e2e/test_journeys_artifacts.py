@@ -190,6 +190,18 @@ def test_pictures_and_files_the_code_writes_open_as_artifacts(browser: Browser, 
     page.context.close()
 
 
+def test_t_k6_an_artifact_sending_the_page_too_much_is_stopped_and_says_so(browser: Browser, site_url: str,
+                                                                          vendor: VendorReplay):
+    """The frame's limits (web/mcp_app/limits.js, T-W9) stop it; the panel says so instead of going blank."""
+    page = chat_page(browser, site_url, vendor)
+    flood = "<!doctype html><p>sending</p><script>parent.postMessage('x'.repeat(9 * 2 ** 20), '*');</script>"
+    artifact_turn(vendor, "flood", {"id": "flood", "type": "html", "title": "Flood", "content": flood}, "Sent.")
+    send(page, "Send a lot.")
+    expect(panel_of(page).locator(".artifact-notice")).to_contain_text("was stopped", timeout=REPLY_TIMEOUT_MS)
+    expect(panel_of(page).frame_locator("iframe.artifact-frame").locator("iframe")).to_have_count(0)
+    page.context.close()
+
+
 def attempts(view: FrameLocator) -> dict[str | None, str]:
     """What the artifact wrote about each attempt, once the slow ones (network) have answered."""
     for slow in ("fetch", "websocket", "undeclared-image", "allowed-image"):

@@ -15,8 +15,9 @@
  * declared hosts, and the outer frame narrows its own policy to them too); no popups, no top navigation, no forms.
  * Open in new tab opens a blob: document that holds only that same frame page, and a script of ours (a blob
  * too) that hands it the artifact: the artifact never runs in the blob's document (which has this site's origin),
- * only two sandboxed frames down, as in the panel; the tab is opened with noopener. The panel's page reads
- * nothing from the frame but its "ready" (after which it stops listening).
+ * only two sandboxed frames down, as in the panel; the tab is opened with noopener. The panel reads nothing the frame
+ * passes on from the artifact but its "ready" and the frame's notice that it stopped an artifact sending too much
+ * (web/mcp_app/limits.js, as for a view: SECURITY.md T-W9), which the panel then says.
  */
 
 import { h } from "../app/dom.js";
@@ -31,6 +32,7 @@ import { documentOf, fileOf } from "./artifact.js";
 
 const READY = "ui/notifications/sandbox-proxy-ready"; // web/mcp_app/frame.html's
 const RESOURCE = "ui/notifications/sandbox-resource-ready";
+const STOPPED = "orizuru/notifications/view-stopped"; // the frame stopped the artifact: {reason: "size" | "rate"}
 const FEEDBACK_MS = 1500;
 const TAB_URL_LIFE_MS = 60_000; // the new tab's blob: URLs are revoked once it has surely read them
 /** @type {Record<string, string>} */
@@ -182,15 +184,21 @@ export class ArtifactPanel {
     if (artifact !== this.current || this.tab === "code" && artifact.type !== "image") return; // moved on meanwhile
     const frame = /** @type {HTMLIFrameElement} */ (h("iframe", { className: "artifact-frame", sandbox: "allow-scripts",
       referrerpolicy: "no-referrer", title: t("artifact.frame", { title: artifact.title }) }));
+    let sent = false;
     /** @param {MessageEvent} event */
-    const ready = (event) => {
-      if (event.source !== frame.contentWindow || event.data?.method !== READY) return;
-      this.unlisten?.(); // the one message read from it
-      frame.contentWindow?.postMessage({ jsonrpc: "2.0", method: RESOURCE, params: { html, csp: granted } }, "*");
+    const fromFrame = (event) => {
+      if (event.source !== frame.contentWindow) return;
+      const method = event.data?.method;
+      if (method === READY && !sent) {
+        sent = true;
+        frame.contentWindow?.postMessage({ jsonrpc: "2.0", method: RESOURCE, params: { html, csp: granted } }, "*");
+      } else if (method === STOPPED) {
+        this.#say(t("artifact.stopped"));
+      }
     };
-    window.addEventListener("message", ready);
+    window.addEventListener("message", fromFrame);
     this.unlisten = () => {
-      window.removeEventListener("message", ready);
+      window.removeEventListener("message", fromFrame);
       this.unlisten = null;
     };
     this.body.replaceChildren(frame);
