@@ -154,9 +154,24 @@ class AppViewRef(_Model):
     arguments: dict[str, Any] = Field(default_factory=dict)
 
 
+ArtifactType = Literal["html", "svg", "mermaid", "markdown"]
+
+
+class ArtifactRef(_Model):
+    """A document the model made on purpose with the page's ``artifact`` tool (or a revision of one: the same ``id``
+    again). The page keeps it on the call's result; its versions are the results of the calls with that ``id`` along
+    the conversation, in order, and the artifact panel shows them (web/artifacts/)."""
+
+    id: str = Field(min_length=1, max_length=200)
+    type: ArtifactType
+    title: str = Field("", max_length=500)
+    content: str
+
+
 class ToolDisplay(_Model):
     """What a tool result's card shows beyond what the model is sent (``ToolResultPart.content``). The core fills
-    what it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``).
+    what it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``,
+    ``artifact``).
     Adapters never send it to a vendor."""
 
     # The server's content items (MCP) when the model's content does not carry them whole (resource links,
@@ -172,6 +187,7 @@ class ToolDisplay(_Model):
     app: AppViewRef | None = None
     asked: list[AskedEntry] = Field(default_factory=list, exclude_if=lambda v: not v)
     files: list[DocumentPart] = Field(default_factory=list, exclude_if=lambda v: not v)  # what the code wrote
+    artifact: ArtifactRef | None = None  # what the page's ``artifact`` tool kept (one version of it)
 
 
 class ToolResultPart(_Model):

@@ -48,6 +48,8 @@ import { TrafficInspector } from "./app/traffic.js";
 import { startVoice } from "./app/voice.js";
 import { createAgent } from "./client/orizuru.js";
 import { ImagePolicy } from "./render/markdown.js";
+import { mermaidMarkup } from "./render/diagrams.js";
+import { ArtifactPanel } from "./artifacts/panel.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 import { PREFS, prefs } from "./store/prefs.js";
@@ -229,6 +231,10 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
   byId("focus-aside").addEventListener("change", () => costs.render()); // its switch: what a full window does
   const costForm = new CostSettingsForm({ element: byId("cost-settings"), model: () => settings.active?.model ?? "" });
   bus.on("profile", () => costForm.render()); // the model in use is the one offered for a price
+  const frameURL = new URL(boot.mcpAppFrame, document.baseURI).href;
+  // Artifacts (web/artifacts/) are drawn in the MCP App views' frame: the same sandbox.
+  const artifacts = new ArtifactPanel({ element: byId("artifact-panel"), frameURL, notify,
+                                        mermaidMarkup });
   const chat = new Chat({
     core, store, images, notify, focus, assistant, interpreter, costs,
     autoTitle: () => prefs.get(PREFS.autoTitle) !== "off",
@@ -240,7 +246,8 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     tools: () => tools.runParams(),
     onAlwaysAllow: (/** @type {Parameters<ToolsPanel["alwaysAllow"]>[0]} */ ask) => tools.alwaysAllow(ask),
     // MCP App views (web/mcp_app/): their frame is a page of the site's own, beside index.html.
-    apps: { frameURL: new URL(boot.mcpAppFrame, document.baseURI).href,
+    artifacts,
+    apps: { frameURL,
             viewOf: (/** @type {string} */ id, /** @type {string} */ tool) => tools.viewOf(id, tool),
             choicesFor: (/** @type {string} */ id) => tools.choicesFor(id),
             isLocal: (/** @type {string} */ id) => tools.isLocal(id),

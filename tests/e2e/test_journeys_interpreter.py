@@ -70,7 +70,8 @@ def test_the_model_computes_from_an_attached_csv_and_the_notebook_keeps_its_vari
     wait_idle(page, timeout=START_MS)
 
     first = vendor.model_requests[0].json
-    [tool] = first["tools"]
+    tool, artifact = first["tools"]  # the code interpreter, and the artifact panel's tool (web/artifacts/)
+    assert artifact["function"]["name"] == "artifact"
     assert tool["function"]["name"] == "python" and tool["function"]["parameters"]["required"] == ["code"]
     told = results(vendor)
     assert told[0].startswith("stdout:\nSapporo 2030\n") and "value:\n3" in told[0]
@@ -379,7 +380,7 @@ def test_the_users_python_tools_run_in_the_sandbox_not_beside_the_keys(browser: 
     wait_idle(page, timeout=START_MS)
 
     offered = sorted(t["function"]["name"] for t in vendor.model_requests[0].json["tools"])
-    assert offered == ["spin", "where"]
+    assert offered == ["artifact", "spin", "where"]  # the artifact panel's tool beside the user's
     here, invalid, runaway = results(vendor)
     found = json.loads(here)
     # A worker of the sandboxed frame: an opaque origin's blob, no fetch, and not the core's Python.

@@ -24,6 +24,10 @@
  * `apps` ({frameURL, viewOf(serverId, tool), choicesFor(serverId), isLocal(serverId), suggest(text)}) draws MCP App views: a tool
  * whose server names a `ui://` view for it gets that view on its card (web/mcp_app/view.js), kept on its result
  * part (`display.app`: server, uri, tool, arguments) so it is drawn again after a reload.
+ * `artifacts` (web/artifacts/panel.js) is the artifact panel: with it, the model gets the page tool `artifact`, whose
+ * documents are kept on their results (`display.artifact`; the same id again is a new version) and open in the
+ * panel as they come, and a reply's HTML, SVG, mermaid and markdown blocks and the code's pictures and files get
+ * an Open button.
  * Switching profile or model between turns is just a different provider() answer: the whole path is
  * sent to the new vendor.
  *
@@ -45,6 +49,8 @@
  */
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
+import { shownTheme } from "./theme.js";
+import { ARTIFACT_TOOL, artifactOf, artifactOfCode } from "../artifacts/artifact.js";
 import { h } from "./dom.js";
 import { AppView } from "../mcp_app/view.js";
 import { askUser } from "./server_asks.js";
@@ -85,6 +91,7 @@ import { messageOf } from "./error_notice.js";
  * @typedef {import("../sandbox/interpreter.js").Interpreter} SandboxInterpreter
  * @typedef {ReturnType<typeof import("../store/assistants.js").effectiveSettings>} AssistantSettings
  * @typedef {import("./tool_card.js").ToolCard} ToolCard
+ * @typedef {import("../artifacts/artifact.js").Artifact} Artifact
  */
 /**
  * The code interpreter as the chat uses it (main.js wraps web/sandbox/interpreter.js, loaded on first use).
@@ -119,7 +126,8 @@ import { messageOf } from "./error_notice.js";
  *            openSettings?: (where?: Parameters<import("./settings.js").Settings["open"]>[0]) => void,
  *            askKey?: (profile: Profile) => Promise<boolean>,
  *            onAlwaysAllow?: (ask: Partial<ApprovalEvent>) => void, apps?: Apps | null,
- *            costs?: import("./cost_meter.js").CostMeter | null}} ChatOptions
+ *            costs?: import("./cost_meter.js").CostMeter | null,
+ *            artifacts?: Pick<import("../artifacts/panel.js").ArtifactPanel, "show" | "close"> | null}} ChatOptions
  */
 /**
  * The running turn's data: the turn's (turn.js) and what the chat keeps on it while it runs: the stream, each
@@ -153,7 +161,7 @@ export class Chat {
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
                 onRunning = () => {}, onText = () => {}, notify = () => {}, openSettings = () => {},
                 askKey = async () => false,
-                onAlwaysAllow = () => {}, apps = null, costs = null }) {
+                onAlwaysAllow = () => {}, apps = null, costs = null, artifacts = null }) {
     onLanguageChange(() => this.render());
     // Each one a field of its own, for the type checker (an Object.assign declares none).
     this.core = core;
@@ -171,6 +179,13 @@ export class Chat {
     this.samplingLimits = samplingLimits;
     this.apps = apps;
     this.costs = costs;
+    this.artifacts = artifacts;
+    // A reply's code block's Open (web/render/code_blocks.js): that block, alone, in the panel.
+    transcript.addEventListener("artifact-open", (ev) => {
+      const { language, source } = /** @type {CustomEvent<{language: string, source: string}>} */ (ev).detail;
+      const artifact = artifactOfCode(language, source);
+      if (artifact) this.artifacts?.show([artifact]);
+    });
     this.onChange = onChange;
     this.onRunning = onRunning;
     this.onText = onText; // the reply's words as they stream (conversation mode reads them aloud)
@@ -209,6 +224,7 @@ export class Chat {
     if (this.running) this.stop();
     this.conversation = null;
     this.tree = new ConversationTree();
+    this.artifacts?.close(); // another conversation's artifact stays with it
     this.focus?.show(null, null);
     this.assistant?.showFor(null);
     this.render();
@@ -234,6 +250,7 @@ export class Chat {
   async #open(id, { at = null, query = "" } = {}) {
     if (this.running) this.stop();
     const loaded = await this.#load(id);
+    if (this.conversation?.id !== id) this.artifacts?.close(); // another conversation's artifact stays with it
     this.conversation = loaded.conversation;
     this.tree = new ConversationTree(loaded.messages);
     if (loaded.conversation.current_leaf) this.#chooseLeaf(loaded.conversation.current_leaf);
@@ -383,7 +400,8 @@ export class Chat {
                         this.#switchBranch(storedOf(view), delta),
                       openResource: (/** @type {string | null | undefined} */ source) => this.#resourceReader(source),
                       showApp: (/** @type {ToolCard} */ card, /** @type {AppViewRef | null | undefined} */ app,
-                                /** @type {CallToolResult} */ result) => this.#showApp(card, app, result) };
+                                /** @type {CallToolResult} */ result) => this.#showApp(card, app, result),
+                      openArtifact: this.artifacts ? (/** @type {Artifact} */ artifact) => this.#openArtifact(artifact) : undefined };
     if (msg.role === "user") return { ...actions, edit: (/** @type {MessageView} */ view) => this.#startEdit(view) };
     return { ...actions,
              regenerate: (/** @type {MessageView} */ view) => this.regenerate(storedOf(view)),
@@ -1055,7 +1073,8 @@ export class Chat {
     // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and the user's
     // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
     const pageTools = [...(tools.page ?? []), ...(this.core.pageToolDefinitions?.() ?? []),
-                       ...(interpret ? [this.interpreter?.tool?.() ?? PYTHON_TOOL] : [])];
+                       ...(interpret ? [this.interpreter?.tool?.() ?? PYTHON_TOOL] : []),
+                       ...(this.artifacts && this.assistant?.effective().artifacts !== false ? [ARTIFACT_TOOL] : [])];
     /** @type {RunParams} */
     const params = { provider: target.provider, model: target.model,
                      messages: /** @type {RunParams["messages"]} */ (messages), // it ends in the person's message
@@ -1189,6 +1208,7 @@ export class Chat {
   #onPageTool(r, ev) {
     if (ev.source?.startsWith("python:")) return this.#runUserTool(ev, r);
     if (r.interpret && ev.name === PYTHON_TOOL.name) return this.#runPython(ev, r);
+    if (this.artifacts && ev.source === "page" && ev.name === ARTIFACT_TOOL.name) return this.#keepArtifact(ev, r);
     return this.core.answerPageTool(ev, r.runId).catch((err) => this.notify(messageOf(err), { error: true }));
   }
 
@@ -1208,8 +1228,47 @@ export class Chat {
     const parts = (ev.message.parts ?? []).map((part) => (part.type === "tool_result" && r.shown[part.call_id]
       ? { ...part, display: { ...part.display, ...r.shown[part.call_id] } } : part));
     const message = { ...ev.message, parts };
+    const before = r.reply?.artifacts.length ?? 0;
     r.reply?.attachResults(message);
     r.record.addResults(message);
+    const made = r.reply?.artifacts.slice(before).at(-1);
+    if (made) this.#openArtifact(made); // the model made or revised one now: it opens as it comes
+  }
+
+  /**
+   * The `artifact` tool (web/artifacts/artifact.js): the document is kept on the call's result (`display.artifact`),
+   * a version of the artifact with its id; the model is told which.
+   * @param {PageToolEvent} ev
+   * @param {Stream} r
+   */
+  async #keepArtifact(ev, r) {
+    const { artifact, error } = artifactOf(ev.arguments);
+    if (artifact) (r.shown[ev.call_id] ??= {}).artifact = artifact;
+    const version = artifact ? this.#artifactVersions(artifact.id).length + 1 : 0;
+    const text = artifact ? `The user sees "${artifact.title}" (id ${artifact.id}, version ${version}) in the artifact panel.`
+      : `Not shown: ${error}.`;
+    await this.core.call("chat.page_tool_result", { run_id: r.runId, call_id: ev.call_id, content: [{ type: "text", text }],
+                                                    is_error: !artifact })
+      .catch((err) => r.run.cancelled || this.notify(messageOf(err), { error: true }));
+  }
+
+  /**
+   * The versions of the artifact with this id on the path shown, oldest first (each reply keeps its own in order).
+   * @param {string} id
+   */
+  #artifactVersions(id) {
+    return this.views.flatMap((view) => view.artifacts).filter((artifact) => artifact.id === id);
+  }
+
+  /**
+   * One artifact in the panel: a kept one among its versions, else alone (a code block, a file the code wrote).
+   * @param {Artifact} artifact
+   */
+  #openArtifact(artifact) {
+    const versions = artifact.id ? this.#artifactVersions(artifact.id) : [];
+    const index = versions.indexOf(artifact);
+    if (index < 0) this.artifacts?.show([artifact]);
+    else this.artifacts?.show(versions, index);
   }
 
   /**
@@ -1308,7 +1367,7 @@ export class Chat {
     if (!apps || !app?.uri) return;
     const view = new AppView({
       core: this.core, frameURL: apps.frameURL, serverId: app.server, uri: app.uri, tool: app.tool,
-      args: app.arguments, result, theme: currentTheme(),
+      args: app.arguments, result, theme: shownTheme(),
       askToRun: async (ev, shown) => {
         const decision = await shown.ask(ev);
         if (decision === "always") this.onAlwaysAllow(ev);
@@ -1336,12 +1395,6 @@ export class Chat {
     if (decision === "always") this.onAlwaysAllow(ask);
     this.core.call("chat.approve", { run_id: runId, call_id: callId, decision }).catch((err) => this.notify(messageOf(err)));
   }
-}
-
-function currentTheme() {
-  const chosen = document.documentElement.dataset.theme;
-  if (chosen === "light" || chosen === "dark") return chosen;
-  return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
 /**

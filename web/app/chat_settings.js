@@ -30,7 +30,7 @@ import { vendorInfo } from "./vendors.js";
  * @typedef {Record<string, unknown>} Overrides   a chat's own changes to its assistant's fields
  */
 
-const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter"];
+const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter", "artifacts"];
 const SHIPPED_NAMES = new Map(BUILTIN_ASSISTANTS.map((a) => [a.id, a.name]));
 
 /**
@@ -177,6 +177,11 @@ export class ChatSettings {
       s.interpreter && this.resetNotebook && this.conversationId
         ? h("button", { type: "button", onclick: () => this.#resetNotebook() }, t("assistant.resetNotebook")) : null,
       h("p", { className: "hint" }, t("assistant.interpreterHint"))));
+    const artifacts = h("input", { id: "cs-artifacts", type: "checkbox", checked: s.artifacts !== false,
+                                   onchange: onInput("artifacts", (el) => el.checked) });
+    rows.push(h("div", { className: "row checkbox-row" },
+      h("label", { className: "check" }, artifacts, h("span", {}, t("assistant.artifacts"))),
+      h("p", { className: "hint" }, t("assistant.artifactsHint"))));
     const actions = h("div", { className: "inline actions" },
       h("button", { type: "button", onclick: () => this.#saveToAssistant() }, t("assistant.saveTo")),
       h("button", { type: "button", onclick: () => this.#askName(actions) }, t("assistant.saveAsNew")),
@@ -373,6 +378,7 @@ function importedSummary({ assistant: a, clash }) {
       ...row(t("assistant.importServers"), servers),
       ...row(t("assistant.importPython"), onOff(a.tools.python)),
       ...row(t("assistant.interpreter"), onOff(a.interpreter)),
+      ...row(t("assistant.artifacts"), onOff(a.artifacts)),
       ...row(t("assistant.importSteps"), limit(a.limits.max_steps)),
       ...row(t("assistant.importBudget"), limit(a.limits.token_budget)),
       ...row(t("assistant.temperature"), limit(a.temperature)),

@@ -23,7 +23,8 @@
 import { renderToolContent } from "../render/tool_result.js";
 import { decodeBase64, sniffAudio } from "../render/media_bytes.js";
 import { toMcpContent } from "../store/reduce.js";
-import { fileResource } from "../sandbox/tool.js";
+import { fileResource, PYTHON_TOOL } from "../sandbox/tool.js";
+import { artifactOfFile } from "../artifacts/artifact.js";
 import { h } from "./dom.js";
 import { errorNotice } from "./error_notice.js";
 import { language, t } from "./i18n.js";
@@ -56,7 +57,8 @@ import { vendorLabel } from "./vendors.js";
  *            retry?: (view: MessageView) => void, branch?: (view: MessageView, delta: number) => void,
  *            openSettings?: (where: SettingsPlace) => void, decide?: import("./step_view.js").Decide,
  *            openResource?: (source: string | null | undefined) => import("../render/tool_result.js").OpenResource | null,
- *            showApp?: (card: ToolCard, app: import("../types/contract").AppViewRef, result: CallToolResult) => void}}
+ *            showApp?: (card: ToolCard, app: import("../types/contract").AppViewRef, result: CallToolResult) => void,
+ *            openArtifact?: (artifact: import("../artifacts/artifact.js").Artifact) => void}}
  *   MessageActions
  */
 
@@ -80,6 +82,8 @@ export class MessageView {
     this.offPrices = null;
     /** @type {McpItem[]} what the code wrote, shown under the reply */
     this.files = [];
+    /** @type {import("../artifacts/artifact.js").Artifact[]} what the `artifact` tool kept in this reply, in order */
+    this.artifacts = [];
     // A reply's parts (a user bubble has them too, never shown).
     this.meta = h("div", { className: "meta" });
     this.stepsEl = h("div", { className: "steps" });
@@ -333,8 +337,34 @@ export class MessageView {
                        schemaProblem: shown.schema_problem, openResource: this.actions.openResource?.(shown.source) ?? null });
       card.showAsked(shown.asked ?? []);
       this.showFiles(files);
+      this.#offerArtifacts(card, part);
       if (shown.app && !card.view) this.actions.showApp?.(card, shown.app, appResult(part));
     }
+  }
+
+  /**
+   * What a call made that opens as an artifact, offered on its card: the `artifact` tool's document (one version of
+   * it: this.artifacts keeps them in order, for the panel's versions), the pictures and files the code wrote.
+   * @param {ToolCard} card
+   * @param {ToolResultPart} part
+   */
+  #offerArtifacts(card, part) {
+    const open = this.actions.openArtifact;
+    if (!open) return;
+    const kept = part.display?.artifact;
+    if (kept) {
+      const artifact = { ...kept, title: kept.title || kept.id };
+      this.artifacts.push(artifact);
+      card.showOpeners([{ label: t("artifact.openNamed", { title: artifact.title }), open: () => open(artifact) }]);
+      return;
+    }
+    if (part.name !== PYTHON_TOOL.name) return;
+    const made = [...(part.content ?? []).flatMap((item) => (item.type === "image" ? [{ ...item, name: null }] : [])),
+                  ...(part.display?.files ?? [])];
+    card.showOpeners(made.flatMap((file, i) => {
+      const artifact = artifactOfFile({ ...file, name: file.name ?? t("artifact.picture", { n: i + 1 }) });
+      return artifact ? [{ label: t("artifact.openNamed", { title: artifact.title }), open: () => open(artifact) }] : [];
+    }));
   }
 
   /** Files the code wrote (MCP resource items with their bytes), as downloads under the reply. */

@@ -51,7 +51,7 @@ export class StepView {
       this.toolsEl.before(this.body);
       this.renderer = new StreamRenderer(this.body, {
         images: this.images,
-        labels: { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"),
+        labels: { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"), openArtifact: t("artifact.open"),
                   loadImage: () => t("chat.loadImage"),
                   alwaysLoadImages: (/** @type {string} */ host) => t("chat.alwaysLoadImages", { host }),
                   tooLongToFormat: (/** @type {number} */ length, /** @type {number} */ limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),

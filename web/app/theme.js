@@ -5,6 +5,7 @@
  *
  *   applyTheme(prefs.get(PREFS.theme))   at start
  *   themeSelect(selectElement)           fills and wires the select
+ *   shownTheme() -> "light" | "dark"     the scheme on screen now (the choice, else the browser's)
  */
 
 import { h } from "./dom.js";
@@ -19,6 +20,13 @@ export function applyTheme(theme) {
   const root = document.documentElement;
   if (theme === "light" || theme === "dark") root.dataset.theme = theme;
   else delete root.dataset.theme;
+}
+
+/** @returns {"light" | "dark"} */
+export function shownTheme() {
+  const chosen = document.documentElement.dataset.theme;
+  if (chosen === "light" || chosen === "dark") return chosen;
+  return window.matchMedia?.("(prefers-color-scheme: dark)").matches ? "dark" : "light";
 }
 
 /** @param {HTMLSelectElement} select */

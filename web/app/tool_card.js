@@ -21,6 +21,7 @@
  *                                 a request for the model) and what the user answered, drawn again from the transcript
  *   card.showView(view)           an MCP App view of the result (web/mcp_app/view.js) under the summary, once:
  *                                 drawn again (end of turn, reload) the card gets a new one
+ *   card.showOpeners([{label, open}])   buttons that open what the call made as artifacts (web/artifacts/)
  *   card.destroy()                its view's frames go (the card is drawn again or the chat changes)
  *   card.el                       the element
  *
@@ -88,6 +89,19 @@ export class ToolCard {
 
   destroy() {
     this.view?.close();
+  }
+
+  /**
+   * Buttons under the summary that open what the call made in the artifact panel (web/artifacts/): a document the
+   * `artifact` tool kept, the pictures and files the code wrote.
+   * @param {{label: string, open: () => void}[]} items
+   */
+  showOpeners(items) {
+    this.openersEl?.remove();
+    if (!items.length) return;
+    this.openersEl = h("div", { className: "tool-openers" },
+      items.map(({ label, open }) => h("button", { type: "button", className: "artifact-open", onclick: open }, label)));
+    this.el.insertBefore(this.openersEl, this.progressEl);
   }
 
   /** @param {AskedEntry[]} [entries] */

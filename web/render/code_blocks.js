@@ -2,13 +2,31 @@
  * The toolbar on rendered code blocks: the language's name and a Copy button.
  *
  *   addCodeToolbars(root, labels)   wraps each <pre> under root in <div class="md-code"> with a
- *                                   toolbar; labels = {copy, copied, copyFailed}
+ *                                   toolbar; labels = {copy, copied, copyFailed, openArtifact?}
+ *   ARTIFACT_LANGUAGES              the fences that open as an artifact (web/artifacts/): language -> type
  *
  * The button copies the block's text with navigator.clipboard and says "Copied" for a moment; its
- * accessible name is the label (so screen readers announce "Copy code").
+ * accessible name is the label (so screen readers announce "Copy code"). With `labels.openArtifact`, a block in
+ * one of ARTIFACT_LANGUAGES (or xml that is an <svg>) gets an Open button too: it dispatches a bubbling
+ * "artifact-open" event, detail {language, source}, for the app to open it in the artifact panel.
  */
 
-/** @typedef {{copy: string, copied: string, copyFailed: string}} CodeLabels */
+/** @typedef {{copy: string, copied: string, copyFailed: string, openArtifact?: string}} CodeLabels */
+
+/** @type {Readonly<Record<string, "html" | "svg" | "mermaid" | "markdown">>} */
+export const ARTIFACT_LANGUAGES = Object.freeze({ html: "html", htm: "html", svg: "svg", mermaid: "mermaid",
+                                                  markdown: "markdown", md: "markdown" });
+const SVG_SOURCE = /^\s*(<\?xml[^>]*>\s*)?<svg[\s>]/i;
+
+/**
+ * The artifact type a block opens as, or null.
+ * @param {string} language
+ * @param {string} source
+ */
+export function artifactType(language, source) {
+  const name = language.toLowerCase();
+  return ARTIFACT_LANGUAGES[name] ?? (name === "xml" && SVG_SOURCE.test(source) ? "svg" : null);
+}
 
 /** @type {CodeLabels} */
 export const DEFAULT_CODE_LABELS = { copy: "Copy code", copied: "Copied", copyFailed: "Copy failed" };
@@ -31,6 +49,9 @@ export function addCodeToolbars(root, labels = DEFAULT_CODE_LABELS) {
     name.className = "md-code-language";
     name.textContent = language;
     bar.append(name, copyButton(pre, labels));
+    if (labels.openArtifact && artifactType(language, pre.textContent ?? "")) {
+      bar.append(openButton(pre, language, labels.openArtifact));
+    }
     pre.replaceWith(frame);
     frame.append(bar, pre);
   }
@@ -56,6 +77,23 @@ function copyButton(pre, labels) {
     button.textContent = text;
     clearTimeout(timer);
     timer = setTimeout(() => { button.textContent = labels.copy; }, FEEDBACK_MS);
+  });
+  return button;
+}
+
+/**
+ * @param {HTMLPreElement} pre
+ * @param {string} language
+ * @param {string} label
+ */
+function openButton(pre, language, label) {
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "md-code-open";
+  button.textContent = label;
+  button.addEventListener("click", () => {
+    const source = (pre.textContent ?? "").replace(/\n$/, "");
+    button.dispatchEvent(new CustomEvent("artifact-open", { bubbles: true, detail: { language, source } }));
   });
   return button;
 }

@@ -2,6 +2,7 @@
  * Mermaid diagrams from ```mermaid blocks, drawn once their fence has closed.
  *
  *   diagramsSettled()      resolves when every diagram asked for so far is drawn or refused
+ *   mermaidMarkup(source)  -> Promise<string>   one diagram as markup (<style> + sanitized <svg>), for an artifact
  *   renderDiagrams(root)   each finished `<pre><code class="language-mermaid">` under root: its frame
  *                          (code_blocks.js) shows the diagram instead once mermaid has drawn it; until
  *                          then, and if it cannot be drawn, the source stays, with mermaid's message under it
@@ -66,7 +67,9 @@ export function renderDiagrams(root) {
     const host = document.createElement("div");
     const drawing = paint(host, source).then(() => {
       block.classList.add("md-diagram-frame"); // the same node stays: the renderer keeps a hold on it
-      block.replaceChildren(host);
+      // The toolbar stays where it can open the diagram as an artifact (code_blocks.js); else the drawing alone.
+      const bar = block.querySelector(".md-code-open")?.parentElement;
+      block.replaceChildren(...(bar ? [bar] : []), host);
     }).catch((error) => {
       const note = document.createElement("p");
       note.className = "md-diagram-error";
@@ -133,19 +136,8 @@ function settings(theme) {
  */
 function paint(host, source) {
   const drawing = queue.then(async () => {
-    const mermaid = await mermaidModule();
     const dark = darkTheme();
-    mermaid.initialize(settings(dark ? "dark" : "neutral"));
-    const { svg, css } = await drawOffscreen(mermaid, `md-diagram-${++counter}`, source);
-    // setConfig above made RETURN_DOM_FRAGMENT the default, which DOMPurify's typings cannot see from here.
-    const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (purifier.sanitize(svg)));
-    const image = fragment.querySelector("svg");
-    if (!image) throw new Error("mermaid returned no drawing");
-    const box = image.viewBox?.baseVal;
-    if (box && box.width > 0 && box.height > 0) {
-      image.setAttribute("width", String(Math.ceil(box.width)));
-      image.setAttribute("height", String(Math.ceil(box.height)));
-    }
+    const { image, css } = await draw(source, dark);
     host.className = "md-diagram";
     host.setAttribute("role", "img");
     host.setAttribute("aria-label", `Diagram: ${source.split("\n")[0].slice(0, 80)}`);
@@ -160,12 +152,55 @@ function paint(host, source) {
 }
 
 /**
+ * The sanitized drawing of `source`, at its own size, and mermaid's CSS for it.
+ * @param {string} source
+ * @param {boolean} dark
+ * @returns {Promise<{image: SVGSVGElement, css: string}>}
+ */
+async function draw(source, dark) {
+  const mermaid = await mermaidModule();
+  mermaid.initialize(settings(dark ? "dark" : "neutral"));
+  const { svg, css } = await drawOffscreen(mermaid, `md-diagram-${++counter}`, source);
+  // setConfig above made RETURN_DOM_FRAGMENT the default, which DOMPurify's typings cannot see from here.
+  const fragment = /** @type {DocumentFragment} */ (/** @type {unknown} */ (purifier.sanitize(svg)));
+  const image = fragment.querySelector("svg");
+  if (!image) throw new Error("mermaid returned no drawing");
+  const box = image.viewBox?.baseVal;
+  if (box && box.width > 0 && box.height > 0) {
+    image.setAttribute("width", String(Math.ceil(box.width)));
+    image.setAttribute("height", String(Math.ceil(box.height)));
+  }
+  return { image, css };
+}
+
+/**
+ * A diagram as a document's markup (an artifact's: web/artifacts/), drawn and sanitized as the chat's are, in the
+ * page's theme: its SVG after mermaid's CSS (nothing in it loads a file).
+ * @param {string} source
+ * @returns {Promise<string>}
+ */
+export function mermaidMarkup(source) {
+  if (source.length > MAX_SOURCE) return Promise.reject(new Error(`a diagram of more than ${MAX_SOURCE} characters`));
+  const drawing = queue.then(async () => {
+    const { image, css } = await draw(source, darkTheme());
+    const style = document.createElement("style");
+    style.textContent = cleanCSS(css);
+    return style.outerHTML + image.outerHTML;
+  });
+  queue = drawing.then(() => {}, () => {});
+  return drawing;
+}
+
+/** @param {string} css   mermaid's, with nothing that loads a file */
+const cleanCSS = (css) => css.replace(/@import[^;]*;?/gi, "").replace(/url\((?!\s*#)[^)]*\)/gi, "none");
+
+/**
  * A constructed stylesheet (CSSOM: the CSP allows it) of mermaid's CSS, with nothing that loads a file.
  * @param {string} css
  */
 function sheetOf(css) {
   const sheet = new CSSStyleSheet();
-  sheet.replaceSync(css.replace(/@import[^;]*;?/gi, "").replace(/url\((?!\s*#)[^)]*\)/gi, "none"));
+  sheet.replaceSync(cleanCSS(css));
   return sheet;
 }
 

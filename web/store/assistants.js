@@ -15,7 +15,7 @@
  *   effectiveSettings(assistant, overrides) -> the settings of the next turn (overrides win, field by field)
  *
  *   Assistant = {id, name, system, profile_id, model, temperature, max_tokens, reasoning, tools, limits,
- *                focus, interpreter, builtin?, updated}
+ *                focus, interpreter, artifacts, builtin?, updated}
  *     profile_id, model    null: the profile and model chosen in the top bar
  *     temperature          0..2 or null (the vendor's default); not sent to a vendor that takes none
  *     max_tokens           the reply's limit, or null
@@ -26,13 +26,15 @@
  *     limits               {max_steps: int | null, token_budget: int | null} for the tool loop
  *     focus                true / false: focus memory on or off for its chats; null: the chat's own switch
  *     interpreter          true: the model may run Python in the code interpreter (web/sandbox/), the `python` tool
+ *     artifacts            true (unless set false): the model may show documents in the artifact panel, the `artifact`
+ *                          tool (web/artifacts/); off for a model that takes no tools at all
  */
 
 /**
  * @typedef {{id: string, name: string, system: string, profile_id: string | null, model: string | null,
  *   temperature: number | null, max_tokens: number | null, reasoning: AssistantReasoning,
  *   tools: {mcp: "all" | string[], python: boolean}, limits: {max_steps: number | null, token_budget: number | null},
- *   focus: boolean | null, interpreter: boolean, builtin: boolean, updated: number}} Assistant
+ *   focus: boolean | null, interpreter: boolean, artifacts: boolean, builtin: boolean, updated: number}} Assistant
  * @typedef {null | {effort: string} | {budget_tokens: number | null}} AssistantReasoning
  * @typedef {{[K in keyof Assistant]?: unknown} & {reasoning?: {effort?: unknown, budget_tokens?: unknown} | null | "",
  *   tools?: {mcp?: unknown, python?: unknown} | null, limits?: {max_steps?: unknown, token_budget?: unknown} | null}}
@@ -46,7 +48,7 @@ export const EFFORTS = Object.freeze(["low", "medium", "high"]);
 const DEFAULTS = Object.freeze({
   system: "", profile_id: null, model: null, temperature: null, max_tokens: null, reasoning: null,
   tools: Object.freeze({ mcp: "all", python: true }), limits: Object.freeze({ max_steps: null, token_budget: null }),
-  focus: null, interpreter: false,
+  focus: null, interpreter: false, artifacts: true,
 });
 
 /** A few useful ones to start from; editing one keeps the edit under the same id. */
@@ -60,7 +62,7 @@ export const BUILTIN_ASSISTANTS = Object.freeze([
   { id: "builtin:analyst", name: "Data analyst", interpreter: true,
     system: "You answer questions about data by computing, not guessing: write Python and run it with the python " +
       "tool, look at the output, then answer from it. Show the numbers you relied on." },
-  { id: "builtin:translator", name: "Translator", temperature: 0.3, tools: { mcp: [], python: false },
+  { id: "builtin:translator", name: "Translator", temperature: 0.3, tools: { mcp: [], python: false }, artifacts: false,
     system: "Translate the user's text. Into English when it is in another language, otherwise into Japanese. " +
       "Keep the meaning, tone and formatting; add nothing." },
 ].map((a) => normalizeAssistant({ ...a, builtin: true, updated: 0 })));
@@ -205,6 +207,7 @@ export function normalizeAssistant(input) {
               token_budget: integer(a.limits?.token_budget, "limits.token_budget", 1) },
     focus: a.focus === null || a.focus === undefined ? null : Boolean(a.focus),
     interpreter: Boolean(a.interpreter),
+    artifacts: a.artifacts === undefined || a.artifacts === null ? true : Boolean(a.artifacts), // kept before it existed: on
     builtin: Boolean(a.builtin),
     updated: Number(a.updated) || 0,
   };

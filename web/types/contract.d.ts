@@ -277,7 +277,8 @@ display?: (ToolDisplay | null)
 }
 /**
  * What a tool result's card shows beyond what the model is sent (``ToolResultPart.content``). The core fills
- * what it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``).
+ * what it knows when the call ends; the page adds what only it knows (``denied``, ``asked``, ``files``, ``app``,
+ * ``artifact``).
  * Adapters never send it to a vendor.
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
@@ -298,6 +299,7 @@ source?: (string | null)
 app?: (AppViewRef | null)
 asked?: AskedEntry[]
 files?: DocumentPart[]
+artifact?: (ArtifactRef | null)
 }
 /**
  * The MCP App view a call of a server's tool gets: its ``ui://`` resource on that server.
@@ -331,6 +333,20 @@ content?: ({
 [k: string]: unknown | undefined
 } | null)
 answer?: (string | null)
+}
+/**
+ * A document the model made on purpose with the page's ``artifact`` tool (or a revision of one: the same ``id``
+ * again). The page keeps it on the call's result; its versions are the results of the calls with that ``id`` along
+ * the conversation, in order, and the artifact panel shows them (web/artifacts/).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "ArtifactRef".
+ */
+export interface ArtifactRef {
+id: string
+type: ("html" | "svg" | "mermaid" | "markdown")
+title?: string
+content: string
 }
 /**
  * How much the model may think before it answers: an effort (OpenAI) or a token budget (Anthropic,
