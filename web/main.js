@@ -101,7 +101,13 @@ async function main() {
                                 onDone: () => byId("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
-  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify });
+  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify, sessionKeys: keys.sessionKeys,
+    onSettings: async () => { // another device's profiles, assistants, prompts or MCP servers: shown at once
+      await settings.load();
+      await assistant.load();
+      await library.load();
+      tools.reloadSaved();
+    } });
   listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });

@@ -6,13 +6,17 @@ Nextcloud or any WebDAV server.
     with serve_webdav(root) as dav:
         dav.url            # http://127.0.0.1:PORT/orizuru/   (the folder sync is given)
         dav.files()        # {name: bytes} of the folder, as the server keeps them
+        dav.opened(passphrase)   # {name: plaintext} of every record, opened as the page seals them (crypto.js)
         dav.stop(); dav.start()   # the server killed and brought back on the same port, its files kept
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import hashlib
 import io
+import json
 import socketserver
 import threading
 from collections.abc import Iterator
@@ -20,6 +24,7 @@ from pathlib import Path
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from wsgidav.wsgidav_app import WsgiDAVApp
 
 USER, PASSWORD = "me", "app-password-1"
@@ -84,6 +89,17 @@ class WebDav:
 
     def files(self) -> dict[str, bytes]:
         return {p.name: p.read_bytes() for p in (self.root / "orizuru").iterdir() if p.is_file()}
+
+    def opened(self, passphrase: str) -> dict[str, str]:
+        """Every record of the folder decrypted with the passphrase, the way web/sync/crypto.js seals it: the key
+        is PBKDF2-SHA-256 over the header's salt (the first 32 of 64 bytes), each file a 12-byte IV and AES-GCM
+        with its own name as additional data. A test greps these for what must never be synced."""
+        files = self.files()
+        header = json.loads(files.pop("header.json"))
+        bits = hashlib.pbkdf2_hmac("sha256", passphrase.encode(), base64.b64decode(header["salt"]),
+                                   int(header["kdf"]["iterations"]), 64)
+        aes = AESGCM(bits[:32])
+        return {name: aes.decrypt(data[:12], data[12:], name.encode()).decode() for name, data in files.items()}
 
 
 @contextlib.contextmanager

@@ -2,7 +2,8 @@
  * Settings → "Sync": this browser's conversations, end-to-end encrypted, in a WebDAV folder the user owns
  * (web/sync/: the folder sees only opaque names and ciphertext).
  *
- *   const sync = new SyncSettings({element, store, notify});  await sync.load()
+ *   const sync = new SyncSettings({element, store, notify, sessionKeys, onSettings});  await sync.load()
+ *   onSettings(): sync brought settings, assistants, prompts or MCP entries from another device: re-read them
  *
  * Turned on with a WebDAV folder (its URL, user name and password) or a folder on this computer (the File System
  * Access API's picker, where the browser has it), and a sync passphrase (the same on every device; a wrong one is
@@ -10,6 +11,9 @@
  * here (2 s later), when the page comes back into view and every 5 minutes; offline, it waits and catches up.
  * The status line always says where it stands: off, working (n of total, with a progress bar), synced (when,
  * what came and went), or why the last try failed and what to do.
+ * Settings, assistants, prompts and MCP server entries sync too (sync/settings.js: never a key or a header value);
+ * API keys only when the user ticks "Sync API keys too" (this browser's choice, off by default): then sealed by the
+ * sync passphrase, and unticking it takes them out of the folder.
  */
 
 import { h } from "./dom.js";
@@ -20,6 +24,8 @@ import { SyncTargetError } from "../sync/target.js";
 import { SyncTamperedError } from "../sync/crypto.js";
 import { WebDavTarget } from "../sync/webdav.js";
 import { FolderTarget } from "../sync/folder.js";
+import { keysSource, settingsSource } from "../sync/settings.js";
+import { eraseRecords } from "../sync/records.js";
 
 const AFTER_CHANGE_MS = 2_000;
 const EVERY_MS = 5 * 60_000;
@@ -47,12 +53,15 @@ export class SyncSettings {
 
   /**
    * @param {{element: HTMLElement, store: import("../store/transcripts.js").Store,
-   *   notify: import("./notify.js").Notify}} parts
+   *   notify: import("./notify.js").Notify, sessionKeys: {get: (id: string) => string | undefined,
+   *   set: (id: string, key: string) => void}, onSettings?: () => Promise<void>}} parts
    */
-  constructor({ element, store, notify }) {
+  constructor({ element, store, notify, sessionKeys, onSettings = async () => {} }) {
     Object.assign(this, { element, store, notify });
     this.element = element;
     this.store = store;
+    this.sessionKeys = sessionKeys;
+    this.onSettings = onSettings;
     onLanguageChange(() => this.render());
     store.onLocalChange((/** @type {{type: string}} */ change) => { if (change.type !== "delta") this.#soon(); });
     document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.#soon(0); });
@@ -102,11 +111,16 @@ export class SyncSettings {
     const state = await loadState(this.store.db);
     this.#show("working", t("sync.working"));
     try {
-      const { downloaded, uploaded } = await syncOnce({
-        store: this.store, target, keys: on.keys, state,
+      const db = this.store.db;
+      const sources = [settingsSource({ db }), ...(on.apiKeys ? [keysSource({ db, sessionKeys: this.sessionKeys })] : [])];
+      const { downloaded, uploaded, settings } = await syncOnce({
+        store: this.store, target, keys: on.keys, state, sources,
         onProgress: (done, total) => this.#progress(done, total),
       });
-      this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }));
+      if (settings.downloaded) await this.onSettings();
+      const changed = settings.downloaded + settings.uploaded
+        ? ` ${t("sync.syncedSettings", { downloaded: settings.downloaded, uploaded: settings.uploaded })}` : "";
+      this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }) + changed);
     } catch (err) {
       this.#show("failed", this.#why(err));
     } finally {
@@ -158,6 +172,41 @@ export class SyncSettings {
     await this.syncNow();
   }
 
+  /** "Sync API keys too": on, the next sync sends them; off, they are taken out of the folder now. @param {boolean} on */
+  async #syncKeys(on) {
+    const saved = this.#on;
+    if (!saved) return;
+    saved.apiKeys = on;
+    await saveSaved(this.store.db, saved);
+    if (!on) {
+      this.#show("working", t("sync.keysLeaving"));
+      const state = await loadState(this.store.db);
+      try {
+        await eraseRecords({ kind: "k", target: targetOf(saved), keys: saved.keys, state });
+      } catch (err) {
+        return this.#show("failed", this.#why(err));
+      } finally {
+        await saveState(this.store.db, state);
+      }
+    }
+    await this.syncNow();
+  }
+
+  /**
+   * Where a shared link's file goes (share_link.js): this sync's folder, or null when sync is off. `address` is the
+   * file's web address (for a folder on this computer, only its name: the user's storage gives the address).
+   */
+  async shareTarget() {
+    const on = this.#on;
+    if (!on) return null;
+    const target = targetOf(on);
+    if (target instanceof FolderTarget) {
+      if (!(await target.allowed(true))) return null;
+      return { target, folder: true, address: (/** @type {string} */ name) => name };
+    }
+    return { target, folder: false, address: (/** @type {string} */ name) => new URL(name, target.folder).href };
+  }
+
   async #turnOff() {
     clearTimeout(this.#timer);
     this.#on = null;
@@ -182,7 +231,11 @@ export class SyncSettings {
     const allow = async () => { // a click: the browser may ask the user to let this page use the folder again
       if (on.kind === "folder" && await new FolderTarget(on.handle).allowed(true)) await this.syncNow();
     };
+    const keysBox = h("input", { type: "checkbox", id: "sync-api-keys", checked: Boolean(on.apiKeys),
+      onchange: (/** @type {Event} */ ev) => void this.#syncKeys(/** @type {HTMLInputElement} */ (ev.target).checked) });
     return [h("p", { className: "hint" }, t("sync.folder", { url: labelOf(on) })),
+      h("label", { className: "check" }, keysBox, ` ${t("sync.apiKeys")}`),
+      h("small", { className: "hint" }, t("sync.apiKeysHint")),
       h("div", { className: "inline" },
         h("button", { type: "button", onclick: () => void (on.kind === "folder" ? allow() : this.syncNow()) }, t("sync.now")),
         h("button", { type: "button", onclick: () => void this.#turnOff() }, t("sync.off")))];

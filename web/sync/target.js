@@ -13,7 +13,7 @@
  */
 
 /** The names sync writes: the header, and a kind letter with 64 hex digits. Anything else on the server is ignored. */
-export const SYNC_NAME = /^(?:header\.json|[cmb]-[0-9a-f]{64})$/;
+export const SYNC_NAME = /^(?:header\.json|[cmbsk]-[0-9a-f]{64})$/;
 
 /** A write lost a race: the file changed (or appeared) since it was read. Read it again, merge, retry. */
 export class SyncConflictError extends Error {
