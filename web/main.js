@@ -39,6 +39,7 @@ import { applyTheme, themeSelect } from "./app/theme.js";
 import { Router } from "./app/router.js";
 import { Sidebar } from "./app/sidebar.js";
 import { SyncSettings } from "./app/sync_settings.js";
+import { ShareLink } from "./app/share_link.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { TrafficInspector } from "./app/traffic.js";
 import { createAgent } from "./client/orizuru.js";
@@ -89,7 +90,7 @@ async function main() {
   const parts = { boot, bus, core, store, settings, tools, interpreter, notify, readyOrFail };
   const { chat, assistant } = makeChat(parts);
   const sidebar = new Sidebar({ store, chat, notify, validateFocus: focusValidator(core, readyOrFail) });
-  const router = new Router({ store, chat, notify });
+  const router = new Router({ store, chat, notify, onShared: (hash) => void links.show(hash) });
   const library = new PromptLibrary({ store, notify, draft: () => byId("message", HTMLTextAreaElement).value });
   assistant.bar.append(library.button); // "Prompts" beside "Chat settings"
   const composer = new Composer({
@@ -108,6 +109,11 @@ async function main() {
       await library.load();
       tools.reloadSaved();
     } });
+  const links = new ShareLink({ store, chat, sync, notify });
+  byId("export-one-link").addEventListener("click", () => {
+    byId("export-dialog", HTMLDialogElement).close();
+    void links.create();
+  });
   listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter });
   settingsControls();
   await start({ settings, assistant, library, sidebar, router, setup, readyOrFail });

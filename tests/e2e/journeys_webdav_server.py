@@ -8,6 +8,10 @@ Nextcloud or any WebDAV server.
         dav.files()        # {name: bytes} of the folder, as the server keeps them
         dav.opened(passphrase)   # {name: plaintext} of every record, opened as the page seals them (crypto.js)
         dav.stop(); dav.start()   # the server killed and brought back on the same port, its files kept
+        dav.heard          # every request line and header the server received, as text (what a server could log)
+
+A shared link's file (`shared-<32 hex>`) is also served without the password, as a user makes one file public
+(a Nextcloud share link): read-only, any origin.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import contextlib
 import hashlib
 import io
 import json
+import re
 import socketserver
 import threading
 from collections.abc import Iterator
@@ -52,11 +57,35 @@ def _known_length(app: Any) -> Any:
     return bounded
 
 
+_SHARED = re.compile(r"^/orizuru/shared-[0-9a-f]{32}$")
+
+
+def _public_shares(app: Any, root: Path, heard: list[str]) -> Any:
+    """Every request noted (line and headers); a GET of a shared link's file answered without the password."""
+
+    def serve(environ: dict[str, Any], start_response: Any) -> Any:
+        headers = {k: v for k, v in environ.items() if k.startswith("HTTP_")}
+        path = environ.get("PATH_INFO", "")
+        heard.append(f"{environ['REQUEST_METHOD']} {path}?{environ.get('QUERY_STRING', '')} {headers}")
+        if environ["REQUEST_METHOD"] == "GET" and _SHARED.match(path):
+            file = root / path.lstrip("/")
+            if not file.is_file():
+                start_response("404 Not Found", [("Access-Control-Allow-Origin", "*")])
+                return [b""]
+            start_response("200 OK", [("Content-Type", "application/octet-stream"),
+                                      ("Access-Control-Allow-Origin", "*")])
+            return [file.read_bytes()]
+        return app(environ, start_response)
+
+    return serve
+
+
 class WebDav:
     def __init__(self, root: Path) -> None:
         self.root = root
         (root / "orizuru").mkdir(parents=True, exist_ok=True)
         self.port = 0
+        self.heard: list[str] = []
         self.server: WSGIServer | None = None
         self.start()
 
@@ -72,8 +101,8 @@ class WebDav:
         })
 
     def start(self) -> None:
-        self.server = make_server("127.0.0.1", self.port, _known_length(self.app()), server_class=_Threading,
-                                  handler_class=_Quiet)
+        app = _public_shares(_known_length(self.app()), self.root, self.heard)
+        self.server = make_server("127.0.0.1", self.port, app, server_class=_Threading, handler_class=_Quiet)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

@@ -7,6 +7,7 @@ import { SyncConflictError } from "../../web/sync/target.js";
 import { isNewer, openFolder, SyncPassphraseError, syncOnce } from "../../web/sync/engine.js";
 import { SyncTamperedError } from "../../web/sync/crypto.js";
 import { eraseRecords, syncRecords } from "../../web/sync/records.js";
+import { linkOf, openShared, parseLink, sealShared, SharedLinkError } from "../../web/sync/shared.js";
 
 class Folder {
   files = new Map(); // name -> {bytes, etag}
@@ -321,4 +322,21 @@ test("keys: a tab without the key yet deletes nothing; erased, the folder keeps 
   for (const [name, file] of folder.files) {
     if (name.startsWith("k-")) assert.equal(JSON.stringify(await keys.openRecord(name, file.bytes)).includes("sk-secret"), false);
   }
+});
+
+test("a shared file opens only with its own key, and the link keeps the key in the fragment", async () => {
+  const { name, bytes, key } = await sealShared({ title: "plan", messages: [{ role: "user", text: "hi" }] });
+  assert.match(name, /^shared-[0-9a-f]{32}$/);
+  const link = linkOf("https://site.example/app/?x=1#/c/1", "https://dav.example/s/shared file", key);
+  assert.equal(new URL(link).hash.includes(key), true);
+  assert.equal(new URL(link).search, "?x=1");
+  const parsed = parseLink(new URL(link).hash);
+  assert.deepEqual(parsed, { location: "https://dav.example/s/shared file", key });
+  assert.equal((await openShared(bytes, key)).messages[0].text, "hi");
+  const other = (await sealShared({ title: "x", messages: [] })).key;
+  await assert.rejects(openShared(bytes, other), SharedLinkError);
+  const changed = bytes.slice();
+  changed[20] ^= 1;
+  await assert.rejects(openShared(changed, key), SharedLinkError);
+  assert.equal(parseLink(`#/shared/x&k=${key.slice(1)}`), null, "a cut key is no link");
 });
