@@ -33,6 +33,10 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from wsgidav.wsgidav_app import WsgiDAVApp
 
 USER, PASSWORD = "me", "app-password-1"
+# What a user sets on their server for sync (web/sync/webdav.js); a test may give less, to see the doctor say so.
+CORS: dict[str, Any] = {"allow_origin": "*", "allow_methods": ["GET", "PUT", "PROPFIND", "DELETE", "OPTIONS"],
+                        "allow_headers": ["Authorization", "Depth", "If-Match", "If-None-Match", "Content-Type"],
+                        "expose_headers": ["ETag"]}
 
 
 class _Quiet(WSGIRequestHandler):
@@ -81,8 +85,9 @@ def _public_shares(app: Any, root: Path, heard: list[str]) -> Any:
 
 
 class WebDav:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cors: dict[str, Any] | None = CORS) -> None:
         self.root = root
+        self.cors = cors
         (root / "orizuru").mkdir(parents=True, exist_ok=True)
         self.port = 0
         self.heard: list[str] = []
@@ -94,9 +99,7 @@ class WebDav:
             "provider_mapping": {"/": str(self.root)},
             "simple_dc": {"user_mapping": {"*": {USER: {"password": PASSWORD}}}},
             "http_authenticator": {"accept_basic": True, "accept_digest": False, "default_to_digest": False},
-            "cors": {"allow_origin": "*", "allow_methods": ["GET", "PUT", "PROPFIND", "DELETE", "OPTIONS"],
-                     "allow_headers": ["Authorization", "Depth", "If-Match", "If-None-Match", "Content-Type"],
-                     "expose_headers": ["ETag"]},
+            **({"cors": self.cors} if self.cors else {}),
             "verbose": 0, "logging": {"enable": False}, "property_manager": True, "lock_storage": True,
         })
 
@@ -132,8 +135,8 @@ class WebDav:
 
 
 @contextlib.contextmanager
-def serve_webdav(root: Path) -> Iterator[WebDav]:
-    dav = WebDav(root)
+def serve_webdav(root: Path, cors: dict[str, Any] | None = CORS) -> Iterator[WebDav]:
+    dav = WebDav(root, cors)
     try:
         yield dav
     finally:

@@ -7,9 +7,12 @@ passphrase is refused with a sentence, and writes nothing."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_idle
-from journeys_webdav_server import WebDav
+from journeys_webdav_server import CORS, WebDav, serve_webdav
 from playwright.sync_api import Browser, Page, expect
 from sync_steps import PASSPHRASE, dav, status, sync_now, turn_on_sync
 from vendor_replay import VendorReplay, expected
@@ -149,3 +152,27 @@ def test_a_folder_on_this_computer_carried_to_another_device_brings_the_conversa
     expect(b.locator(".transcript li.msg.user .content")).to_have_text(f"{MARKER} packing list")
     first.close()
     second.close()
+
+
+NO_DEPTH = {**CORS, "allow_headers": ["Authorization", "If-Match", "If-None-Match", "Content-Type"]}
+NO_PROPFIND = {**CORS, "allow_methods": ["GET", "PUT", "OPTIONS"]}
+NO_PUT = {**CORS, "allow_methods": ["GET", "PROPFIND", "OPTIONS"]}
+
+
+@pytest.mark.parametrize(("cors", "says"), [
+    (None, ["answers, but without Access-Control-Allow-Origin for this site: send Access-Control-Allow-Origin: http"]),
+    (NO_DEPTH, ["does not allow the request header Depth: add Depth to Access-Control-Allow-Headers."]),
+    (NO_PROPFIND, ["does not allow the method PROPFIND: add PROPFIND to Access-Control-Allow-Methods."]),
+    (NO_PUT, ["does not allow the method PUT: add PUT to Access-Control-Allow-Methods."]),
+], ids=["no-cors", "no-depth", "no-propfind", "no-put"])
+def test_a_webdav_server_without_the_cors_sync_needs_is_told_what_to_set(
+        browser: Browser, site_url: str, tmp_path: Path, cors: dict[str, Any] | None, says: list[str]):
+    with serve_webdav(tmp_path / "dav", cors=cors) as server:
+        page = open_app(browser, site_url)
+        turn_on_sync(page, server)
+        expect(status(page)).to_contain_text("Could not reach", timeout=REPLY_TIMEOUT_MS)
+        doctor = page.locator("#sync-doctor")
+        for text in says:
+            expect(doctor).to_contain_text(text, timeout=REPLY_TIMEOUT_MS)
+        expect(doctor.locator("li")).to_have_count(1)
+        assert set(server.files()) <= {"header.json"}  # the doctor's probes wrote nothing

@@ -107,7 +107,7 @@ export class ShareLink {
     try {
       shared = await openShared(await this.#fetch(link.location), link.key);
     } catch (err) {
-      return say(err instanceof SharedLinkError ? t(err.message, { host: hostOf(link.location) }) : String(err));
+      return say(err instanceof SharedLinkError ? t(err.key, { host: hostOf(link.location) }) : String(err));
     }
     const images = new ImagePolicy();
     const items = shared.messages.map((m) => {

@@ -20,8 +20,9 @@ import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { openFolder, SyncPassphraseError, syncOnce } from "../sync/engine.js";
 import { forgetSaved, loadSaved, loadState, saveSaved, saveState } from "../sync/saved.js";
-import { SyncTargetError } from "../sync/target.js";
+import { SyncError, SyncTargetError } from "../sync/target.js";
 import { SyncTamperedError } from "../sync/crypto.js";
+import { diagnoseWebDav } from "../sync/doctor.js";
 import { WebDavTarget } from "../sync/webdav.js";
 import { FolderTarget } from "../sync/folder.js";
 import { keysSource, settingsSource } from "../sync/settings.js";
@@ -48,6 +49,9 @@ export class SyncSettings {
   #timer = /** @type {ReturnType<typeof setTimeout> | undefined} */ (undefined);
   /** @type {{kind: string, text: string, done?: number, total?: number}} */
   #status = { kind: "off", text: "" };
+  /** What the doctor found when the folder could not be reached (doctor.js): shown under the status line. */
+  /** @type {import("../sync/doctor.js").Finding[]} */
+  #findings = [];
   /** What the user typed in the form, kept while it is redrawn (a refusal keeps every field as it was). */
   #draft = { url: "", user: "", password: "", passphrase: "" };
 
@@ -122,16 +126,31 @@ export class SyncSettings {
         ? ` ${t("sync.syncedSettings", { downloaded: settings.downloaded, uploaded: settings.uploaded })}` : "";
       this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }) + changed);
     } catch (err) {
-      this.#show("failed", this.#why(err));
+      await this.#failed(err, target);
     } finally {
       await saveState(this.store.db, state); // what was done stays done: the next sync resumes from here
     }
   }
 
+  /**
+   * Why it failed, said; a WebDAV folder that gave no answer this page may read gets the doctor, who says what the
+   * server must send (its CORS headers) or that it cannot be reached at all.
+   * @param {unknown} err @param {import("../sync/target.js").SyncTarget | null} target
+   */
+  async #failed(err, target) {
+    this.#show("failed", this.#why(err));
+    if (!(err instanceof SyncTargetError && err.code === "unreachable" && target instanceof WebDavTarget)) return;
+    const findings = await diagnoseWebDav(target);
+    if (this.#status.kind !== "failed") return; // moved on meanwhile
+    this.#findings = findings;
+    this.render();
+  }
+
   /** @param {unknown} err */
   #why(err) {
-    if (err instanceof SyncTargetError || err instanceof SyncPassphraseError) return err.message;
-    if (err instanceof SyncTamperedError) return t("sync.tampered", { message: err.message });
+    if (err instanceof SyncTamperedError) return t("sync.tampered", { message: t(err.key, err.vars) });
+    if (err instanceof SyncTargetError || err instanceof SyncPassphraseError) return t(err.key, err.vars);
+    if (err instanceof SyncError) return t("sync.failed", { message: t(err.key, err.vars) });
     return t("sync.failed", { message: err instanceof Error ? err.message : String(err) });
   }
 
@@ -150,6 +169,7 @@ export class SyncSettings {
   /** @param {string} kind @param {string} text */
   #show(kind, text) {
     this.#status = { kind, text };
+    this.#findings = [];
     this.render();
   }
 
@@ -159,15 +179,17 @@ export class SyncSettings {
    */
   async #turnOn(place, passphrase) {
     this.#show("working", t("sync.opening"));
+    /** @type {import("../sync/target.js").SyncTarget | null} */
+    let target = null;
     try {
-      const target = place.kind === "folder" ? new FolderTarget(place.handle) : new WebDavTarget(place.url, place);
+      target = place.kind === "folder" ? new FolderTarget(place.handle) : new WebDavTarget(place.url, place);
       const keys = await openFolder(target, passphrase);
       this.#on = place.kind === "folder" ? { ...place, keys } : { ...place, url: target.label, keys };
       await saveSaved(this.store.db, this.#on);
       this.#draft = { url: "", user: "", password: "", passphrase: "" }; // secrets leave the page's memory
     } catch (err) {
       this.#on = null;
-      return this.#show("failed", this.#why(err));
+      return this.#failed(err, target);
     }
     await this.syncNow();
   }
@@ -222,8 +244,12 @@ export class SyncSettings {
     const bar = this.#status.kind === "working" && this.#status.total
       ? h("progress", { max: String(this.#status.total), value: String(this.#status.done ?? 0), "aria-label": t("sync.progressLabel") })
       : null;
+    const doctor = this.#findings.length
+      ? h("div", { className: "doctor", id: "sync-doctor" }, h("h4", {}, t("sync.doctorTitle")),
+        h("ul", {}, ...this.#findings.map((f) => h("li", {}, t(`sync.doctor.${f.code}`, f)))))
+      : null;
     this.element.replaceChildren(h("legend", {}, t("sync.title")), h("small", { className: "hint" }, t("sync.hint")),
-      ...(this.#on ? this.#onControls() : this.#offControls()), ...(bar ? [bar] : []), status);
+      ...(this.#on ? this.#onControls() : this.#offControls()), ...(bar ? [bar] : []), status, ...(doctor ? [doctor] : []));
   }
 
   #onControls() {

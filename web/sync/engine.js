@@ -23,7 +23,7 @@
 import { MIN_ITERATIONS } from "../store/keys.js";
 import { fromBase64, toBase64 } from "../files/base64.js";
 import { KDF, SyncKeys, SyncTamperedError } from "./crypto.js";
-import { SYNC_NAME, SyncConflictError, SyncTargetError } from "./target.js";
+import { SYNC_NAME, SyncConflictError, SyncError, SyncTargetError } from "./target.js";
 import { syncRecords } from "./records.js";
 
 const HEADER = "header.json";
@@ -35,9 +35,9 @@ const BATCH = 500;
 const encoder = new TextEncoder();
 
 /** The passphrase does not open this folder's records. */
-export class SyncPassphraseError extends Error {
+export class SyncPassphraseError extends SyncError {
   constructor() {
-    super("This passphrase does not open the sync folder: use the one you chose on your first device. Nothing was changed.");
+    super("sync.err.passphrase");
     this.name = "SyncPassphraseError";
   }
 }
@@ -100,12 +100,12 @@ async function keysFromHeader(bytes, passphrase) {
   try {
     header = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    throw new SyncTargetError("The sync folder's header.json is not Orizuru's: choose an empty folder, or the one your other device uses.");
+    throw new SyncTargetError("sync.err.notOurs");
   }
   const iterations = Number(header?.kdf?.iterations);
   if (header?.format !== FORMAT || header?.kdf?.name !== KDF.name || header?.kdf?.hash !== KDF.hash
       || !(iterations >= MIN_ITERATIONS) || typeof header.salt !== "string" || typeof header.check !== "string") {
-    throw new SyncTargetError("The sync folder's header.json is not one this version of Orizuru reads (or asks for a weak key): nothing was changed.");
+    throw new SyncTargetError("sync.err.header");
   }
   const keys = await SyncKeys.derive(passphrase, fromBase64(header.salt), iterations);
   try {
@@ -250,7 +250,7 @@ async function uploadConversation(store, target, keys, state, remote, conversati
       ifMatch = found.etag;
     }
   }
-  throw new SyncTargetError("The sync folder kept changing while this device wrote to it: sync again in a moment.");
+  throw new SyncTargetError("sync.err.busy");
 }
 
 /**

@@ -128,7 +128,7 @@ async function put({ kind, target, keys, state, remote }, record, take) {
       ifMatch = found.etag;
     }
   }
-  throw new SyncTargetError("The sync folder kept changing while this device wrote to it: sync again in a moment.");
+  throw new SyncTargetError("sync.err.busy");
 }
 
 /**

@@ -12,6 +12,7 @@
  */
 
 import { fromBase64, toBase64 } from "../files/base64.js";
+import { SyncError } from "./target.js";
 
 const FORMAT = "orizuru.shared";
 const MAX_MESSAGES = 10_000;
@@ -20,10 +21,10 @@ const encoder = new TextEncoder();
 /** @typedef {{format: string, version: number, title: string, messages: {role: "user" | "assistant", text: string}[]}} SharedPayload */
 
 /** The shared file did not open (a wrong or cut key, a changed file) or is not a shared conversation. */
-export class SharedLinkError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
+export class SharedLinkError extends SyncError {
+  /** @param {string} key */
+  constructor(key) {
+    super(key);
     this.name = "SharedLinkError";
   }
 }
