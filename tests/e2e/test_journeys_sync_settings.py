@@ -94,8 +94,9 @@ def test_profiles_assistants_prompts_and_mcp_entries_reach_another_device_withou
     listed = prompts_list(a)
     listed.get_by_role("button", name="Delete: retro").click()
     expect(listed).not_to_contain_text("/retro")
-    close_prompts(a)
-    sync_now(a)
+    close_prompts(a)  # a dialog closed: a sync follows by itself
+    open_settings(a)
+    expect(status(a)).to_contain_text("Settings: 0 received, 1 sent.", timeout=REPLY_TIMEOUT_MS)
     sync_now(b)
     listed = prompts_list(b)
     expect(listed).not_to_contain_text("/retro")

@@ -8,7 +8,8 @@
  * Turned on with a WebDAV folder (its URL, user name and password) or a folder on this computer (the File System
  * Access API's picker, where the browser has it), and a sync passphrase (the same on every device; a wrong one is
  * refused before anything is read or written). Then it syncs at once, again after every change
- * here (2 s later), when the page comes back into view and every 5 minutes; offline, it waits and catches up.
+ * here (2 s later: a conversation's, or a dialog closed, where settings, prompts and servers are edited), when
+ * the page comes back into view and every 5 minutes; offline, it waits and catches up.
  * The status line always says where it stands: off, working (n of total, with a progress bar), synced (when,
  * what came and went), or why the last try failed and what to do.
  * Settings, assistants, prompts and MCP server entries sync too (sync/settings.js: never a key or a header value);
@@ -69,6 +70,8 @@ export class SyncSettings {
     onLanguageChange(() => this.render());
     store.onLocalChange((/** @type {{type: string}} */ change) => { if (change.type !== "delta") this.#soon(); });
     document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.#soon(0); });
+    // Settings, prompts, assistants and MCP servers are edited in dialogs: closing one may have changed them.
+    document.addEventListener("close", (ev) => { if (ev.target instanceof HTMLDialogElement) this.#soon(); }, true);
     addEventListener("online", () => this.#soon(0));
     setInterval(() => this.#soon(0), EVERY_MS);
     this.render();
