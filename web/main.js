@@ -43,6 +43,7 @@ import { applyTheme, themeSelect } from "./app/theme.js";
 import { Router } from "./app/router.js";
 import { Sidebar } from "./app/sidebar.js";
 import { SyncSettings } from "./app/sync_settings.js";
+import { ShareLink } from "./app/share_link.js";
 import { ToolsPanel } from "./app/tools_panel.js";
 import { TrafficInspector } from "./app/traffic.js";
 import { startVoice } from "./app/voice.js";
@@ -96,7 +97,7 @@ async function main() {
   const parts = { boot, bus, core, store, settings, tools, interpreter, notify, readyOrFail };
   const { chat, assistant } = makeChat(parts);
   const sidebar = new Sidebar({ store, chat, notify, validateFocus: focusValidator(core, readyOrFail) });
-  const router = new Router({ store, chat, notify });
+  const router = new Router({ store, chat, notify, onShared: (hash) => void links.show(hash) });
   const library = new PromptLibrary({ store, notify, draft: () => byId("message", HTMLTextAreaElement).value });
   const compare = new ComparePicker({
     button: h("button", { type: "button", className: "compare-open", dataset: { i18n: "compare.button", i18nTitle: "compare.buttonHint" },
@@ -114,7 +115,18 @@ async function main() {
                                 onDone: () => byId("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
-  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify });
+  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify, sessionKeys: keys.sessionKeys,
+    onSettings: async () => { // another device's profiles, assistants, prompts or MCP servers: shown at once
+      await settings.load();
+      await assistant.load();
+      await library.load();
+      tools.reloadSaved();
+    } });
+  const links = new ShareLink({ store, chat, sync, notify });
+  byId("export-one-link").addEventListener("click", () => {
+    byId("export-dialog", HTMLDialogElement).close();
+    void links.create();
+  });
   bus.on("profiles", () => compare.refresh());
   listen({ bus, chat, sidebar, router, composer, tools, assistant, topBar, setup, notifier, store, interpreter, voice });
   settingsControls();

@@ -14,10 +14,13 @@ or the vendor and server sent (``content``), which is removed from a string befo
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, last_reply, open_app, open_settings
 from journeys_tool_servers import serve_tools
+from journeys_webdav_server import PASSWORD, USER, serve_webdav
 from playwright.sync_api import Browser, Page, expect
 from test_journeys_tool_cards import TOOL_TURN, origin
 from vendor_replay import VendorReplay, expected
@@ -217,3 +220,21 @@ def configure_ja(page: Page, vendor: VendorReplay) -> None:
     dialog.locator("#model").fill("gpt-4o-mini")
     dialog.get_by_role("button", name="保存", exact=True).click()
     expect(dialog).to_be_hidden()
+
+
+def test_sync_errors_and_the_webdav_doctor_speak_japanese(browser: Browser, site_url: str, tmp_path: Path):
+    """A WebDAV folder without CORS in the Japanese UI: why sync stopped and what to set are Japanese (the header
+    and method names are the server's own words), and so is a wrong passphrase's refusal."""
+    with serve_webdav(tmp_path / "dav", cors=None) as server:
+        page = open_app(browser, site_url)
+        open_settings(page).get_by_label("Language").select_option("ja")
+        settings = page.get_by_role("dialog", name="設定")
+        for field, value in (("#sync-url", server.url), ("#sync-user", USER), ("#sync-password", PASSWORD),
+                             ("#sync-passphrase", "plum kettle orbit 42")):
+            settings.locator(field).fill(value)
+        settings.get_by_role("button", name="同期を開始").click()
+        expect(page.locator("#sync-doctor li")).to_contain_text("Access-Control-Allow-Origin", timeout=REPLY_TIMEOUT_MS)
+        walk = Walk(page, (server.url, urlsplit(server.url).netloc, origin(site_url)))
+        walk.read("Sync: a folder without CORS")
+        assert not walk.found, "English in the Japanese UI:\n" + walk.report()
+        page.context.close()

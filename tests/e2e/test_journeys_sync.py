@@ -7,48 +7,23 @@ passphrase is refused with a sentence, and writes nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, open_settings, send, wait_idle
-from journeys_webdav_server import PASSWORD, USER, WebDav, serve_webdav
+from journeys_webdav_server import CORS, WebDav, serve_webdav
 from playwright.sync_api import Browser, Page, expect
+from sync_steps import PASSPHRASE, dav, status, sync_now, turn_on_sync
 from vendor_replay import VendorReplay, expected
 
 pytestmark = pytest.mark.e2e
+__all__ = ["dav"]  # the fixture, used by name
 
 KEY = "sk-test-sync-0d1e2f3a4b5c6d7e"
-PASSPHRASE = "plum kettle orbit 42"
 MARKER = "MARKER-5c1e"
 FIRST = "openai/chat-stream-text-usage"
 SECOND = "openai/chat-stream-azure-content-filter"
-
-
-@pytest.fixture
-def dav(tmp_path: Path) -> Iterator[WebDav]:
-    with serve_webdav(tmp_path / "dav") as server:
-        yield server
-
-
-def status(page: Page):
-    return page.locator("#sync-status")
-
-
-def turn_on_sync(page: Page, dav: WebDav, passphrase: str = PASSPHRASE) -> None:
-    dialog = open_settings(page)
-    dialog.get_by_label("WebDAV folder URL").fill(dav.url)
-    dialog.get_by_label("User name").fill(USER)
-    dialog.get_by_label("Password (an app password where the server offers one)").fill(PASSWORD)
-    dialog.get_by_label("Sync passphrase").fill(passphrase)
-    dialog.get_by_role("button", name="Turn on sync").click()
-
-
-def sync_now(page: Page) -> None:
-    dialog = open_settings(page)
-    dialog.get_by_role("button", name="Sync now").click()
-    expect(status(page)).to_contain_text("Synced at", timeout=REPLY_TIMEOUT_MS)
-    dialog.get_by_role("button", name="Close").click()
 
 
 def open_conversation(page: Page, title: str) -> None:
@@ -163,7 +138,7 @@ def test_a_folder_on_this_computer_carried_to_another_device_brings_the_conversa
     expect(status(a)).to_contain_text("0 received, 3 sent", timeout=REPLY_TIMEOUT_MS)
     expect(a.get_by_role("dialog", name="Settings")).to_contain_text("the folder Dropbox-orizuru on this computer")
     files = a.evaluate(FOLDER_FILES)
-    assert len(files) == 4 and "header.json" in files
+    assert "header.json" in files and len([n for n in files if n[:2] in ("c-", "m-")]) == 3  # s-: its settings
     assert not any(MARKER.encode() in bytes(data) for data in files.values())
 
     second = browser.new_context()  # another computer, whose Dropbox app has brought the folder over
@@ -177,3 +152,27 @@ def test_a_folder_on_this_computer_carried_to_another_device_brings_the_conversa
     expect(b.locator(".transcript li.msg.user .content")).to_have_text(f"{MARKER} packing list")
     first.close()
     second.close()
+
+
+NO_DEPTH = {**CORS, "allow_headers": ["Authorization", "If-Match", "If-None-Match", "Content-Type"]}
+NO_PROPFIND = {**CORS, "allow_methods": ["GET", "PUT", "OPTIONS"]}
+NO_PUT = {**CORS, "allow_methods": ["GET", "PROPFIND", "OPTIONS"]}
+
+
+@pytest.mark.parametrize(("cors", "says"), [
+    (None, ["answers, but without Access-Control-Allow-Origin for this site: send Access-Control-Allow-Origin: http"]),
+    (NO_DEPTH, ["does not allow the request header Depth: add Depth to Access-Control-Allow-Headers."]),
+    (NO_PROPFIND, ["does not allow the method PROPFIND: add PROPFIND to Access-Control-Allow-Methods."]),
+    (NO_PUT, ["does not allow the method PUT: add PUT to Access-Control-Allow-Methods."]),
+], ids=["no-cors", "no-depth", "no-propfind", "no-put"])
+def test_a_webdav_server_without_the_cors_sync_needs_is_told_what_to_set(
+        browser: Browser, site_url: str, tmp_path: Path, cors: dict[str, Any] | None, says: list[str]):
+    with serve_webdav(tmp_path / "dav", cors=cors) as server:
+        page = open_app(browser, site_url)
+        turn_on_sync(page, server)
+        expect(status(page)).to_contain_text("Could not reach", timeout=REPLY_TIMEOUT_MS)
+        doctor = page.locator("#sync-doctor")
+        for text in says:
+            expect(doctor).to_contain_text(text, timeout=REPLY_TIMEOUT_MS)
+        expect(doctor.locator("li")).to_have_count(1)
+        assert set(server.files()) <= {"header.json"}  # the doctor's probes wrote nothing

@@ -6,6 +6,8 @@ import { test } from "node:test";
 import { SyncConflictError } from "../../web/sync/target.js";
 import { isNewer, openFolder, SyncPassphraseError, syncOnce } from "../../web/sync/engine.js";
 import { SyncTamperedError } from "../../web/sync/crypto.js";
+import { eraseRecords, syncRecords } from "../../web/sync/records.js";
+import { linkOf, openShared, parseLink, sealShared, SharedLinkError } from "../../web/sync/shared.js";
 
 class Folder {
   files = new Map(); // name -> {bytes, etag}
@@ -188,7 +190,7 @@ test("files the server adds under names sync does not write are never read", asy
   folder.files.set("../../etc/passwd", { bytes: new Uint8Array([1]), etag: '"x"' });
   folder.files.set("<img src=x onerror=alert(1)>", { bytes: new Uint8Array([1]), etag: '"y"' });
   const b = new Device();
-  assert.deepEqual(await sync(b, folder, keys), { downloaded: 0, uploaded: 0 });
+  assert.deepEqual(await sync(b, folder, keys), { downloaded: 0, uploaded: 0, settings: { downloaded: 0, uploaded: 0 } });
 });
 
 test("an attachment goes once, by its hash, however many messages carry it", async () => {
@@ -237,4 +239,104 @@ test("a folder that goes away mid-sync loses nothing: the next sync resumes and 
   const b = new Device();
   await sync(b, folder, keys);
   assert.equal(b.messages.size, 5);
+});
+
+// Small records that change in place (web/sync/records.js: settings, assistants, prompts, MCP entries, keys).
+class Settings {
+  records = new Map();
+  state = { seen: {}, sent: {}, ledger: {} };
+  constructor(kind = "s", { tombstones = true, everyTime = false } = {}) {
+    this.source = { kind, tombstones, everyTime, records: async () => new Map(this.records),
+      apply: async (id, value) => (value === null ? this.records.delete(id) : this.records.set(id, value), value ?? undefined) };
+  }
+}
+const syncSettings = async (device, folder, keys) => syncRecords({ source: device.source, target: folder, keys,
+  state: device.state, remote: new Map((await folder.list()).map((e) => [e.name, e.etag])) });
+
+test("a setting changed on two devices: the later change wins on both, and a delete reaches the other", async () => {
+  const folder = new Folder();
+  const [a, b] = [new Settings(), new Settings()];
+  const keys = await openFolder(folder, PASS);
+  a.records.set("prompt:p1", { name: "standup", text: "v1", updated: 100 });
+  a.records.set("prompt:p2", { name: "retro", text: "well?", updated: 100 });
+  await syncSettings(a, folder, keys);
+  await syncSettings(b, folder, keys);
+  assert.deepEqual(b.records.get("prompt:p1"), { name: "standup", text: "v1", updated: 100 });
+  b.records.set("prompt:p1", { name: "standup", text: "from b", updated: 300 });
+  a.records.set("prompt:p1", { name: "standup", text: "from a", updated: 200 }); // earlier, synced later
+  a.records.delete("prompt:p2");
+  await syncSettings(b, folder, keys);
+  await syncSettings(a, folder, keys);
+  await syncSettings(b, folder, keys);
+  for (const device of [a, b]) {
+    assert.equal(device.records.get("prompt:p1").text, "from b");
+    assert.equal(device.records.has("prompt:p2"), false);
+  }
+  const writes = folder.writes;
+  await syncSettings(a, folder, keys);
+  await syncSettings(b, folder, keys);
+  assert.equal(folder.writes, writes, "settled: nothing goes back and forth");
+});
+
+test("T-Y2 for settings: an older record replayed by the server loses to what this device has", async () => {
+  const folder = new Folder();
+  const a = new Settings();
+  const keys = await openFolder(folder, PASS);
+  a.records.set("pref:theme", "dark");
+  await syncSettings(a, folder, keys);
+  const name = [...folder.files.keys()].find((n) => n.startsWith("s-"));
+  const old = folder.files.get(name);
+  a.records.set("pref:theme", "light");
+  await syncSettings(a, folder, keys);
+  folder.files.set(name, { bytes: old.bytes, etag: '"replayed"' });
+  await syncSettings(a, folder, keys);
+  assert.equal(a.records.get("pref:theme"), "light");
+});
+
+test("T-Y1 for settings: a record moved under another's name does not open, and nothing is applied", async () => {
+  const folder = new Folder();
+  const [a, b] = [new Settings(), new Settings()];
+  const keys = await openFolder(folder, PASS);
+  a.records.set("pref:theme", "dark");
+  a.records.set("pref:language", "ja");
+  await syncSettings(a, folder, keys);
+  const [x, y] = [...folder.files.keys()].filter((n) => n.startsWith("s-"));
+  folder.files.set(x, { ...folder.files.get(y), etag: '"moved"' });
+  await assert.rejects(syncSettings(b, folder, keys), SyncTamperedError);
+  assert.equal(b.records.has("pref:theme") && b.records.get("pref:theme") !== "dark", false);
+});
+
+test("keys: a tab without the key yet deletes nothing; erased, the folder keeps no key", async () => {
+  const folder = new Folder();
+  const options = { tombstones: false, everyTime: true };
+  const [a, b] = [new Settings("k", options), new Settings("k", options)];
+  const keys = await openFolder(folder, PASS);
+  a.records.set("profile:1", { key: "sk-secret" });
+  await syncSettings(a, folder, keys);
+  a.records.clear(); // a reload: this tab's memory is empty
+  await syncSettings(a, folder, keys);
+  assert.equal(a.records.get("profile:1").key, "sk-secret", "read back from the folder at each sync");
+  await syncSettings(b, folder, keys);
+  assert.equal(b.records.get("profile:1").key, "sk-secret");
+  await eraseRecords({ kind: "k", target: folder, keys, state: a.state });
+  for (const [name, file] of folder.files) {
+    if (name.startsWith("k-")) assert.equal(JSON.stringify(await keys.openRecord(name, file.bytes)).includes("sk-secret"), false);
+  }
+});
+
+test("a shared file opens only with its own key, and the link keeps the key in the fragment", async () => {
+  const { name, bytes, key } = await sealShared({ title: "plan", messages: [{ role: "user", text: "hi" }] });
+  assert.match(name, /^shared-[0-9a-f]{32}$/);
+  const link = linkOf("https://site.example/app/?x=1#/c/1", "https://dav.example/s/shared file", key);
+  assert.equal(new URL(link).hash.includes(key), true);
+  assert.equal(new URL(link).search, "?x=1");
+  const parsed = parseLink(new URL(link).hash);
+  assert.deepEqual(parsed, { location: "https://dav.example/s/shared file", key });
+  assert.equal((await openShared(bytes, key)).messages[0].text, "hi");
+  const other = (await sealShared({ title: "x", messages: [] })).key;
+  await assert.rejects(openShared(bytes, other), SharedLinkError);
+  const changed = bytes.slice();
+  changed[20] ^= 1;
+  await assert.rejects(openShared(changed, key), SharedLinkError);
+  assert.equal(parseLink(`#/shared/x&k=${key.slice(1)}`), null, "a cut key is no link");
 });

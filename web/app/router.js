@@ -9,6 +9,9 @@
  *   router.shown(conv|null)   the chat says what it shows: the address follows (pushState; a new chat that
  *                             just got its id replaces its own `#/` entry, so Back skips the empty chat)
  *
+ * A shared link (`#/shared/<address>&k=<key>`, share_link.js) is not a conversation: it is handed to `onShared`
+ * and the address is left as it is.
+ *
  * The relay's token (`#token=…`, web/app/relay.js) may sit beside the route: it is taken out of the address
  * before the route is read, so it never appears in an address the user copies or bookmarks.
  */
@@ -44,10 +47,11 @@ export function addressOf(id) {
 export class Router {
   /**
    * @param {{store: import("../store/transcripts.js").Store, chat: import("./chat.js").Chat,
-   *   notify: import("./notify.js").Notify}} parts
+   *   notify: import("./notify.js").Notify, onShared?: (hash: string) => void}} parts
    */
-  constructor({ store, chat, notify }) {
+  constructor({ store, chat, notify, onShared = () => {} }) {
     this.store = store;
+    this.onShared = onShared;
     this.chat = chat;
     this.notify = notify;
     /** @type {string | null} */
@@ -73,6 +77,7 @@ export class Router {
 
   async #go() {
     readRelayToken(); // a token pasted into this tab's address leaves it at once
+    if (location.hash.startsWith("#/shared/")) return this.onShared(location.hash);
     const id = routeOf(location.hash);
     if (id !== undefined && id === this.current) return; // already on screen (popstate and hashchange both fire)
     this.current = id ?? null;

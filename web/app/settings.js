@@ -126,6 +126,7 @@ export class Settings {
     this.profiles = await this.profilesApi.list();
     const wanted = prefs.get(PREFS.activeProfile);
     this.activate(this.#byId(wanted) ?? this.profiles[0] ?? null);
+    if (this.dialog.open) this.#fillChoice(); // read again (sync brought profiles): the open form lists them
     return this.active;
   }
 

@@ -315,6 +315,7 @@ export class Sidebar {
     byId("export-one-json", HTMLButtonElement).disabled = !hasOne;
     byId("export-one-markdown", HTMLButtonElement).disabled = !hasOne;
     byId("export-one-html", HTMLButtonElement).disabled = !hasOne;
+    byId("export-one-link", HTMLButtonElement).disabled = !hasOne;
     byId("export-none").hidden = hasOne;
     dialog.showModal();
   }

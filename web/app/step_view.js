@@ -51,11 +51,7 @@ export class StepView {
       this.toolsEl.before(this.body);
       this.renderer = new StreamRenderer(this.body, {
         images: this.images,
-        labels: { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"), openArtifact: t("artifact.open"),
-                  loadImage: () => t("chat.loadImage"),
-                  alwaysLoadImages: (/** @type {string} */ host) => t("chat.alwaysLoadImages", { host }),
-                  tooLongToFormat: (/** @type {number} */ length, /** @type {number} */ limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
-                  couldNotFormat: t("chat.couldNotFormat") },
+        labels: markdownLabels(),
       });
     }
     return this.renderer;
@@ -143,3 +139,12 @@ export class StepView {
 }
 
 const count = (/** @type {number} */ n) => n.toLocaleString(language());
+
+/** What the markdown renderer says, in the page's language (a reply here, a shared conversation: share_link.js). */
+export function markdownLabels() {
+  return { copy: t("chat.copy"), copied: t("chat.copied"), copyFailed: t("chat.copyFailed"),
+           openArtifact: t("artifact.open"), loadImage: () => t("chat.loadImage"),
+           alwaysLoadImages: (/** @type {string} */ host) => t("chat.alwaysLoadImages", { host }),
+           tooLongToFormat: (/** @type {number} */ length, /** @type {number} */ limit) => t("chat.tooLongToFormat", { length: count(length), limit: count(limit) }),
+           couldNotFormat: t("chat.couldNotFormat") };
+}

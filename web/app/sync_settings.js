@@ -2,24 +2,32 @@
  * Settings → "Sync": this browser's conversations, end-to-end encrypted, in a WebDAV folder the user owns
  * (web/sync/: the folder sees only opaque names and ciphertext).
  *
- *   const sync = new SyncSettings({element, store, notify});  await sync.load()
+ *   const sync = new SyncSettings({element, store, notify, sessionKeys, onSettings});  await sync.load()
+ *   onSettings(): sync brought settings, assistants, prompts or MCP entries from another device: re-read them
  *
  * Turned on with a WebDAV folder (its URL, user name and password) or a folder on this computer (the File System
  * Access API's picker, where the browser has it), and a sync passphrase (the same on every device; a wrong one is
  * refused before anything is read or written). Then it syncs at once, again after every change
- * here (2 s later), when the page comes back into view and every 5 minutes; offline, it waits and catches up.
+ * here (2 s later: a conversation's, or a dialog closed, where settings, prompts and servers are edited), when
+ * the page comes back into view and every 5 minutes; offline, it waits and catches up.
  * The status line always says where it stands: off, working (n of total, with a progress bar), synced (when,
  * what came and went), or why the last try failed and what to do.
+ * Settings, assistants, prompts and MCP server entries sync too (sync/settings.js: never a key or a header value);
+ * API keys only when the user ticks "Sync API keys too" (this browser's choice, off by default): then sealed by the
+ * sync passphrase, and unticking it takes them out of the folder.
  */
 
 import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { openFolder, SyncPassphraseError, syncOnce } from "../sync/engine.js";
 import { forgetSaved, loadSaved, loadState, saveSaved, saveState } from "../sync/saved.js";
-import { SyncTargetError } from "../sync/target.js";
+import { SyncError, SyncTargetError } from "../sync/target.js";
 import { SyncTamperedError } from "../sync/crypto.js";
+import { diagnoseWebDav } from "../sync/doctor.js";
 import { WebDavTarget } from "../sync/webdav.js";
 import { FolderTarget } from "../sync/folder.js";
+import { keysSource, settingsSource } from "../sync/settings.js";
+import { eraseRecords } from "../sync/records.js";
 
 const AFTER_CHANGE_MS = 2_000;
 const EVERY_MS = 5 * 60_000;
@@ -42,20 +50,28 @@ export class SyncSettings {
   #timer = /** @type {ReturnType<typeof setTimeout> | undefined} */ (undefined);
   /** @type {{kind: string, text: string, done?: number, total?: number}} */
   #status = { kind: "off", text: "" };
+  /** What the doctor found when the folder could not be reached (doctor.js): shown under the status line. */
+  /** @type {import("../sync/doctor.js").Finding[]} */
+  #findings = [];
   /** What the user typed in the form, kept while it is redrawn (a refusal keeps every field as it was). */
   #draft = { url: "", user: "", password: "", passphrase: "" };
 
   /**
    * @param {{element: HTMLElement, store: import("../store/transcripts.js").Store,
-   *   notify: import("./notify.js").Notify}} parts
+   *   notify: import("./notify.js").Notify, sessionKeys: {get: (id: string) => string | undefined,
+   *   set: (id: string, key: string) => void}, onSettings?: () => Promise<void>}} parts
    */
-  constructor({ element, store, notify }) {
+  constructor({ element, store, notify, sessionKeys, onSettings = async () => {} }) {
     Object.assign(this, { element, store, notify });
     this.element = element;
     this.store = store;
+    this.sessionKeys = sessionKeys;
+    this.onSettings = onSettings;
     onLanguageChange(() => this.render());
     store.onLocalChange((/** @type {{type: string}} */ change) => { if (change.type !== "delta") this.#soon(); });
     document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.#soon(0); });
+    // Settings, prompts, assistants and MCP servers are edited in dialogs: closing one may have changed them.
+    document.addEventListener("close", (ev) => { if (ev.target instanceof HTMLDialogElement) this.#soon(); }, true);
     addEventListener("online", () => this.#soon(0));
     setInterval(() => this.#soon(0), EVERY_MS);
     this.render();
@@ -102,22 +118,42 @@ export class SyncSettings {
     const state = await loadState(this.store.db);
     this.#show("working", t("sync.working"));
     try {
-      const { downloaded, uploaded } = await syncOnce({
-        store: this.store, target, keys: on.keys, state,
+      const db = this.store.db;
+      const sources = [settingsSource({ db }), ...(on.apiKeys ? [keysSource({ db, sessionKeys: this.sessionKeys })] : [])];
+      const { downloaded, uploaded, settings } = await syncOnce({
+        store: this.store, target, keys: on.keys, state, sources,
         onProgress: (done, total) => this.#progress(done, total),
       });
-      this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }));
+      if (settings.downloaded) await this.onSettings();
+      const changed = settings.downloaded + settings.uploaded
+        ? ` ${t("sync.syncedSettings", { downloaded: settings.downloaded, uploaded: settings.uploaded })}` : "";
+      this.#show("synced", t("sync.synced", { time: new Date().toLocaleTimeString(), downloaded, uploaded }) + changed);
     } catch (err) {
-      this.#show("failed", this.#why(err));
+      await this.#failed(err, target);
     } finally {
       await saveState(this.store.db, state); // what was done stays done: the next sync resumes from here
     }
   }
 
+  /**
+   * Why it failed, said; a WebDAV folder that gave no answer this page may read gets the doctor, who says what the
+   * server must send (its CORS headers) or that it cannot be reached at all.
+   * @param {unknown} err @param {import("../sync/target.js").SyncTarget | null} target
+   */
+  async #failed(err, target) {
+    this.#show("failed", this.#why(err));
+    if (!(err instanceof SyncTargetError && err.code === "unreachable" && target instanceof WebDavTarget)) return;
+    const findings = await diagnoseWebDav(target);
+    if (this.#status.kind !== "failed") return; // moved on meanwhile
+    this.#findings = findings;
+    this.render();
+  }
+
   /** @param {unknown} err */
   #why(err) {
-    if (err instanceof SyncTargetError || err instanceof SyncPassphraseError) return err.message;
-    if (err instanceof SyncTamperedError) return t("sync.tampered", { message: err.message });
+    if (err instanceof SyncTamperedError) return t("sync.tampered", { message: t(err.key, err.vars) });
+    if (err instanceof SyncTargetError || err instanceof SyncPassphraseError) return t(err.key, err.vars);
+    if (err instanceof SyncError) return t("sync.failed", { message: t(err.key, err.vars) });
     return t("sync.failed", { message: err instanceof Error ? err.message : String(err) });
   }
 
@@ -136,6 +172,7 @@ export class SyncSettings {
   /** @param {string} kind @param {string} text */
   #show(kind, text) {
     this.#status = { kind, text };
+    this.#findings = [];
     this.render();
   }
 
@@ -145,17 +182,54 @@ export class SyncSettings {
    */
   async #turnOn(place, passphrase) {
     this.#show("working", t("sync.opening"));
+    /** @type {import("../sync/target.js").SyncTarget | null} */
+    let target = null;
     try {
-      const target = place.kind === "folder" ? new FolderTarget(place.handle) : new WebDavTarget(place.url, place);
+      target = place.kind === "folder" ? new FolderTarget(place.handle) : new WebDavTarget(place.url, place);
       const keys = await openFolder(target, passphrase);
       this.#on = place.kind === "folder" ? { ...place, keys } : { ...place, url: target.label, keys };
       await saveSaved(this.store.db, this.#on);
       this.#draft = { url: "", user: "", password: "", passphrase: "" }; // secrets leave the page's memory
     } catch (err) {
       this.#on = null;
-      return this.#show("failed", this.#why(err));
+      return this.#failed(err, target);
     }
     await this.syncNow();
+  }
+
+  /** "Sync API keys too": on, the next sync sends them; off, they are taken out of the folder now. @param {boolean} on */
+  async #syncKeys(on) {
+    const saved = this.#on;
+    if (!saved) return;
+    saved.apiKeys = on;
+    await saveSaved(this.store.db, saved);
+    if (!on) {
+      this.#show("working", t("sync.keysLeaving"));
+      const state = await loadState(this.store.db);
+      try {
+        await eraseRecords({ kind: "k", target: targetOf(saved), keys: saved.keys, state });
+      } catch (err) {
+        return this.#show("failed", this.#why(err));
+      } finally {
+        await saveState(this.store.db, state);
+      }
+    }
+    await this.syncNow();
+  }
+
+  /**
+   * Where a shared link's file goes (share_link.js): this sync's folder, or null when sync is off. `address` is the
+   * file's web address (for a folder on this computer, only its name: the user's storage gives the address).
+   */
+  async shareTarget() {
+    const on = this.#on;
+    if (!on) return null;
+    const target = targetOf(on);
+    if (target instanceof FolderTarget) {
+      if (!(await target.allowed(true))) return null;
+      return { target, folder: true, address: (/** @type {string} */ name) => name };
+    }
+    return { target, folder: false, address: (/** @type {string} */ name) => new URL(name, target.folder).href };
   }
 
   async #turnOff() {
@@ -173,8 +247,12 @@ export class SyncSettings {
     const bar = this.#status.kind === "working" && this.#status.total
       ? h("progress", { max: String(this.#status.total), value: String(this.#status.done ?? 0), "aria-label": t("sync.progressLabel") })
       : null;
+    const doctor = this.#findings.length
+      ? h("div", { className: "doctor", id: "sync-doctor" }, h("h4", {}, t("sync.doctorTitle")),
+        h("ul", {}, ...this.#findings.map((f) => h("li", {}, t(`sync.doctor.${f.code}`, f)))))
+      : null;
     this.element.replaceChildren(h("legend", {}, t("sync.title")), h("small", { className: "hint" }, t("sync.hint")),
-      ...(this.#on ? this.#onControls() : this.#offControls()), ...(bar ? [bar] : []), status);
+      ...(this.#on ? this.#onControls() : this.#offControls()), ...(bar ? [bar] : []), status, ...(doctor ? [doctor] : []));
   }
 
   #onControls() {
@@ -182,7 +260,11 @@ export class SyncSettings {
     const allow = async () => { // a click: the browser may ask the user to let this page use the folder again
       if (on.kind === "folder" && await new FolderTarget(on.handle).allowed(true)) await this.syncNow();
     };
+    const keysBox = h("input", { type: "checkbox", id: "sync-api-keys", checked: Boolean(on.apiKeys),
+      onchange: (/** @type {Event} */ ev) => void this.#syncKeys(/** @type {HTMLInputElement} */ (ev.target).checked) });
     return [h("p", { className: "hint" }, t("sync.folder", { url: labelOf(on) })),
+      h("label", { className: "check" }, keysBox, ` ${t("sync.apiKeys")}`),
+      h("small", { className: "hint" }, t("sync.apiKeysHint")),
       h("div", { className: "inline" },
         h("button", { type: "button", onclick: () => void (on.kind === "folder" ? allow() : this.syncNow()) }, t("sync.now")),
         h("button", { type: "button", onclick: () => void this.#turnOff() }, t("sync.off")))];

@@ -148,12 +148,7 @@ export class ToolsPanel {
     });
     byId("python-save").addEventListener("click", () => this.#savePython());
     byId("roots-save").addEventListener("click", () => this.#saveRoots());
-    /** @type {{id: string, url: string, headerNames?: string[], relay?: string | null}[]} */
-    const servers = prefs.getJSON(PREFS.mcpServers, []);
-    for (const saved of servers) {
-      this.servers.set(saved.id, { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
-                                   status: "disconnected", relay: saved.relay ?? null });
-    }
+    this.#readSaved();
     for (const [id, key] of /** @type {const} */ ([["sampling-budget", "samplingMaxTokens"],
                                                  ["sampling-input", "samplingMaxInputChars"]])) {
       const field = byId(id, HTMLInputElement);
@@ -577,6 +572,36 @@ export class ToolsPanel {
     const saved = [...this.servers.values()].filter((s) => !s.relay)
       .map((s) => ({ id: s.id, url: s.url, headerNames: s.headerNames ?? [] }));
     prefs.setJSON(PREFS.mcpServers, saved);
+  }
+
+  /** The saved servers not listed yet, as disconnected entries; returns them. */
+  #readSaved() {
+    /** @type {{id: string, url: string, headerNames?: string[], relay?: string | null}[]} */
+    const servers = prefs.getJSON(PREFS.mcpServers, []);
+    const added = [];
+    for (const saved of servers) {
+      if (this.servers.has(saved.id)) continue;
+      const conn = { id: saved.id, url: saved.url, headers: {}, headerNames: saved.headerNames ?? [],
+                     status: /** @type {const} */ ("disconnected"), relay: saved.relay ?? null };
+      this.servers.set(saved.id, conn);
+      added.push(conn);
+    }
+    return added;
+  }
+
+  /**
+   * Sync changed the saved servers (another device added or removed one): the list follows. A new one connects as
+   * a saved one does at start (unless it needs its headers typed here); one removed elsewhere is disconnected.
+   */
+  reloadSaved() {
+    const saved = new Set(prefs.getJSON(PREFS.mcpServers, /** @type {{id: string}[]} */ ([])).map((s) => s.id));
+    for (const conn of [...this.servers.values()]) {
+      if (conn.relay || saved.has(conn.id)) continue;
+      this.servers.delete(conn.id);
+      if (conn.status === "connected") this.core.call("mcp.disconnect", { id: conn.id }).catch(() => {});
+    }
+    for (const conn of this.#readSaved()) if (!conn.headerNames.length) void this.connect(conn);
+    this.render();
   }
 
   async #reconnectSaved() {

@@ -10,16 +10,17 @@
  */
 
 import { PBKDF2_ITERATIONS } from "../store/keys.js";
+import { SyncError } from "./target.js";
 
 export const KDF = Object.freeze({ name: "PBKDF2", hash: "SHA-256", iterations: PBKDF2_ITERATIONS });
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** A record that does not open with the passphrase's key: changed, moved, or sealed with another passphrase. */
-export class SyncTamperedError extends Error {
+export class SyncTamperedError extends SyncError {
   /** @param {string} name */
   constructor(name) {
-    super(`the synced record ${name} does not open with this passphrase: it was changed or sealed with another one`);
+    super("sync.err.tampered", { name });
     this.name = "SyncTamperedError";
   }
 }

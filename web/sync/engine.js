@@ -1,7 +1,7 @@
 /**
  * Sync: this browser's conversations and a folder of sealed records (target.js) merge both ways, losing nothing.
  *
- *   await syncOnce({store, target, keys, state, onProgress}) -> {downloaded, uploaded}
+ *   await syncOnce({store, target, keys, state, sources, onProgress}) -> {downloaded, uploaded, settings: {downloaded, uploaded}}
  *   await openFolder(target, passphrase) -> SyncKeys      creates the folder's header on the first device
  *
  * Files in the folder (names and sealing: crypto.js):
@@ -14,6 +14,8 @@
  *   m-…          a message: written once. Messages never change once settled (an edit or a regeneration is a
  *                new message), so two devices that wrote to one conversation offline both keep what they wrote:
  *                their messages are siblings (branches), and the newer conversation record names the leaf shown.
+ *   s-…, k-…     settings, assistants, prompts and MCP server entries; API keys when the user syncs them: small
+ *                records merged last-writer-wins, deletes included (records.js, settings.js)
  * A reply still streaming is not sent until it settles. The state (which versions this browser has applied or
  * sent) lives in the store, so a sync killed half-way resumes where it stopped.
  */
@@ -21,7 +23,8 @@
 import { MIN_ITERATIONS } from "../store/keys.js";
 import { fromBase64, toBase64 } from "../files/base64.js";
 import { KDF, SyncKeys, SyncTamperedError } from "./crypto.js";
-import { SYNC_NAME, SyncConflictError, SyncTargetError } from "./target.js";
+import { SYNC_NAME, SyncConflictError, SyncError, SyncTargetError } from "./target.js";
+import { syncRecords } from "./records.js";
 
 const HEADER = "header.json";
 const FORMAT = "orizuru.sync";
@@ -32,16 +35,18 @@ const BATCH = 500;
 const encoder = new TextEncoder();
 
 /** The passphrase does not open this folder's records. */
-export class SyncPassphraseError extends Error {
+export class SyncPassphraseError extends SyncError {
   constructor() {
-    super("This passphrase does not open the sync folder: use the one you chose on your first device. Nothing was changed.");
+    super("sync.err.passphrase");
     this.name = "SyncPassphraseError";
   }
 }
 
 /**
- * @typedef {{seen: Record<string, string>, sent: Record<string, number>}} SyncState
- *   seen: file name -> the etag this browser applied; sent: file name -> the clock it sent (1 for write-once files)
+ * @typedef {{seen: Record<string, string>, sent: Record<string, number>,
+ *            ledger?: Record<string, import("./records.js").LedgerEntry>}} SyncState
+ *   seen: file name -> the etag this browser applied; sent: file name -> the clock it sent (1 for write-once files);
+ *   ledger: "<kind>:<id>" -> the clock and hash of a small record as last synced (records.js)
  * @typedef {{id: string, updated?: number, changed?: number, deleted_at?: number} & Record<string, unknown>} SyncedConversation
  * @typedef {{id: string, conversation_id: string, parts?: unknown[]} & Record<string, unknown>} SyncedMessage
  * @typedef {object} SyncStore   what sync needs of the transcript store (store/transcripts.js)
@@ -95,12 +100,12 @@ async function keysFromHeader(bytes, passphrase) {
   try {
     header = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    throw new SyncTargetError("The sync folder's header.json is not Orizuru's: choose an empty folder, or the one your other device uses.");
+    throw new SyncTargetError("sync.err.notOurs");
   }
   const iterations = Number(header?.kdf?.iterations);
   if (header?.format !== FORMAT || header?.kdf?.name !== KDF.name || header?.kdf?.hash !== KDF.hash
       || !(iterations >= MIN_ITERATIONS) || typeof header.salt !== "string" || typeof header.check !== "string") {
-    throw new SyncTargetError("The sync folder's header.json is not one this version of Orizuru reads (or asks for a weak key): nothing was changed.");
+    throw new SyncTargetError("sync.err.header");
   }
   const keys = await SyncKeys.derive(passphrase, fromBase64(header.salt), iterations);
   try {
@@ -113,12 +118,14 @@ async function keysFromHeader(bytes, passphrase) {
 
 /**
  * One sync, both ways. `state` is changed in place (the caller stores it, also after a failure: what was done stays done).
+ * `sources`: the small records (settings.js) merged after the conversations.
  * @param {{store: SyncStore, target: import("./target.js").SyncTarget, keys: SyncKeys, state: SyncState,
- *          onProgress?: (done: number, total: number) => void}} options
+ *          sources?: import("./records.js").RecordSource[], onProgress?: (done: number, total: number) => void}} options
  */
-export async function syncOnce({ store, target, keys, state, onProgress = () => {} }) {
+export async function syncOnce({ store, target, keys, state, sources = [], onProgress = () => {} }) {
   const remote = new Map((await target.list()).map((e) => [e.name, e.etag]));
-  const incoming = [...remote].filter(([name, etag]) => name !== HEADER && SYNC_NAME.test(name) && state.seen[name] !== etag);
+  const incoming = [...remote].filter(([name, etag]) => /^[cmb]-/.test(name) && SYNC_NAME.test(name)
+    && state.seen[name] !== etag);
   const local = await store.syncRecords();
   const total = incoming.length + local.conversations.length + local.messages.length;
   let done = 0;
@@ -133,8 +140,14 @@ export async function syncOnce({ store, target, keys, state, onProgress = () => 
     if (await uploadMessage(store, target, keys, state, remote, message)) uploaded += 1;
     step();
   });
+  const settings = { downloaded: 0, uploaded: 0 };
+  for (const source of sources) {
+    const records = await syncRecords({ source, target, keys, state, remote });
+    settings.downloaded += records.downloaded;
+    settings.uploaded += records.uploaded;
+  }
   onProgress(total, total);
-  return { downloaded, uploaded };
+  return { downloaded, uploaded, settings };
 }
 
 /**
@@ -237,7 +250,7 @@ async function uploadConversation(store, target, keys, state, remote, conversati
       ifMatch = found.etag;
     }
   }
-  throw new SyncTargetError("The sync folder kept changing while this device wrote to it: sync again in a moment.");
+  throw new SyncTargetError("sync.err.busy");
 }
 
 /**

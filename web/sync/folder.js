@@ -81,8 +81,9 @@ export class FolderTarget {
   /** @param {unknown} err */
   #failed(err) {
     const name = err instanceof DOMException ? err.name : "";
-    if (name === "NotAllowedError") return new SyncTargetError(`This page may no longer use the folder ${this.label}: allow it again in Settings → Sync.`);
-    if (name === "QuotaExceededError") return new SyncTargetError(`The disk holding ${this.label} is full.`);
-    return new SyncTargetError(`The folder ${this.label} could not be used (${name || String(err)}): is it still there?`);
+    const folder = this.label;
+    if (name === "NotAllowedError") return new SyncTargetError("sync.err.folderNotAllowed", { folder });
+    if (name === "QuotaExceededError") return new SyncTargetError("sync.err.folderFull", { folder });
+    return new SyncTargetError("sync.err.folderFailed", { folder, reason: name || String(err) });
   }
 }

@@ -17,8 +17,9 @@ const STATE = "sync-state";
 const PASSWORD = "webdav-password";
 
 /**
- * @typedef {{kind: "webdav", url: string, user: string, password: string, keys: SyncKeys}
- *          | {kind: "folder", handle: FileSystemDirectoryHandle, keys: SyncKeys}} SavedSync
+ * @typedef {({kind: "webdav", url: string, user: string, password: string, keys: SyncKeys}
+ *          | {kind: "folder", handle: FileSystemDirectoryHandle, keys: SyncKeys}) & {apiKeys?: boolean}} SavedSync
+ *   apiKeys: this browser syncs API keys too (off unless the user turns it on: settings.js keysSource)
  */
 /** @typedef {{get: (store: string, key: string) => Promise<any>, put: (store: string, value: unknown, key: string) => Promise<unknown>, delete: (store: string, key: string) => Promise<void>}} MetaDb */
 
@@ -27,23 +28,27 @@ export async function loadSaved(db) {
   const saved = await db.get("meta", CONFIG);
   if (!saved?.keys?.seal || !saved?.keys?.names) return null;
   const keys = new SyncKeys(saved.keys.seal, saved.keys.names);
-  if (saved.kind === "folder") return saved.handle ? { kind: "folder", handle: saved.handle, keys } : null;
+  const apiKeys = saved.apiKeys === true;
+  if (saved.kind === "folder") return saved.handle ? { kind: "folder", handle: saved.handle, keys, apiKeys } : null;
   const password = saved.password ? String(await keys.openRecord(PASSWORD, saved.password)) : "";
-  return { kind: "webdav", url: String(saved.url), user: String(saved.user ?? ""), password, keys };
+  return { kind: "webdav", url: String(saved.url), user: String(saved.user ?? ""), password, keys, apiKeys };
 }
 
 /** @param {MetaDb} db @param {SavedSync} sync */
 export async function saveSaved(db, sync) {
   const keys = { seal: sync.keys.seal, names: sync.keys.names };
-  if (sync.kind === "folder") return void await db.put("meta", { kind: "folder", handle: sync.handle, keys }, CONFIG);
+  const apiKeys = sync.apiKeys === true;
+  if (sync.kind === "folder") {
+    return void await db.put("meta", { kind: "folder", handle: sync.handle, keys, apiKeys }, CONFIG);
+  }
   const sealed = sync.password ? await sync.keys.sealRecord(PASSWORD, sync.password) : null;
-  await db.put("meta", { kind: "webdav", url: sync.url, user: sync.user, password: sealed, keys }, CONFIG);
+  await db.put("meta", { kind: "webdav", url: sync.url, user: sync.user, password: sealed, keys, apiKeys }, CONFIG);
 }
 
 /** @param {MetaDb} db @returns {Promise<import("./engine.js").SyncState>} */
 export async function loadState(db) {
   const state = await db.get("meta", STATE);
-  return { seen: { ...state?.seen }, sent: { ...state?.sent } };
+  return { seen: { ...state?.seen }, sent: { ...state?.sent }, ledger: { ...state?.ledger } };
 }
 
 /** @param {MetaDb} db @param {import("./engine.js").SyncState} state */

@@ -13,7 +13,7 @@
  */
 
 /** The names sync writes: the header, and a kind letter with 64 hex digits. Anything else on the server is ignored. */
-export const SYNC_NAME = /^(?:header\.json|[cmb]-[0-9a-f]{64})$/;
+export const SYNC_NAME = /^(?:header\.json|[cmbsk]-[0-9a-f]{64})$/;
 
 /** A write lost a race: the file changed (or appeared) since it was read. Read it again, merge, retry. */
 export class SyncConflictError extends Error {
@@ -24,11 +24,27 @@ export class SyncConflictError extends Error {
   }
 }
 
-/** The place refused or could not be reached: `message` says what, and what to do. */
-export class SyncTargetError extends Error {
-  /** @param {string} message */
-  constructor(message) {
-    super(message);
+/**
+ * What sync tells the user, in their language: `key` names the sentence in web/i18n/*.json (sync.err.*), `vars`
+ * fills it (the page translates: app/sync_settings.js). The message is the key, for logs.
+ */
+export class SyncError extends Error {
+  /** @param {string} key @param {Record<string, string | number>} [vars] */
+  constructor(key, vars = {}) {
+    super(key);
+    this.name = "SyncError";
+    this.key = key;
+    this.vars = vars;
+  }
+}
+
+/** The place refused or could not be reached: the sentence says what, and what to do. `code` "unreachable": no
+ *  answer that this page may read (down, a wrong address, or no CORS: the doctor tells which, doctor.js). */
+export class SyncTargetError extends SyncError {
+  /** @param {string} key @param {Record<string, string | number>} [vars] @param {string} [code] */
+  constructor(key, vars = {}, code = "") {
+    super(key, vars);
     this.name = "SyncTargetError";
+    this.code = code;
   }
 }

@@ -24,14 +24,14 @@ export class WebDavTarget {
     try {
       folder = new URL(url);
     } catch {
-      throw new SyncTargetError(`${url} is not a URL: give the folder's full address, starting with https://.`);
+      throw new SyncTargetError("sync.err.notUrl", { url });
     }
     if (folder.protocol !== "https:" && folder.protocol !== "http:") {
-      throw new SyncTargetError(`${url} is not a web address: give the folder's https:// address.`);
+      throw new SyncTargetError("sync.err.notWeb", { url });
     }
     if (!folder.pathname.endsWith("/")) folder.pathname += "/";
     if (folder.username || folder.password) {
-      throw new SyncTargetError("Put the WebDAV user name and password in their own fields, not in the URL.");
+      throw new SyncTargetError("sync.err.loginInUrl");
     }
     this.folder = folder;
     this.label = folder.href;
@@ -48,13 +48,13 @@ export class WebDavTarget {
         redirect: "error", referrerPolicy: "no-referrer",
       });
     } catch {
-      throw new SyncTargetError(`Could not reach ${this.folder.host}. Check the folder's URL; if it is right, the `
-        + "server may send no CORS headers for this site: allow this site's origin there (or bridge it through the relay).");
+      throw new SyncTargetError("sync.err.unreachable", { host: this.folder.host }, "unreachable");
     }
+    const host = this.folder.host;
     if (response.status === 401 || response.status === 403) {
-      throw new SyncTargetError(`${this.folder.host} refused the user name or password (HTTP ${response.status}).`);
+      throw new SyncTargetError("sync.err.login", { host, status: response.status });
     }
-    if (response.status === 507) throw new SyncTargetError(`${this.folder.host} is out of space (HTTP 507).`);
+    if (response.status === 507) throw new SyncTargetError("sync.err.full", { host });
     return response;
   }
 
@@ -63,9 +63,10 @@ export class WebDavTarget {
       body: PROPFIND, headers: { Depth: "1", "Content-Type": "application/xml; charset=utf-8" },
     });
     if (response.status === 404) {
-      throw new SyncTargetError(`There is no folder at ${this.folder.href}: create it on the server first.`);
+      throw new SyncTargetError("sync.err.noFolder", { url: this.folder.href });
     }
-    if (response.status !== 207) throw new SyncTargetError(`${this.folder.host} answered HTTP ${response.status} to a listing.`);
+    const host = this.folder.host;
+    if (response.status !== 207) throw new SyncTargetError("sync.err.listing", { host, status: response.status });
     const doc = new DOMParser().parseFromString(await response.text(), "application/xml");
     /** @type {import("./target.js").RemoteEntry[]} */
     const entries = [];
@@ -87,7 +88,7 @@ export class WebDavTarget {
   async read(name) {
     const response = await this.#request("GET", name);
     if (response.status === 404) return null;
-    if (!response.ok) throw new SyncTargetError(`${this.folder.host} answered HTTP ${response.status} for ${name}.`);
+    if (!response.ok) throw new SyncTargetError("sync.err.reading", { host: this.folder.host, status: response.status, name });
     return { bytes: new Uint8Array(await response.arrayBuffer()), etag: response.headers.get("ETag") ?? "" };
   }
 
@@ -98,7 +99,7 @@ export class WebDavTarget {
       headers: { "Content-Type": "application/octet-stream", ...(ifMatch === null ? { "If-None-Match": "*" } : { "If-Match": ifMatch }) },
     });
     if (response.status === 412) throw new SyncConflictError(name);
-    if (!response.ok) throw new SyncTargetError(`${this.folder.host} answered HTTP ${response.status} when saving ${name}.`);
+    if (!response.ok) throw new SyncTargetError("sync.err.saving", { host: this.folder.host, status: response.status, name });
     return response.headers.get("ETag") ?? "";
   }
 }
