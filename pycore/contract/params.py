@@ -171,6 +171,11 @@ class AppToolCallParams(ServerParams):
     trusted: bool = False
 
 
+class CodeToolCallParams(AppToolCallParams):
+    """A tool call the code of a ``python`` call makes (code mode: ``orizuru.tools`` in the notebook, passed on by
+    the page): server ``id``'s tool ``name``, its ``arguments``; approved as :class:`AppToolCallParams` is."""
+
+
 class GetPromptParams(ServerParams):
     """A prompt of a connected server, with its arguments."""
 
