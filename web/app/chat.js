@@ -37,6 +37,8 @@
  */
 
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
+import { apiText } from "../sandbox/code_mode.js";
+import { codeCaller } from "./code_calls.js";
 import { h } from "./dom.js";
 import { AppView } from "../mcp_app/view.js";
 import { askUser } from "./server_asks.js";
@@ -76,10 +78,11 @@ import { messageOf } from "./error_notice.js";
  * @typedef {import("../sandbox/interpreter.js").Interpreter} SandboxInterpreter
  * @typedef {ReturnType<typeof import("../store/assistants.js").effectiveSettings>} AssistantSettings
  * @typedef {import("./tool_card.js").ToolCard} ToolCard
+ * @typedef {import("../sandbox/code_mode.js").Entry} CodeTool
  */
 /**
  * The code interpreter as the chat uses it (main.js wraps web/sandbox/interpreter.js, loaded on first use).
- * @typedef {{tool?: () => import("../types/contract").PageTool,
+ * @typedef {{tool?: (api?: string) => import("../types/contract").PageTool,
  *            run: (session: string, code: string, options: Parameters<SandboxInterpreter["run"]>[2])
  *              => ReturnType<SandboxInterpreter["run"]>,
  *            callTool: (set: string, name: string, args: unknown, options: Parameters<SandboxInterpreter["callTool"]>[3])
@@ -99,7 +102,7 @@ import { messageOf } from "./error_notice.js";
  *            store: import("../store/transcripts.js").Store, transcript: HTMLElement,
  *            images: import("../render/images.js").ImagePolicy,
  *            provider: (profileId: string | null) => Target,
- *            tools: () => Promise<{tools: RunTools, policy: NonNullable<RunParams["policy"]>}>,
+ *            tools: () => Promise<{tools: RunTools, policy: NonNullable<RunParams["policy"]>, code?: CodeTool[]}>,
  *            follow: import("./follow.js").ScrollFollower,
  *            focus?: import("./focus.js").FocusMemory | null,
  *            assistant?: import("./chat_settings.js").ChatSettings | null,
@@ -122,7 +125,7 @@ import { messageOf } from "./error_notice.js";
  * @typedef {{run: ChatRun, conversationId: string, target: Target, messages: Message[], interpret: boolean,
  *            record: ReplyRecord, reply: MessageView | null, stepOpen: boolean,
  *            usage: import("../types/contract").Usage | null, stepError: ErrorInfo | null, shown: PageDisplay,
- *            texts: string[]}} Stream
+ *            texts: string[], code?: CodeTool[]}} Stream   code: the tools the code of its python calls may call
  */
 /** @typedef {{ok: true, done: Promise<void>} | {ok: false, reason: string | null}} Outcome   a send's answer */
 
@@ -617,16 +620,23 @@ export class Chat {
    * @param {PageToolEvent} ev
    * @param {Stream} r
    */
-  async #runPython(ev, { run, conversationId, messages, shown }) {
+  async #runPython(ev, { run, conversationId, messages, shown, code = [], reply }) {
     const controller = new AbortController();
     const abort = () => controller.abort();
     const interpreting = (run.interpreting ??= new Set()).add(abort);
+    // Code mode: the tools its code calls, each approved as the model's own calls, asked on this call's card.
+    const onToolCall = code.length ? codeCaller({
+      core: this.core, catalog: code, callId: ev.call_id,
+      choicesFor: (id) => this.apps?.choicesFor(id) ?? { policy: [], trusted: false },
+      ask: (ask) => reply?.card(ev.call_id)?.askForCode(ask, controller.signal) ?? Promise.resolve("deny"),
+      decide: (callId, decision, ask) => this.#decide(callId, decision, ask) }) : null;
     /** @type {import("../sandbox/messages.js").ContentItem[]} */
     let content;
     let isError;
     try {
       const result = await this.#interpreter().run(conversationId, String(ev.arguments?.code ?? ""),
-                                                { files: filesOf(messages), signal: controller.signal });
+                                                { files: filesOf(messages), signal: controller.signal, tools: code,
+                                                  onToolCall });
       content = toolContent(result);
       isError = Boolean(result.error);
       // The files it wrote are kept with the transcript (their bytes in OPFS) for the card to offer again.
@@ -765,7 +775,9 @@ export class Chat {
    * @param {string} [system]
    */
   async #stream(run, conversationId, userMsg, messages, target, system = undefined) {
-    const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
+    const settings = this.assistant?.effective();
+    // Code mode (web/sandbox/code_mode.js): tools offered through Python need the interpreter, whatever its switch.
+    const interpret = Boolean(this.interpreter && (settings?.interpreter || codeMode(settings) !== "direct"));
     if (interpret) this.interpreter?.warm?.(conversationId); // this chat's sandbox starts while the model thinks
     const record = new ReplyRecord(this.store, conversationId, {
       parentId: userMsg.id, vendor: target.vendor, model: target.model,
@@ -777,7 +789,7 @@ export class Chat {
     const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
                 stepError: null, shown: {}, texts: [] };
     run.stream = r; // what the turn's end puts in order (#endTurn)
-    const call = this.core.call("chat.run", await this.#runParams(target, messages, system, interpret),
+    const call = this.core.call("chat.run", await this.#runParams(r, system),
                                 (ev) => this.#onEvent(r, ev));
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
@@ -798,25 +810,31 @@ export class Chat {
   }
 
   /**
-   * chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings.
-   * @param {Target} target
-   * @param {Message[]} messages
+   * chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings; the tools
+   * the code of its python calls may call go on the stream (`r.code`).
+   * @param {Stream} r
    * @param {string | undefined} system
-   * @param {boolean} interpret
    * @returns {Promise<RunParams>}
    */
-  async #runParams(target, messages, system, interpret) {
-    const { tools, policy } = await this.tools();
+  async #runParams(r, system) {
+    const { target, messages, interpret } = r;
+    const { tools, policy, code = [] } = await this.tools();
+    const settings = this.assistant?.effective();
+    const mode = codeMode(settings);
+    const allowed = settings?.tools?.mcp ?? "all";
+    r.code = interpret && mode !== "direct"
+      ? code.filter((entry) => allowed === "all" || allowed.includes(entry.ref.server)) : [];
     // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and the user's
-    // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
+    // Python tools, and the code interpreter's `python` when the chat's assistant has it on, telling the model the
+    // tools its code may call.
     const pageTools = [...(tools.page ?? []), ...(this.core.pageToolDefinitions?.() ?? []),
-                       ...(interpret ? [this.interpreter?.tool?.() ?? PYTHON_TOOL] : [])];
+                       ...(interpret ? [this.interpreter?.tool?.(apiText(r.code)) ?? PYTHON_TOOL] : [])];
     /** @type {RunParams} */
     const params = { provider: target.provider, model: target.model,
                      messages: /** @type {RunParams["messages"]} */ (messages), // it ends in the person's message
-                     tools: { ...tools, page: pageTools }, policy };
+                     tools: { ...tools, page: pageTools, ...(mode === "code" ? { mcp: [] } : {}) }, policy };
     if (system) params.system = system;
-    Object.assign(params, runSettings(this.assistant?.effective(), params.tools ?? {}));
+    Object.assign(params, runSettings(settings, params.tools ?? {}));
     if (this.samplingLimits) params.limits = { ...params.limits, ...this.samplingLimits() };
     return params;
   }
@@ -1142,6 +1160,14 @@ function runSettings(settings, tools) {
                   page: allowed.python ? tools.page : (tools.page ?? []).filter((tool) => !tool.source?.startsWith("python:")) };
   }
   return out;
+}
+
+/**
+ * How the assistant offers the MCP tools (store/assistants.js `tool_mode`): directly, through code, or both.
+ * @param {AssistantSettings | null | undefined} settings
+ */
+function codeMode(settings) {
+  return settings?.tool_mode ?? "direct";
 }
 
 const TITLE_PROMPT = "Write a title for this conversation: at most six words, in the language of the user's " +

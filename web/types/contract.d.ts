@@ -27,6 +27,7 @@ params: {
 "focus.update": UpdateParams
 "focus.validate": FocusParams
 "mcp.app_call_tool": AppToolCallParams
+"mcp.code_call_tool": CodeToolCallParams
 "mcp.connect": ConnectParams
 "mcp.disconnect": ServerParams
 "mcp.doctor": DoctorParams
@@ -54,6 +55,7 @@ results: {
 "focus.update": UpdateResult
 "focus.validate": FocusExport
 "mcp.app_call_tool": AppToolResult
+"mcp.code_call_tool": AppToolResult
 "mcp.connect": ServerDescription
 "mcp.disconnect": Empty
 "mcp.doctor": Diagnosis
@@ -476,6 +478,25 @@ state?: ({
  * via the `definition` "AppToolCallParams".
  */
 export interface AppToolCallParams {
+id?: string
+name?: string
+arguments?: {
+[k: string]: unknown | undefined
+}
+call_id?: string
+policy?: {
+[k: string]: unknown | undefined
+}[]
+trusted?: boolean
+}
+/**
+ * A tool call the code of a ``python`` call makes (code mode: ``orizuru.tools`` in the notebook, passed on by
+ * the page): server ``id``'s tool ``name``, its ``arguments``; approved as :class:`AppToolCallParams` is.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "CodeToolCallParams".
+ */
+export interface CodeToolCallParams {
 id?: string
 name?: string
 arguments?: {
