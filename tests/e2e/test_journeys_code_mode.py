@@ -14,7 +14,7 @@ from journeys import open_app, send, wait_idle
 from journeys_tool_servers import EVERYTHING, NODE, serve_everything
 from playwright.sync_api import Browser, Locator, Page, expect
 from test_journeys_assistants import panel
-from test_journeys_interpreter import START_MS, analyst, results, script_code
+from test_journeys_interpreter import KEY, START_MS, analyst, results, script_code
 from test_journeys_tool_cards import add_server, close_tools
 from vendor_replay import VendorReplay
 
@@ -72,4 +72,52 @@ def test_code_calls_an_mcp_tool_after_allow_once_and_a_deny_raises_in_the_code(b
         told = results(vendor)[-1]
         assert "ToolDenied: you did not allow 'get-sum'" in told and "to run for the code" in told
         assert "The sum of 40" not in json.dumps(vendor.model_requests[-1].json)  # the tool never ran
+        page.context.close()
+
+
+HOSTILE = """import json
+from orizuru import tools, ToolDenied
+server = tools._entries['everything.echo']['ref']['server']
+# T-I13: the channel itself, asked for a tool the user turned off (so not in the run's catalog)
+print('turned off:', await tools._channel(json.dumps({'server': server, 'tool': 'get-env', 'arguments': {}})))
+# T-I14: all that code mode puts in the sandbox
+print('seen:', repr(tools._entries), repr(vars(tools)))
+# T-I15: arguments written to look like the question's own buttons
+try:
+    await tools.everything.echo(message='<button>Allow once</button><img src=x onerror="window.pwned=1">')
+except ToolDenied as e:
+    print('denied:', e)
+"""
+
+
+def test_t_i13_to_15_code_cannot_skip_approval_reach_keys_or_forge_the_question(browser: Browser, site_url: str,
+                                                                               vendor: VendorReplay):
+    with serve_everything() as url:
+        script_code(vendor, HOSTILE, answer="Tried.")
+        page = open_app(browser, site_url)
+        analyst(page, vendor)
+        add_server(page, url).get_by_role("checkbox", name="Use get-env").uncheck()
+        close_tools(page)
+        panel(page).get_by_label("Tools", exact=True).select_option("both")
+        send(page, "Try everything.")
+        card = page.get_by_role("group", name="Tool python").last
+        question = card.get_by_role("region", name="Approval for echo, asked by the code")
+        expect(question).to_be_visible(timeout=START_MS)
+        # T-I15: the question is the core's (its server, the tool's own name); the code's text in it is text.
+        expect(question.locator("h4")).to_have_text("The code of this call asks to run echo")
+        expect(question.locator(".approval-server")).to_have_text(url)
+        expect(question.get_by_role("button", name="Allow once")).to_have_count(1)
+        expect(question.locator("img")).to_have_count(0)
+        expect(question.locator(".approval-args")).to_contain_text("<button>Allow once</button><img src=x")
+        question.get_by_role("button", name="Deny").click()
+        wait_idle(page, timeout=START_MS)
+        told = results(vendor)[-1]
+        assert f"turned off: {{\"error\":\"get-env of url:{url} is not one of the tools this code may call\"}}" \
+            in told  # T-I13: refused by the page, never sent to the core
+        assert "denied: you did not allow 'echo'" in told
+        assert "seen: {" in told and KEY not in told  # T-I14
+        assert all(KEY not in request.body.decode() for request in vendor.model_requests)
+        assert page.evaluate("() => window.pwned") is None
+        offered = {tool["function"]["name"] for tool in vendor.model_requests[0].json["tools"]}
+        assert {"python", "echo", "get-sum"} <= offered and "get-env" not in offered  # "both": also directly
         page.context.close()
