@@ -121,3 +121,27 @@ def test_t_i13_to_15_code_cannot_skip_approval_reach_keys_or_forge_the_question(
         offered = {tool["function"]["name"] for tool in vendor.model_requests[0].json["tools"]}
         assert {"python", "echo", "get-sum"} <= offered and "get-env" not in offered  # "both": also directly
         page.context.close()
+
+
+def test_the_time_the_user_takes_to_answer_the_codes_question_is_not_the_codes(browser: Browser, site_url: str,
+                                                                              vendor: VendorReplay):
+    """A run may take 2 s here; the user reads the code's question for longer before Allow once. The code still gets
+    its result: only the code's own time counts against the limit, not the time spent waiting for the user."""
+    with serve_everything() as url:
+        script_code(vendor, CALL_SUM, answer="Five.")
+        context = browser.new_context()
+        context.add_init_script("localStorage.setItem('orizuru.interpreterTimeout', '2')")
+        page = open_app(browser, site_url, context=context)
+        analyst(page, vendor)
+        add_server(page, url)
+        close_tools(page)
+        panel(page).get_by_label("Tools", exact=True).select_option("code")
+        send(page, "What is 2 + 3?")
+        question = code_question(page)
+        asked = page.evaluate("performance.now()")
+        # The behaviour under test is about time: the user answers only once twice the run's limit has passed.
+        page.wait_for_function(f"() => performance.now() > {asked + 4_000}")
+        question.get_by_role("button", name="Allow once").click()
+        wait_idle(page, timeout=START_MS)
+        assert results(vendor)[-1].startswith("stdout:\nthe code got: The sum of 2 and 3 is 5.")
+        context.close()

@@ -647,6 +647,7 @@ export class Chat {
       isError = true;
     } finally {
       interpreting.delete(abort);
+      abort(); // a question its code left open (the run ended first) goes, answered no
     }
     // After Stop the core no longer waits for this answer: that refusal is expected, not news.
     await this.core.call("chat.page_tool_result", { call_id: ev.call_id, content, is_error: isError })

@@ -23,7 +23,8 @@
  *            restarted?}
  *        `tools` (code mode, web/sandbox/code_mode.js): what the code's `orizuru.tools` may call during this run;
  *        each call it makes goes to `onToolCall({server, tool, arguments})`, whose answer ({result} | {denied} |
- *        {error}) goes back to the code. A call that comes when no run is going is refused here.
+ *        {error}) goes back to the code. A call that comes when no run is going is refused here. The time the code
+ *        waits for its calls (the user deciding, the server working) does not count against `timeoutMs`.
  *        `session` names a notebook (a conversation): its variables persist between runs until reset(). A run
  *        past `timeoutMs` or stopped through `signal` ends that notebook's sandbox (a worker cannot be
  *        interrupted without cross-origin isolation, which a static host cannot promise): the result says so.
@@ -421,6 +422,9 @@ class Sandbox {
   #pending = new Map();
   #waiting = 0; // requests waiting for the start
   #nextId = 1;
+  #callsOut = 0; // the code's tool calls (code mode) not answered yet
+  #callsSince = 0; // when the first of them went out
+  #callsTotal = 0; // ms the code has spent waiting for its tool calls, before those out now
   /**
    * @type {{resolve: () => void, reject: (err: Error) => void, files: BootFiles, source: string} | null}
    *   while the sandbox starts
@@ -472,7 +476,18 @@ class Sandbox {
       mine.resolve({ ended: why });
       this.stop(); // the sandbox goes, and any other run in it
     };
-    const timer = setTimeout(ended("timeout"), timeoutMs);
+    // The limit is the code's own time: while it waits for a tool call (the user deciding, the server working), the
+    // clock stops, so a question read slowly does not end the run.
+    const expire = ended("timeout");
+    let credited = this.#waited();
+    const check = () => {
+      const waited = this.#waited();
+      if (this.#callsOut === 0 && waited === credited) return expire();
+      timer = setTimeout(check, Math.max(waited - credited, 250));
+      credited = waited;
+      return undefined;
+    };
+    let timer = setTimeout(check, timeoutMs);
     const onAbort = ended("stopped");
     signal?.addEventListener("abort", onAbort);
     this.#port.postMessage({ ...message, id }, transfer);
@@ -483,6 +498,11 @@ class Sandbox {
       signal?.removeEventListener("abort", onAbort);
       this.#pending.delete(id);
     }
+  }
+
+  /** ms the code has spent waiting for its tool calls (code mode), those out now included */
+  #waited() {
+    return this.#callsTotal + (this.#callsOut ? performance.now() - this.#callsSince : 0);
   }
 
   /** @returns {Promise<void>} the sandbox is up: its worker said it is ready */
@@ -574,6 +594,7 @@ class Sandbox {
    */
   async #toolCall({ id, request }) {
     const caller = this.onToolCall;
+    if (this.#callsOut++ === 0) this.#callsSince = performance.now();
     /** @type {ToolAnswer} */
     let answer;
     try {
@@ -584,6 +605,8 @@ class Sandbox {
                               arguments: args && typeof args === "object" && !Array.isArray(args) ? args : {} });
     } catch (err) {
       answer = { error: err instanceof Error ? err.message : String(err) };
+    } finally {
+      if (--this.#callsOut === 0) this.#callsTotal += performance.now() - this.#callsSince;
     }
     /** @type {import("./messages.js").ToolAnswer} */
     const reply = { type: "tool-answer", id: Number(id), answer: JSON.stringify(answer) };
