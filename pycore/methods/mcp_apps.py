@@ -41,7 +41,7 @@ async def mcp_code_call_tool(params: CodeToolCallParams, emit: Emit, worker: Wor
 async def approved_call(params: AppToolCallParams, emit: Emit, worker: WorkerState, *,
                         caller: Literal["view", "code"]) -> AppToolResult:
     """The call, once the user's choices (or the user, asked) allow it; who calls names what it may call."""
-    from pycore.agent.approval import ApprovalPolicy, ask_user
+    from pycore.agent.approval import ApprovalPolicy, ask_user, crossing
     from pycore.agent.mcp_tools import mcp_tool
     from pycore.mcp.apps import for_app, for_model
 
@@ -58,10 +58,11 @@ async def approved_call(params: AppToolCallParams, emit: Emit, worker: WorkerSta
                                    "(its visibility leaves out 'model'), so code may not call it")
     tool = mcp_tool(conn.id, conn.session, definition)
     policy = ApprovalPolicy(params.policy, trusted=[tool.source] if params.trusted else []).for_tool(tool)
-    if policy == "ask":
+    reason = crossing(tool, params.read_from) if isinstance(params, CodeToolCallParams) else None
+    if policy == "ask" or (policy == "allow" and reason):
         call_id = params.call_id or f"{caller}-{uuid.uuid4().hex[:12]}"
         decision = await ask_user(worker.approvals, emit, step=0, call_id=call_id, name=tool.name, tool=tool,
-                                  arguments=params.arguments)
+                                  arguments=params.arguments, reason=reason)
         policy = "allow" if decision in ("allow", "always") else "deny"
     if policy == "deny":
         raise ViewToolRefusedError(f"you did not allow {params.name!r} of {params.id!r} to run for {who}")

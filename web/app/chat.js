@@ -135,6 +135,9 @@ const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 const ASKING = new Set(["approval", "elicitation", "sampling"]);
 
 export class Chat {
+  /** @type {Map<string, Set<string>>} conversation id -> the sources its notebook's code has read (code mode) */
+  #codeReads = new Map();
+
   /** @param {ChatOptions} options */
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
@@ -626,7 +629,7 @@ export class Chat {
     const interpreting = (run.interpreting ??= new Set()).add(abort);
     // Code mode: the tools its code calls, each approved as the model's own calls, asked on this call's card.
     const onToolCall = code.length ? codeCaller({
-      core: this.core, catalog: code, callId: ev.call_id,
+      core: this.core, catalog: code, callId: ev.call_id, readFrom: this.#codeRead(conversationId),
       choicesFor: (id) => this.apps?.choicesFor(id) ?? { policy: [], trusted: false },
       ask: (ask) => reply?.card(ev.call_id)?.askForCode(ask, controller.signal) ?? Promise.resolve("deny"),
       decide: (callId, decision, ask) => this.#decide(callId, decision, ask) }) : null;
@@ -678,6 +681,17 @@ export class Chat {
                                                     structured_content: /** @type {Record<string, unknown> | undefined} */
                                                       (result.structured_content ?? undefined) }) // the core: absent, null alike
       .catch((err) => run.cancelled || this.notify(messageOf(err), { error: true }));
+  }
+
+  /**
+   * The servers whose results the code of this conversation's notebook has received (code mode): kept while the page
+   * is, as its variables may hold them in later runs.
+   * @param {string} conversationId
+   */
+  #codeRead(conversationId) {
+    let read = this.#codeReads.get(conversationId);
+    if (!read) this.#codeReads.set(conversationId, (read = new Set()));
+    return read;
   }
 
   /** The code interpreter, which a page without one has not: a tool of it then fails, saying so, to the model. */

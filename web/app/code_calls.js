@@ -7,7 +7,10 @@
  * goes back with `chat.approve`. The code never reaches the core nor a server: only this function, which takes
  * nothing from it but a server id, a tool's own name and arguments, and refuses any tool not in the run's catalog.
  *
- *   codeCaller({core, catalog, choicesFor, ask, decide, callId}) -> ToolCaller (interpreter.run's `onToolCall`)
+ *   codeCaller({core, catalog, choicesFor, ask, decide, callId, readFrom}) -> ToolCaller (interpreter.run's
+ *        `onToolCall`); readFrom: the sources (`mcp:<server id>`) whose results this notebook's code has received, which
+ *        grows with each result: as in the loop, a call of another server's open-world tool then asks although
+ *        allowed, saying why (data read from one server could leave through another)
  *        ask(approvalEvent) -> Promise<Decision>     the question on the python call's card (answered "deny" if
  *                                                    the run ends first, so the core does not wait for ever)
  *        decide(callId, decision, approvalEvent)     sends the answer (and keeps "Always allow", as a card does)
@@ -25,10 +28,11 @@
 /**
  * @param {{core: Pick<import("../client/orizuru.js").Agent, "call">, catalog: Entry[],
  *          choicesFor: (serverId: string) => ServerChoices, ask: (ev: ApprovalEvent) => Promise<Decision>,
- *          decide: (callId: string, decision: Decision, ev: ApprovalEvent) => unknown, callId: string}} options
+ *          decide: (callId: string, decision: Decision, ev: ApprovalEvent) => unknown, callId: string,
+ *          readFrom: Set<string>}} options
  * @returns {ToolCaller}
  */
-export function codeCaller({ core, catalog, choicesFor, ask, decide, callId }) {
+export function codeCaller({ core, catalog, choicesFor, ask, decide, callId, readFrom }) {
   let calls = 0;
   return async ({ server, tool, arguments: args }) => {
     const entry = catalog.find((e) => e.ref.server === server && e.ref.tool === tool);
@@ -37,10 +41,12 @@ export function codeCaller({ core, catalog, choicesFor, ask, decide, callId }) {
     calls += 1;
     try {
       const { result } = await core.call("mcp.code_call_tool",
-        { id: server, name: tool, arguments: args, policy, trusted, call_id: `${callId}:code-${calls}` },
+        { id: server, name: tool, arguments: args, policy, trusted, call_id: `${callId}:code-${calls}`,
+          read_from: [...readFrom] },
         (ev) => {
           if (ev.type === "approval") ask(ev).then((decision) => decide(ev.call_id, decision, ev));
         });
+      readFrom.add(`mcp:${server}`); // what it returned is in the notebook now
       return { result };
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

@@ -491,7 +491,9 @@ trusted?: boolean
 }
 /**
  * A tool call the code of a ``python`` call makes (code mode: ``orizuru.tools`` in the notebook, passed on by
- * the page): server ``id``'s tool ``name``, its ``arguments``; approved as :class:`AppToolCallParams` is.
+ * the page): server ``id``'s tool ``name``, its ``arguments``; approved as :class:`AppToolCallParams` is, and, as
+ * in the loop, asked although allowed when the code has read results of another server (``read_from``: their
+ * sources, ``mcp:<server id>``) and the tool may reach the open world.
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "CodeToolCallParams".
@@ -507,6 +509,7 @@ policy?: {
 [k: string]: unknown | undefined
 }[]
 trusted?: boolean
+read_from?: string[]
 }
 /**
  * Connect an MCP server over HTTP: the page's id for it, its URL, headers to send (a credential) and the

@@ -184,3 +184,20 @@ async def test_codes_calls_ask_as_the_models_and_reach_only_the_models_tools(url
         denied = {"source": "mcp:url:shop", "tool": "empty_cart", "policy": "deny"}
         with pytest.raises(ViewToolRefusedError, match="did not allow"):
             await code_call("empty_cart", None, trusted=True, policy=[denied])
+
+
+async def test_a_code_call_after_another_servers_results_asks_although_allowed(url: str) -> None:
+    """As the loop does for the model's calls: once the code has read another server's results (``read_from``), a
+    call of a tool that may reach the open world asks even if allowed, saying why."""
+    events: list[dict[str, Any]] = []
+
+    def answer(event: dict[str, Any]) -> None:
+        events.append(event)
+        asyncio.ensure_future(call("chat.approve", {"call_id": event["call_id"], "decision": "allow"}))
+
+    async with connected(url):
+        params = {"id": "url:shop", "name": "empty_cart", "trusted": True, "call_id": "code-1"}
+        await call("mcp.code_call_tool", {**params, "read_from": ["mcp:url:shop"]}, no_questions)  # its own: no ask
+        ran, _ = await call("mcp.code_call_tool", {**params, "read_from": ["mcp:url:mail", "mcp:url:shop"]}, answer)
+    assert ran["result"]["content"][0]["text"] == "emptied"
+    assert [e["reason"] for e in events] == [{"kind": "cross_server", "from": ["mcp:url:mail"]}]
