@@ -25,7 +25,7 @@ import keyword
 import sys
 import types
 from collections.abc import Awaitable, Callable
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 Channel = Callable[[str], Awaitable[str]]
 """Sends ``{"server", "tool", "arguments"}`` (JSON) to the page; answers ``{"result"} | {"denied"} | {"error"}``."""
@@ -45,6 +45,7 @@ class Entry(TypedDict):
     description: str
     inputSchema: dict[str, Any]
     ref: dict[str, str]
+    outputSchema: NotRequired[dict[str, Any] | None]  # its structured result's: the stub then returns that dict
 
 
 class ToolDenied(PermissionError):
@@ -68,15 +69,16 @@ def value_of(result: dict[str, Any]) -> Any:
     return content
 
 
-def signature_of(schema: dict[str, Any]) -> inspect.Signature:
-    """Keyword-only parameters from an input schema: the required ones first, the others default to None."""
+def signature_of(schema: dict[str, Any], output: dict[str, Any] | None = None) -> inspect.Signature:
+    """Keyword-only parameters from an input schema: the required ones first, the others default to None; it
+    returns a dict when the tool declares an output schema (its structured content), else its text or content."""
     properties = schema.get("properties") or {}
     required = [name for name in schema.get("required") or [] if name in properties]
     optional = [name for name in properties if name not in required]
     params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation(properties[name]),
                                 **({} if name in required else {"default": None}))
               for name in [*required, *optional] if name.isidentifier() and not keyword.iskeyword(name)]
-    return inspect.Signature(params, return_annotation=Any)
+    return inspect.Signature(params, return_annotation=dict if output else Any)
 
 
 def annotation(schema: Any) -> Any:
@@ -91,6 +93,11 @@ def docstring_of(entry: Entry) -> str:
     described = [(name, str(p.get("description", "")).strip()) for name, p in properties.items() if isinstance(p, dict)]
     if described:
         lines += ["", "Args:", *(f"    {name}: {text}".rstrip() for name, text in described)]
+    output = entry.get("outputSchema") or {}
+    returned = [(name, str(p.get("description", "")).strip()) for name, p in (output.get("properties") or {}).items()
+                if isinstance(p, dict)]
+    if returned:
+        lines += ["", "Returns a dict:", *(f"    {name}: {text}".rstrip() for name, text in returned)]
     return "\n".join(lines)
 
 
@@ -115,7 +122,7 @@ class Tools:
         self._servers = {name: types.SimpleNamespace(**stubs) for name, stubs in servers.items()}
 
     def _stub(self, entry: Entry) -> Callable[..., Awaitable[Any]]:
-        signature = signature_of(entry["inputSchema"])
+        signature = signature_of(entry["inputSchema"], entry.get("outputSchema"))
 
         async def stub(**kwargs: Any) -> Any:
             bound = signature.bind(**kwargs)  # a wrong or missing argument: TypeError here, as for any function

@@ -96,6 +96,17 @@ async def test_a_denied_call_raises_tool_denied_and_a_failed_one_tool_error() ->
         await tools.everything.get_sum(a=1, b=2)
 
 
+def test_a_tool_with_an_output_schema_returns_a_dict_whose_fields_the_docstring_names() -> None:
+    weather: Entry = {**SUM, "tool": "weather", "name": "weather", "description": "The weather.",
+                      "inputSchema": {"type": "object"},
+                      "outputSchema": {"type": "object", "properties": {"temperature": {"description": "in °C"},
+                                                                        "sky": {"type": "string"}}}}
+    stub = tools_with(FakePage(), weather).everything.weather
+    assert inspect.signature(stub).return_annotation is dict
+    assert stub.__doc__ == "The weather.\n\nReturns a dict:\n    temperature: in °C\n    sky:"
+    assert inspect.signature(tools_with(FakePage(), SUM).everything.get_sum).return_annotation is Any
+
+
 async def test_structured_content_comes_back_as_data_and_other_content_as_items() -> None:
     image = {"type": "image", "data": "AA==", "mimeType": "image/png"}
     tools = tools_with(FakePage({"result": {"content": [], "structuredContent": {"rows": [1, 2]}}},

@@ -36,3 +36,10 @@ test("the API names each stub with its parameters and the first sentence of its 
   assert.ok(text.endsWith("await tools.orders.list_orders(*, a: float, note: str = None)  # list-orders."));
   assert.equal(apiText([]), "");
 });
+
+test("a tool that declares an output schema says the dict it returns", () => {
+  const weather = tool("weather", { outputSchema: { type: "object", properties: { temperature: {}, sky: {} } } });
+  const [entry] = codeCatalog([server("url:http://a/mcp", "sky", [weather])]);
+  assert.deepEqual(entry.outputSchema, weather.outputSchema);
+  assert.match(apiText([entry]), /tools\.sky\.weather\(\*, a: float, note: str = None\) -> dict\(temperature, sky\) {2}# weather\./);
+});

@@ -22,6 +22,7 @@
  * @property {string} description
  * @property {Record<string, unknown>} inputSchema
  * @property {{server: string, tool: string}} ref   the server's id and the tool's own name: what the call names
+ * @property {Record<string, unknown> | null} [outputSchema]   its structured result's, if it declares one
  */
 /** @typedef {{id: string, info?: ServerDescription | null, off?: (tool: string) => boolean}} CodeServer */
 
@@ -69,7 +70,7 @@ export function codeCatalog(servers) {
       names.add(python);
       out.push({ server: name, tool: python, name: tool.original_name, description: tool.description ?? "",
                  inputSchema: /** @type {Record<string, unknown>} */ (tool.inputSchema ?? { type: "object" }),
-                 ref: { server: server.id, tool: tool.original_name } });
+                 ref: { server: server.id, tool: tool.original_name }, outputSchema: tool.outputSchema ?? null });
     }
   }
   return out;
@@ -91,7 +92,9 @@ function line(entry) {
   const params = [...required.map(param),
     ...Object.keys(properties).filter((name) => !required.includes(name)).map((name) => `${param(name)} = None`)];
   const about = entry.description.split(/(?<=[.!?])\s|\n/, 1)[0].trim().slice(0, 160);
-  return `await tools.${entry.server}.${entry.tool}(${params.length ? `*, ${params.join(", ")}` : ""})` +
+  const returns = entry.outputSchema ? ` -> dict(${Object.keys(
+    /** @type {{properties?: Record<string, unknown>}} */ (entry.outputSchema).properties ?? {}).join(", ")})` : "";
+  return `await tools.${entry.server}.${entry.tool}(${params.length ? `*, ${params.join(", ")}` : ""})${returns}` +
     (about ? `  # ${about}` : "");
 }
 

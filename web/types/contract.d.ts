@@ -948,6 +948,9 @@ annotations?: ({
 } | null)
 ui?: (string | null)
 views_only?: boolean
+outputSchema?: ({
+[k: string]: unknown | undefined
+} | null)
 }
 /**
  * One of a server's log messages (``notifications/message``): when it came (seconds since the epoch), its

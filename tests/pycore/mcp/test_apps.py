@@ -201,3 +201,12 @@ async def test_a_code_call_after_another_servers_results_asks_although_allowed(u
         ran, _ = await call("mcp.code_call_tool", {**params, "read_from": ["mcp:url:mail", "mcp:url:shop"]}, answer)
     assert ran["result"]["content"][0]["text"] == "emptied"
     assert [e["reason"] for e in events] == [{"kind": "cross_server", "from": ["mcp:url:mail"]}]
+
+
+async def test_a_tools_output_schema_is_described_for_code_modes_stubs(url: str) -> None:
+    """The page makes code mode's stubs from mcp.connect's description: a tool's output schema is in it."""
+    async with connected(url) as shop:
+        tools = {tool["original_name"]: tool for tool in shop["tools"]}
+        conn = STATE.connections["url:shop"]
+        declared = next(d for d in conn.session.tools if d.name == "show_cart").output_schema
+    assert declared and tools["show_cart"]["outputSchema"] == declared
