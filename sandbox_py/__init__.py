@@ -7,6 +7,8 @@ unpacks it beside the standard library before any model code runs:
   expression's value, a traceback of the cell's own frames, and the files the cell wrote.
 - ``sandbox_py.tools``: the user's Python tools (Tools → Python tools), in a sandbox of their own; imports
   ``pycore.agent.python_tools``, whose wheels the page sends to that sandbox only.
+- ``sandbox_py.code_tools``: code mode, the ``orizuru`` module a cell imports to call the conversation's tools;
+  each call goes to the page (and the core's approval) over a channel the worker passes in.
 
 Nothing here is a security boundary: model code runs in the same interpreter and can reach all of it. The
 boundaries are the sandbox's frame and worker (see the header of web/sandbox/worker.js). Pyodide itself stays out

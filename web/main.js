@@ -191,7 +191,8 @@ function codeInterpreter(boot, notify) {
    * @typedef {Parameters<Interpreter["callTool"]>[3]} CallOptions
    */
   const interpreter = {
-    tool: () => pythonTool({ packages: hostsOf(packages.value).length > 0 }),
+    /** @param {string} [api]   code mode: the tools its code may call, as Python (web/sandbox/code_mode.js) */
+    tool: (api) => pythonTool({ packages: hostsOf(packages.value).length > 0, api }),
     /** @type {(session: string, code: string, options?: RunOptions) => ReturnType<Interpreter["run"]>} */
     run: async (session, code, options) => {
       const result = await (await load()).run(session, code, { ...options, timeoutMs: timeoutMs() });

@@ -132,6 +132,16 @@ class ApprovalPolicy:
         self.choices[(tool.source, tool.name)] = Choice(tool.source, tool.name, policy, fingerprint(tool))
 
 
+def crossing(tool: AgentTool, read_from: Iterable[str]) -> dict[str, Any] | None:
+    """Why a call of ``tool`` asks although allowed, after results of the sources ``read_from`` were read (by this
+    run, or by the code making the call): another server's results, and the tool may reach the open world (its
+    ``openWorldHint`` is not ``false``); ``None`` if that is not so."""
+    if not tool.source.startswith("mcp:") or (tool.annotations or {}).get("openWorldHint") is False:
+        return None
+    others = sorted(set(read_from) - {tool.source})
+    return {"kind": "cross_server", "from": others} if others else None
+
+
 async def ask_user(approvals: Pending, emit: Callable[[dict[str, Any]], None], *, step: int, call_id: str, name: str,
                    tool: AgentTool, arguments: dict[str, Any], reason: dict[str, Any] | None = None) -> str:
     """The one way the core asks the user whether a tool may run, whoever wants it run (the model in the loop, an

@@ -50,7 +50,7 @@ from urllib.parse import urlsplit
 
 from pycore._json import ArgumentsError, loads_arguments
 from pycore._parts import unique_call_id
-from pycore.agent.approval import ApprovalPolicy, ask_user
+from pycore.agent.approval import ApprovalPolicy, ask_user, crossing
 from pycore.agent.pending import Pending, UnknownCallError
 from pycore.agent.tools import AgentTool, ToolContext, ToolRegistry, ToolResult
 from pycore.client import ChatClient
@@ -282,7 +282,7 @@ class AgentLoop:
             result = ToolResult.text(f"{call.name} was not run: {problem}", is_error=True)
             return self._end(step, call, result, 0.0, source=tool.source)
         policy = self.policy.for_tool(tool)
-        reason = _crossing(tool, read_before)
+        reason = crossing(tool, read_before)
         if policy == "allow" and reason is not None:
             policy = "ask"
         if policy == "deny":
@@ -364,15 +364,6 @@ def _unique_ids(completion: Completion) -> None:
         if isinstance(part, ToolCallPart):
             part.id = unique_call_id(part.id, taken)
             taken.add(part.id)
-
-
-def _crossing(tool: AgentTool, read_from: frozenset[str]) -> dict[str, Any] | None:
-    """Why a call of ``tool`` asks after this run read from ``read_from``: another server's results entered
-    the conversation and the tool may reach the open world (its ``openWorldHint`` is not ``false``)."""
-    if not tool.source.startswith("mcp:") or (tool.annotations or {}).get("openWorldHint") is False:
-        return None
-    others = sorted(read_from - {tool.source})
-    return {"kind": "cross_server", "from": others} if others else None
 
 
 def _arguments_problem(call: ToolCallPart, tool: AgentTool) -> str | None:

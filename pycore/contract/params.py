@@ -174,6 +174,15 @@ class AppToolCallParams(ServerParams):
     trusted: bool = False
 
 
+class CodeToolCallParams(AppToolCallParams):
+    """A tool call the code of a ``python`` call makes (code mode: ``orizuru.tools`` in the notebook, passed on by
+    the page): server ``id``'s tool ``name``, its ``arguments``; approved as :class:`AppToolCallParams` is, and, as
+    in the loop, asked although allowed when the code has read results of another server (``read_from``: their
+    sources, ``mcp:<server id>``) and the tool may reach the open world."""
+
+    read_from: list[str] = Field(default_factory=list)
+
+
 class GetPromptParams(ServerParams):
     """A prompt of a connected server, with its arguments."""
 

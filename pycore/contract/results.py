@@ -96,6 +96,7 @@ class ToolInfo(Result):
     annotations: dict[str, Any] | None = None
     ui: str | None = None  # the ui:// resource of its MCP App view, if it has one (pycore.mcp.apps)
     views_only: bool = False  # kept for its server's views (visibility ["app"]): never offered to the model
+    output_schema: dict[str, Any] | None = Field(None, alias="outputSchema")  # its structured result's, if it says
 
 
 class LogEntry(Result):

@@ -144,6 +144,7 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
         mine += conn.agent_tools()
     registry = ToolRegistry(mine)
     views = {tool.name: ui_resource(tool) for tool in conn.session.tools}
+    outputs = {tool.name: tool.output_schema for tool in conn.session.tools}
     tools = []
     for name, tool in registry.items():
         if tool.source != f"mcp:{conn.id}":
@@ -151,7 +152,7 @@ def describe(conn: Connection, worker: WorkerState) -> ServerDescription:
         tools.append(ToolInfo(name=name, original_name=tool.name, description=tool.description,
                               input_schema=tool.input_schema, policy=default_policy(tool),
                               fingerprint=fingerprint(tool), new=tool.changed, annotations=tool.annotations or None,
-                              ui=views.get(tool.name)))
+                              ui=views.get(tool.name), output_schema=outputs.get(tool.name)))
     # Tools a server keeps for its views are listed too, so the user sees and sets how a view's calls of them
     # are approved (the model is never offered them: pycore.agent.mcp_tools).
     for definition in conn.session.tools if not conn.closed else []:

@@ -51,6 +51,8 @@
 import { filesOf, keptFiles, PYTHON_TOOL, toolContent } from "../sandbox/tool.js";
 import { shownTheme } from "./theme.js";
 import { ARTIFACT_TOOL, artifactOf, artifactOfCode } from "../artifacts/artifact.js";
+import { apiText } from "../sandbox/code_mode.js";
+import { codeCaller } from "./code_calls.js";
 import { h } from "./dom.js";
 import { AppView } from "../mcp_app/view.js";
 import { askUser } from "./server_asks.js";
@@ -92,10 +94,11 @@ import { messageOf } from "./error_notice.js";
  * @typedef {ReturnType<typeof import("../store/assistants.js").effectiveSettings>} AssistantSettings
  * @typedef {import("./tool_card.js").ToolCard} ToolCard
  * @typedef {import("../artifacts/artifact.js").Artifact} Artifact
+ * @typedef {import("../sandbox/code_mode.js").Entry} CodeTool
  */
 /**
  * The code interpreter as the chat uses it (main.js wraps web/sandbox/interpreter.js, loaded on first use).
- * @typedef {{tool?: () => import("../types/contract").PageTool,
+ * @typedef {{tool?: (api?: string) => import("../types/contract").PageTool,
  *            run: (session: string, code: string, options: Parameters<SandboxInterpreter["run"]>[2])
  *              => ReturnType<SandboxInterpreter["run"]>,
  *            callTool: (set: string, name: string, args: unknown, options: Parameters<SandboxInterpreter["callTool"]>[3])
@@ -115,7 +118,7 @@ import { messageOf } from "./error_notice.js";
  *            store: import("../store/transcripts.js").Store, transcript: HTMLElement,
  *            images: import("../render/images.js").ImagePolicy,
  *            provider: (profileId: string | null) => Target,
- *            tools: () => Promise<{tools: RunTools, policy: NonNullable<RunParams["policy"]>}>,
+ *            tools: () => Promise<{tools: RunTools, policy: NonNullable<RunParams["policy"]>, code?: CodeTool[]}>,
  *            follow: import("./follow.js").ScrollFollower,
  *            focus?: import("./focus.js").FocusMemory | null,
  *            assistant?: import("./chat_settings.js").ChatSettings | null,
@@ -144,7 +147,8 @@ import { messageOf } from "./error_notice.js";
  * @typedef {{run: ChatRun, conversationId: string, target: Target, messages: Message[], interpret: boolean,
  *            record: ReplyRecord, reply: MessageView | null, stepOpen: boolean,
  *            usage: import("../types/contract").Usage | null, stepError: ErrorInfo | null, shown: PageDisplay,
- *            texts: string[], runId: string, column: HTMLElement | null, label: string | null, asking: boolean}} Stream
+ *            texts: string[], runId: string, column: HTMLElement | null, label: string | null, asking: boolean,
+ *            code?: CodeTool[]}} Stream   code: the tools the code of its python calls may call
  * @typedef {import("./compare.js").CompareChoice} CompareChoice
  * @typedef {{target: Target, replies: {label: string, text: string}[]}} Merge   a merge of a Compare's replies
  */
@@ -156,6 +160,9 @@ const STREAM_EVENTS = new Set(STREAM_EVENT_TYPES);
 const ASKING = new Set(["approval", "elicitation", "sampling"]);
 
 export class Chat {
+  /** @type {Map<string, Set<string>>} conversation id -> the sources its notebook's code has read (code mode) */
+  #codeReads = new Map();
+
   /** @param {ChatOptions} options */
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
@@ -877,16 +884,23 @@ export class Chat {
    * @param {PageToolEvent} ev
    * @param {Stream} r
    */
-  async #runPython(ev, { run, conversationId, messages, shown, runId }) {
+  async #runPython(ev, { run, conversationId, messages, shown, runId, code = [], reply }) {
     const controller = new AbortController();
     const abort = () => controller.abort();
     const interpreting = (run.interpreting ??= new Set()).add(abort);
+    // Code mode: the tools its code calls, each approved as the model's own calls, asked on this call's card.
+    const onToolCall = code.length ? codeCaller({
+      core: this.core, catalog: code, callId: ev.call_id, readFrom: this.#codeRead(conversationId),
+      choicesFor: (id) => this.apps?.choicesFor(id) ?? { policy: [], trusted: false },
+      ask: (ask) => reply?.card(ev.call_id)?.askForCode(ask, controller.signal) ?? Promise.resolve("deny"),
+      decide: (callId, decision, ask) => this.#decide(null, callId, decision, ask) }) : null; // not a run's own ask
     /** @type {import("../sandbox/messages.js").ContentItem[]} */
     let content;
     let isError;
     try {
       const result = await this.#interpreter().run(conversationId, String(ev.arguments?.code ?? ""),
-                                                { files: filesOf(messages), signal: controller.signal });
+                                                { files: filesOf(messages), signal: controller.signal, tools: code,
+                                                  onToolCall });
       content = toolContent(result);
       isError = Boolean(result.error);
       // The files it wrote are kept with the transcript (their bytes in OPFS) for the card to offer again.
@@ -897,6 +911,7 @@ export class Chat {
       isError = true;
     } finally {
       interpreting.delete(abort);
+      abort(); // a question its code left open (the run ended first) goes, answered no
     }
     // After Stop the core no longer waits for this answer: that refusal is expected, not news.
     await this.core.call("chat.page_tool_result", { run_id: runId, call_id: ev.call_id, content, is_error: isError })
@@ -927,6 +942,17 @@ export class Chat {
                                                     structured_content: /** @type {Record<string, unknown> | undefined} */
                                                       (result.structured_content ?? undefined) }) // the core: absent, null alike
       .catch((err) => run.cancelled || this.notify(messageOf(err), { error: true }));
+  }
+
+  /**
+   * The servers whose results the code of this conversation's notebook has received (code mode): kept while the page
+   * is, as its variables may hold them in later runs.
+   * @param {string} conversationId
+   */
+  #codeRead(conversationId) {
+    let read = this.#codeReads.get(conversationId);
+    if (!read) this.#codeReads.set(conversationId, (read = new Set()));
+    return read;
   }
 
   /** The code interpreter, which a page without one has not: a tool of it then fails, saying so, to the model. */
@@ -1028,7 +1054,9 @@ export class Chat {
    * @param {{column?: HTMLElement | null, label?: string | null}} [where]   a Compare column's: drawn there, named so
    */
   async #stream(run, conversationId, userMsg, messages, target, system = undefined, { column = null, label = null } = {}) {
-    const interpret = Boolean(this.interpreter && this.assistant?.effective().interpreter);
+    const settings = this.assistant?.effective();
+    // Code mode (web/sandbox/code_mode.js): tools offered through Python need the interpreter, whatever its switch.
+    const interpret = Boolean(this.interpreter && (settings?.interpreter || codeMode(settings) !== "direct"));
     if (interpret) this.interpreter?.warm?.(conversationId); // this chat's sandbox starts while the model thinks
     const record = new ReplyRecord(this.store, conversationId, {
       parentId: userMsg.id, vendor: target.vendor, model: target.model,
@@ -1040,7 +1068,7 @@ export class Chat {
     const r = { run, conversationId, target, messages, interpret, record, reply: null, stepOpen: false, usage: null,
                 stepError: null, shown: {}, texts: [], runId: crypto.randomUUID(), column, label, asking: false };
     run.stream = r; // what the turn's end puts in order (#endTurn)
-    const params = { ...(await this.#runParams(target, messages, system, interpret)), run_id: r.runId };
+    const params = { ...(await this.#runParams(r, system)), run_id: r.runId };
     const call = this.core.call("chat.run", params, (ev) => this.#onEvent(r, ev));
     run.callId = call.id;
     if (run.cancelled) this.core.cancel(call.id);
@@ -1061,28 +1089,42 @@ export class Chat {
   }
 
   /**
-   * chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings.
-   * @param {Target} target
-   * @param {Message[]} messages
+   * chat.run's params: the vendor, the path, every tool this chat may use, and the assistant's settings; the tools
+   * the code of its python calls may call go on the stream (`r.code`).
+   * @param {Stream} r
    * @param {string | undefined} system
-   * @param {boolean} interpret
    * @returns {Promise<RunParams>}
    */
-  async #runParams(target, messages, system, interpret) {
-    const { tools, policy } = await this.tools();
+  async #runParams(r, system) {
+    const { target, messages, interpret } = r;
+    const { tools, policy, code = [] } = await this.tools();
+    const settings = this.assistant?.effective();
+    const mode = codeMode(settings);
+    const allowed = settings?.tools?.mcp ?? "all";
+    r.code = interpret && mode !== "direct"
+      ? code.filter((entry) => allowed === "all" || allowed.includes(entry.ref.server)) : [];
     // The page's own JavaScript tools (registerTool on the core's client) join the run beside MCP and the user's
-    // Python tools, and the code interpreter's `python` when the chat's assistant has it on.
+    // Python tools, and the code interpreter's `python` when the chat's assistant has it on, telling the model the
+    // tools its code may call.
     const pageTools = [...(tools.page ?? []), ...(this.core.pageToolDefinitions?.() ?? []),
-                       ...(interpret ? [this.interpreter?.tool?.() ?? PYTHON_TOOL] : []),
-                       ...(this.artifacts && this.assistant?.effective().artifacts !== false ? [ARTIFACT_TOOL] : [])];
+                       ...(interpret ? [this.interpreter?.tool?.(apiText(r.code)) ?? PYTHON_TOOL] : []),
+                       ...this.#artifactTool(settings)];
     /** @type {RunParams} */
     const params = { provider: target.provider, model: target.model,
                      messages: /** @type {RunParams["messages"]} */ (messages), // it ends in the person's message
-                     tools: { ...tools, page: pageTools }, policy };
+                     tools: { ...tools, page: pageTools, ...(mode === "code" ? { mcp: [] } : {}) }, policy };
     if (system) params.system = system;
-    Object.assign(params, runSettings(this.assistant?.effective(), params.tools ?? {}));
+    Object.assign(params, runSettings(settings, params.tools ?? {}));
     if (this.samplingLimits) params.limits = { ...params.limits, ...this.samplingLimits() };
     return params;
+  }
+
+  /**
+   * The `artifact` tool, when there is a panel and the chat's assistant offers it (web/artifacts/).
+   * @param {AssistantSettings | undefined} settings
+   */
+  #artifactTool(settings) {
+    return this.artifacts && settings?.artifacts !== false ? [ARTIFACT_TOOL] : [];
   }
 
   /**
@@ -1386,7 +1428,7 @@ export class Chat {
 
   /**
    * An approval answered on its card: "allow" (this call), "always" (this tool of this server, kept), "deny".
-   * @param {string} runId   the chat.run that asks
+   * @param {string | null} runId   the chat.run that asks (null: a view's or code's call, asked outside a run)
    * @param {string} callId
    * @param {Decision} decision
    * @param {Partial<ApprovalEvent>} [ask]
@@ -1488,6 +1530,14 @@ function runSettings(settings, tools) {
                   page: allowed.python ? tools.page : (tools.page ?? []).filter((tool) => !tool.source?.startsWith("python:")) };
   }
   return out;
+}
+
+/**
+ * How the assistant offers the MCP tools (store/assistants.js `tool_mode`): directly, through code, or both.
+ * @param {AssistantSettings | null | undefined} settings
+ */
+function codeMode(settings) {
+  return settings?.tool_mode ?? "direct";
 }
 
 const TITLE_PROMPT = "Write a title for this conversation: at most six words, in the language of the user's " +

@@ -9,14 +9,15 @@
  *
  * "Assistant" picks the preset; "Chat settings" opens the fields ("System prompt", "Temperature", "Max
  * output tokens", "Reasoning effort" or "Thinking budget" as the vendor takes it, "Code interpreter" with
- * "Reset notebook" for this chat's variables). A field changed there
+ * "Reset notebook" for this chat's variables, and "Tools" (directly, through code, or both: code mode,
+ * web/sandbox/code_mode.js)). A field changed there
  * changes this chat only; "Save to assistant" writes the fields into the assistant, "Save as new
  * assistant" makes one, "Reset" drops this chat's changes. Assistants export and import as JSON: an import shows
  * each assistant the file holds (system prompt, tools, interpreter, limits) before anything is added, and adds them
  * all as new ones (a name or id already here comes in as a copy, "… (imported)"; nothing is replaced).
  */
 
-import { BUILTIN_ASSISTANTS, EFFORTS, effectiveSettings } from "../store/assistants.js";
+import { BUILTIN_ASSISTANTS, EFFORTS, effectiveSettings, TOOL_MODES } from "../store/assistants.js";
 import { PREFS, prefs } from "../store/prefs.js";
 import { download, find, h } from "./dom.js";
 import { messageOf } from "./error_notice.js";
@@ -30,7 +31,7 @@ import { vendorInfo } from "./vendors.js";
  * @typedef {Record<string, unknown>} Overrides   a chat's own changes to its assistant's fields
  */
 
-const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter", "artifacts"];
+const FIELDS = ["system", "temperature", "max_tokens", "reasoning", "interpreter", "artifacts", "tool_mode"];
 const SHIPPED_NAMES = new Map(BUILTIN_ASSISTANTS.map((a) => [a.id, a.name]));
 
 /**
@@ -182,6 +183,10 @@ export class ChatSettings {
     rows.push(h("div", { className: "row checkbox-row" },
       h("label", { className: "check" }, artifacts, h("span", {}, t("assistant.artifacts"))),
       h("p", { className: "hint" }, t("assistant.artifactsHint"))));
+    const toolMode = h("select", { id: "cs-tool-mode", onchange: onInput("tool_mode", (el) => el.value) },
+      ...TOOL_MODES.map((mode) => h("option", { value: mode }, t(`assistant.toolMode.${mode}`))));
+    toolMode.value = String(s.tool_mode ?? "direct");
+    rows.push(field("cs-tool-mode", t("assistant.toolMode"), toolMode, t("assistant.toolModeHint")));
     const actions = h("div", { className: "inline actions" },
       h("button", { type: "button", onclick: () => this.#saveToAssistant() }, t("assistant.saveTo")),
       h("button", { type: "button", onclick: () => this.#askName(actions) }, t("assistant.saveAsNew")),
@@ -379,6 +384,7 @@ function importedSummary({ assistant: a, clash }) {
       ...row(t("assistant.importPython"), onOff(a.tools.python)),
       ...row(t("assistant.interpreter"), onOff(a.interpreter)),
       ...row(t("assistant.artifacts"), onOff(a.artifacts)),
+      ...row(t("assistant.toolMode"), t(`assistant.toolMode.${a.tool_mode}`)),
       ...row(t("assistant.importSteps"), limit(a.limits.max_steps)),
       ...row(t("assistant.importBudget"), limit(a.limits.token_budget)),
       ...row(t("assistant.temperature"), limit(a.temperature)),

@@ -12,6 +12,10 @@
  *   card.askApproval({source, original_name, arguments, reason?}, {asker?})   the approval event (docs/PROTOCOL.md);
  *                                 reason {kind: "cross_server", from} says why an allowed tool asks
  *                                 onDecision("allow" | "always" | "deny", that event) once a button is pressed
+ *   await card.askForCode(approvalEvent) -> "allow" | "always" | "deny"   code mode: the code of this `python` call
+ *                                 asks to run a tool (web/app/code_calls.js); the question says so, names the server,
+ *                                 the tool and the arguments, and leaves the card's own status alone. One at a
+ *                                 time: the code's next question waits for the answer to this one
  *   card.setProgress({progress, total?, message?})          a tool_progress event
  *   card.setResult(contentItems, {isError, durationMs, structured, schemaProblem, openResource})
  *                                 structured: the tool's structuredContent, shown as data; schemaProblem: how it
@@ -62,6 +66,8 @@ export class ToolCard {
     this.images = images;
     this.onDecision = onDecision;
     this.rawArgs = "";
+    /** @type {Promise<unknown>} the code's last question (code mode): the next waits for its answer */
+    this.codeAsks = Promise.resolve();
     this.statusEl = h("span", { className: "tool-status" });
     this.durationEl = h("span", { className: "tool-duration" });
     this.argsEl = h("pre", { className: "tool-args" });
@@ -166,6 +172,33 @@ export class ToolCard {
     this.approvalEl.replaceChildren(...approvalQuestion({ ...ask, original_name: tool }, {
       title: t("tool.askTitle"), decide, who: true, asker }));
     this.approvalEl.hidden = false;
+  }
+
+  /**
+   * @param {Partial<import("../types/contract").ApprovalEvent>} ask
+   * @param {AbortSignal | null} [signal]   the run ended (Stop): the question goes, answered no
+   * @returns {Promise<Decision>}
+   */
+  askForCode(ask, signal = null) {
+    const asked = this.codeAsks.then(() => new Promise((resolve) => {
+      const tool = ask.original_name ?? ask.name ?? "";
+      const section = h("section", { className: "tool-approval code-approval", "aria-label": t("tool.codeApproval", { name: tool }) });
+      /** @param {Decision} decision */
+      const decide = (decision) => {
+        section.remove();
+        signal?.removeEventListener("abort", stop);
+        resolve(decision);
+      };
+      const stop = () => decide("deny");
+      if (signal?.aborted) return stop();
+      signal?.addEventListener("abort", stop);
+      section.append(...approvalQuestion({ ...ask, original_name: tool }, {
+        title: t("tool.codeAsks", { name: tool }), who: true, decide }));
+      this.el.append(section);
+      return undefined;
+    }));
+    this.codeAsks = asked;
+    return /** @type {Promise<Decision>} */ (asked);
   }
 
   cancelApproval() {

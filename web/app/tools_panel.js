@@ -8,7 +8,8 @@
  *                                     (mcp.read_resource); it goes with the next message
  *   panel.open()                      show it (lists the relay's servers when served by the relay)
  *   await panel.runParams()           {tools, policy} for chat.run (docs/PROTOCOL.md); the Python tools are in
- *                                     tools.page, with source `python:<profile id>`
+ *                                     tools.page, with source `python:<profile id>`; and `code`, the same MCP
+ *                                     tools as code mode's catalog (web/sandbox/code_mode.js)
  *   panel.samplingLimits()            what a server's sampling request may use: {sampling_max_tokens,
  *                                     sampling_max_input_chars} (chat.run's limits)
  *   panel.profileChanged(profile)     offer that profile's Python tools
@@ -48,6 +49,7 @@ import { onLanguageChange, t } from "./i18n.js";
 import { signIn } from "./oauth.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
 import { isLocalURL } from "../mcp_app/policy.js";
+import { codeCatalog } from "../sandbox/code_mode.js";
 import { PREFS, prefs } from "../store/prefs.js";
 
 /**
@@ -714,7 +716,10 @@ export class ToolsPanel {
       }
     }
     const trusted = mcp.filter((id) => this.trusted.has(id));
-    return { tools: { mcp, page: python, disabled, trusted }, policy };
+    // Code mode: the same servers' tools, as the code of a python call may call them (turned-off ones left out).
+    const code = codeCatalog(mcp.map((id) => ({ id, info: this.servers.get(id)?.info,
+      off: (/** @type {string} */ tool) => this.prefs[prefKey(id, tool)]?.enabled === false })));
+    return { tools: { mcp, page: python, disabled, trusted }, policy, code };
   }
 }
 

@@ -18,9 +18,13 @@
  *        zip; toolWheels: pydantic's and pycore's, for the user's Python tools)
  *   interpreter.configure({indexes: [url], pyodide: url | null})   the package hosts the user turned on (none by
  *        default: the standard library only); a change ends the sandboxes, whose policy names the hosts
- *   await interpreter.run(session, code, {files, timeoutMs, signal})
+ *   await interpreter.run(session, code, {files, timeoutMs, signal, tools, onToolCall})
  *        -> {stdout, stderr, value, error, notice?, outputs: [{name, mime_type, data: base64}], duration_ms,
  *            restarted?}
+ *        `tools` (code mode, web/sandbox/code_mode.js): what the code's `orizuru.tools` may call during this run;
+ *        each call it makes goes to `onToolCall({server, tool, arguments})`, whose answer ({result} | {denied} |
+ *        {error}) goes back to the code. A call that comes when no run is going is refused here. The time the code
+ *        waits for its calls (the user deciding, the server working) does not count against `timeoutMs`.
  *        `session` names a notebook (a conversation): its variables persist between runs until reset(). A run
  *        past `timeoutMs` or stopped through `signal` ends that notebook's sandbox (a worker cannot be
  *        interrupted without cross-origin isolation, which a static host cannot promise): the result says so.
@@ -54,6 +58,11 @@ import { toBase64 } from "../files/base64.js";
 /** @typedef {import("./messages.js").ToolDefinition} ToolDefinition */
 /** @typedef {"timeout" | "stopped" | "restarted"} Ended   why a request got no answer: its sandbox ended */
 /** @typedef {{result: Result, ended?: undefined} | {ended: Ended, result?: undefined}} Reply */
+/**
+ * @typedef {{result: unknown} | {denied: string} | {error: string}} ToolAnswer   what the code's tool call gets
+ * @typedef {(request: {server: string, tool: string, arguments: Record<string, unknown>}) => Promise<ToolAnswer>}
+ *   ToolCaller   code mode: the page's side of a call the code makes (web/app/code_calls.js)
+ */
 /**
  * @typedef {object} OutputFile   a file a run wrote, as the tool's result carries it
  * @property {string} name
@@ -140,16 +149,24 @@ export class Interpreter {
   /**
    * @param {string} session
    * @param {string} code
-   * @param {{files?: DataFile[], timeoutMs?: number, signal?: AbortSignal | null}} [options]
+   * @param {{files?: DataFile[], timeoutMs?: number, signal?: AbortSignal | null,
+   *          tools?: import("./code_mode.js").Entry[], onToolCall?: ToolCaller | null}} [options]
    * @returns {Promise<RunResult>}
    */
-  async run(session, code, { files = [], timeoutMs = DEFAULT_TIMEOUT_MS, signal = null } = {}) {
+  async run(session, code, { files = [], timeoutMs = DEFAULT_TIMEOUT_MS, signal = null, tools = [],
+                             onToolCall = null } = {}) {
     const started = performance.now();
     const sandbox = this.#notebook(session);
     const closed = this.#closed.delete(session);
     const copies = files.map(({ name, data }) => ({ name, data: data.slice(0) })); // transferred: the caller keeps its own
-    const reply = await sandbox.request({ type: "run", code, files: copies },
-                                        { timeoutMs, signal, transfer: copies.map((f) => f.data) });
+    sandbox.onToolCall = onToolCall;
+    let reply;
+    try {
+      reply = await sandbox.request({ type: "run", code, files: copies, tools },
+                                    { timeoutMs, signal, transfer: copies.map((f) => f.data) });
+    } finally {
+      if (sandbox.onToolCall === onToolCall) sandbox.onToolCall = null; // a call after the run is refused
+    }
     sandbox.ran = true;
     const duration_ms = Math.round(performance.now() - started);
     /** @type {RunResult} */
@@ -405,6 +422,9 @@ class Sandbox {
   #pending = new Map();
   #waiting = 0; // requests waiting for the start
   #nextId = 1;
+  #callsOut = 0; // the code's tool calls (code mode) not answered yet
+  #callsSince = 0; // when the first of them went out
+  #callsTotal = 0; // ms the code has spent waiting for its tool calls, before those out now
   /**
    * @type {{resolve: () => void, reject: (err: Error) => void, files: BootFiles, source: string} | null}
    *   while the sandbox starts
@@ -417,6 +437,8 @@ class Sandbox {
     this.ran = false;
     /** @type {() => void} */
     this.onStop = () => {};
+    /** @type {ToolCaller | null} the running run's (code mode): none between runs */
+    this.onToolCall = null;
     /** @param {MessageEvent} event */
     this.onMessage = (event) => this.#receive(event);
   }
@@ -454,7 +476,18 @@ class Sandbox {
       mine.resolve({ ended: why });
       this.stop(); // the sandbox goes, and any other run in it
     };
-    const timer = setTimeout(ended("timeout"), timeoutMs);
+    // The limit is the code's own time: while it waits for a tool call (the user deciding, the server working), the
+    // clock stops, so a question read slowly does not end the run.
+    const expire = ended("timeout");
+    let credited = this.#waited();
+    const check = () => {
+      const waited = this.#waited();
+      if (this.#callsOut === 0 && waited === credited) return expire();
+      timer = setTimeout(check, Math.max(waited - credited, 250));
+      credited = waited;
+      return undefined;
+    };
+    let timer = setTimeout(check, timeoutMs);
     const onAbort = ended("stopped");
     signal?.addEventListener("abort", onAbort);
     this.#port.postMessage({ ...message, id }, transfer);
@@ -465,6 +498,11 @@ class Sandbox {
       signal?.removeEventListener("abort", onAbort);
       this.#pending.delete(id);
     }
+  }
+
+  /** ms the code has spent waiting for its tool calls (code mode), those out now included */
+  #waited() {
+    return this.#callsTotal + (this.#callsOut ? performance.now() - this.#callsSince : 0);
   }
 
   /** @returns {Promise<void>} the sandbox is up: its worker said it is ready */
@@ -544,7 +582,35 @@ class Sandbox {
       this.#booting = null;
     } else if (msg?.type === "result") {
       this.#pending.get(msg.id)?.resolve({ result: msg.result });
+    } else if (msg?.type === "tool-call") {
+      this.#toolCall(msg).catch(() => {}); // the sandbox ended meanwhile: no one to answer
     }
+  }
+
+  /**
+   * Code mode: a tool call the code makes, answered by the running run's caller; it is the code's, so nothing of it
+   * is trusted here (the caller checks it against the run's tools and the core asks the user).
+   * @param {import("./messages.js").ToolCall} msg
+   */
+  async #toolCall({ id, request }) {
+    const caller = this.onToolCall;
+    if (this.#callsOut++ === 0) this.#callsSince = performance.now();
+    /** @type {ToolAnswer} */
+    let answer;
+    try {
+      if (!caller) throw new InterpreterError("tools can be called only while a python call runs");
+      const parsed = JSON.parse(String(request));
+      const args = parsed?.arguments;
+      answer = await caller({ server: String(parsed?.server), tool: String(parsed?.tool),
+                              arguments: args && typeof args === "object" && !Array.isArray(args) ? args : {} });
+    } catch (err) {
+      answer = { error: err instanceof Error ? err.message : String(err) };
+    } finally {
+      if (--this.#callsOut === 0) this.#callsTotal += performance.now() - this.#callsSince;
+    }
+    /** @type {import("./messages.js").ToolAnswer} */
+    const reply = { type: "tool-answer", id: Number(id), answer: JSON.stringify(answer) };
+    this.#port?.postMessage(reply);
   }
 }
 

@@ -6,8 +6,8 @@
  *   page → frame     Start (once, when the frame says it is up)
  *   frame → page     FrameNews: up, crashed, or what its policy refused
  *   frame → worker   Boot (once; it brings the port the page and the worker talk over from then on)
- *   page → worker    PageRequest, numbered (over the port)
- *   worker → page    WorkerNews: ready, failed to start, or a request's Result (over the port)
+ *   page → worker    PageRequest, numbered (over the port); ToolAnswer, the answer to a ToolCall
+ *   worker → page    WorkerNews: ready, failed to start, a request's Result, or a ToolCall (over the port)
  */
 
 /**
@@ -32,11 +32,13 @@
 
 /**
  * @typedef {{name: string, data: ArrayBuffer}} DataFile   a file of the conversation, for /mnt/data
- * @typedef {{type: "run", code: string, files: DataFile[]}} RunRequest
+ * @typedef {import("./code_mode.js").Entry} CodeTool   a tool the run's code may call (code mode)
+ * @typedef {{type: "run", code: string, files: DataFile[], tools?: CodeTool[]}} RunRequest
  * @typedef {{type: "tool-host", wheels: ArrayBuffer[]}} ToolHostRequest   pydantic and pycore, before any tool set
  * @typedef {{type: "tools", set: string, source: string}} ToolsRequest   a tool set's source (empty: forget it)
  * @typedef {{type: "call", set: string, name: string, arguments: unknown, call_id: string}} CallRequest
  * @typedef {RunRequest | ToolHostRequest | ToolsRequest | CallRequest} PageRequest
+ * @typedef {{type: "tool-answer", id: number, answer: string}} ToolAnswer   JSON {result} | {denied} | {error}
  */
 
 /**
@@ -59,7 +61,8 @@
  * @typedef {{error?: string}} ToolHostResult
  * @typedef {CellResult | ToolHostResult | ToolsResult | CallResult} Result
  * @typedef {{type: "ready", python: string} | {type: "boot-failed", message: string}
- *   | {type: "result", id: number, result: Result}} WorkerNews
+ *   | {type: "result", id: number, result: Result} | ToolCall} WorkerNews
+ * @typedef {{type: "tool-call", id: number, request: string}} ToolCall   JSON {server, tool, arguments}
  */
 
 export {};

@@ -2,7 +2,8 @@
  * The code interpreter as the model sees it: the `python` tool (one argument, `code`: the convention models
  * know), the files of the conversation it can read, and its result as tool content.
  *
- *   pythonTool({packages}) / PYTHON_TOOL   the tool's definition, as chat.run's `tools.page` takes it
+ *   pythonTool({packages, api}) / PYTHON_TOOL   the tool's definition, as chat.run's `tools.page` takes it; `api`:
+ *        code mode's tools, as Python (web/sandbox/code_mode.js apiText), at the end of its description
  *   filesOf(messages) -> [{name, data: ArrayBuffer}]   the documents and images the user attached, by name
  *   keptFiles(result) -> [document part]               the files it wrote that are not pictures (those stay in
  *        the tool's result), as parts the store keeps with the transcript (bytes in OPFS): the card's downloads
@@ -30,9 +31,12 @@ import { fromBase64 } from "../files/base64.js";
 export const DATA_DIR = "/mnt/data";
 export const OUTPUT_DIR = "/mnt/outputs";
 
-/** The tool's definition; `packages`: the user turned package hosts on, so micropip can install. */
-/** @param {{packages?: boolean}} [options] */
-export function pythonTool({ packages = false } = {}) {
+/**
+ * The tool's definition; `packages`: the user turned package hosts on, so micropip can install; `api`: the tools its
+ * code may call (code mode).
+ * @param {{packages?: boolean, api?: string}} [options]
+ */
+export function pythonTool({ packages = false, api = "" } = {}) {
   return {
     name: "python",
     description: "Run Python code in a sandboxed notebook in the user's browser (Pyodide, CPython compiled to " +
@@ -42,7 +46,7 @@ export function pythonTool({ packages = false } = {}) {
         ? "The standard library is available, and packages the user allowed: install one with " +
           "`import micropip; await micropip.install('name')`; there is no other network. "
         : "Only the standard library is available; there is no network and no package install. ") +
-      "The value of the last expression and whatever is printed come back.",
+      "The value of the last expression and whatever is printed come back." + api,
     inputSchema: {
       type: "object",
       properties: { code: { type: "string", description: "The Python source to run." } },

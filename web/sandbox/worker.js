@@ -19,11 +19,15 @@
 //                                   wheels: [ArrayBuffer]},
 //                      packages: {indexes: [url], pyodide: url | null}}   (on self, once) the hosts the user turned on
 // Then over the port:
-//      {type: "run", id, code, files: [{name, data: ArrayBuffer}]}   files go to /mnt/data
+//      {type: "run", id, code, files: [{name, data: ArrayBuffer}], tools: [Entry]}   files go to /mnt/data; tools:
+//                                             what `orizuru.tools` may call during this run (web/sandbox/code_mode.js)
+//      {type: "tool-answer", id, answer}   the page's answer (JSON text) to this worker's "tool-call" of that id
 //      {type: "tool-host", id, wheels: [ArrayBuffer]}   pydantic and pycore, before the first tool set
 //      {type: "tools", id, set, source}   the user's Python tool set (source text; empty: forget it)
 //      {type: "call", id, set, name, arguments, call_id}   one of those tools, with the model's arguments
 // Out (over the port): {type: "ready", python}, {type: "boot-failed", message},
+//      {type: "tool-call", id, request}   code mode: a call the notebook's `orizuru.tools` makes (JSON text
+//                                         {server, tool, arguments}); the page asks the core, which asks the user
 //      {type: "result", id, result: {stdout, stderr, value, error, outputs: [{name, mime_type, data}], memory}}
 //      {type: "result", id, result: {} | {error}}                                                      for "tool-host"
 //      {type: "result", id, result: {tools: [{name, description, inputSchema}]} | {error}}            for "tools"
@@ -45,6 +49,8 @@
  *             call(set: string, name: string, args: string, callId: string): Promise<string>}} ToolHost
  *   sandbox_py.tools.ToolHost: JSON text in and out */
 /** @typedef {Omit<CellResult, "outputs" | "memory"> & {written: string[]}} Ran   what Notebook.run returns */
+/** @typedef {{install(channel: (request: string) => Promise<string>): unknown, define(catalog: string): void}} CodeTools
+ *   sandbox_py.code_tools: code mode's `orizuru` module */
 
 const DATA = "/mnt/data";
 const OUTPUTS = "/mnt/outputs";
@@ -59,6 +65,11 @@ let py = null;
 let notebook = null; // sandbox_py.cell.Notebook: the notebook's variables persist between runs
 /** @type {Promise<ToolHost> | null} */
 let tools = null; // Promise of sandbox_py.tools.ToolHost, made at the first tool set
+/** @type {CodeTools | null} */
+let codeTools = null; // sandbox_py.code_tools: the notebook's `orizuru.tools`
+/** @type {Map<number, (answer: string) => void>} the code's tool calls the page has not answered yet */
+const asking = new Map();
+let lastAsked = 0;
 
 /** @type {(message: WorkerNews, transfer?: Transferable[]) => void} */
 const send = (message, transfer = []) => apply(post, port, [message, transfer]);
@@ -81,12 +92,33 @@ self.onmessage = async (/** @type {MessageEvent} */ { data }) => {
   await boot(msg.files, msg.packages ?? {});
 };
 
-/** @param {(PageRequest & {id: number}) | null} msg  from the page, over the port */
+/** @param {(PageRequest & {id: number}) | import("./messages.js").ToolAnswer | null} msg  from the page, over the port */
 async function handle(msg) {
   if (msg?.type === "run") await run(msg);
   else if (msg?.type === "tool-host") await startToolHost(msg);
   else if (msg?.type === "tools") await defineTools(msg);
   else if (msg?.type === "call") await callTool(msg);
+  else if (msg?.type === "tool-answer") answered(msg);
+}
+
+/**
+ * Code mode's channel (sandbox_py.code_tools): one of the code's tool calls to the page, and its answer. Code that
+ * calls this itself gains nothing: the page checks each request against the run's tools, and the core asks the user.
+ * @param {string} request   JSON {server, tool, arguments}
+ * @returns {Promise<string>}   JSON {result} | {denied} | {error}
+ */
+function askPage(request) {
+  const id = ++lastAsked;
+  return new Promise((resolve) => {
+    asking.set(id, resolve);
+    send({ type: "tool-call", id, request: String(request) });
+  });
+}
+
+/** @param {import("./messages.js").ToolAnswer} msg */
+function answered({ id, answer }) {
+  asking.get(id)?.(String(answer));
+  asking.delete(id);
 }
 
 /**
@@ -137,6 +169,8 @@ async function boot(files, { indexes = [], pyodide = null }) {
     // Pyodide's evaluator is the one thing sandbox_py takes from Pyodide: passed in, so that it runs in CPython too.
     const { Notebook } = up.pyimport("sandbox_py.cell");
     notebook = Notebook.callKwargs(up.pyimport("pyodide.code").eval_code_async, { outputs: OUTPUTS });
+    codeTools = /** @type {CodeTools} */ (up.pyimport("sandbox_py.code_tools"));
+    codeTools.install(askPage);
     lockDown({ network: indexes.length > 0 || Boolean(pyodide) });
     send({ type: "ready", python: up.version });
   } catch (err) {
@@ -187,12 +221,13 @@ function mount(files) {
 }
 
 /** @param {import("./messages.js").RunRequest & {id: number}} request */
-async function run({ id, code, files }) {
+async function run({ id, code, files, tools: catalog }) {
   /** @type {CellResult} */
   let result;
   try {
     if (!notebook) throw new Error("the notebook is not up");
     mount(files);
+    codeTools?.define(JSON.stringify(catalog ?? []));
     const proxy = await notebook.run(code);
     const { written, ...ran } = /** @type {Ran} */ (proxy.toJs({ dict_converter: Object.fromEntries }));
     proxy.destroy();

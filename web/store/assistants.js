@@ -15,7 +15,7 @@
  *   effectiveSettings(assistant, overrides) -> the settings of the next turn (overrides win, field by field)
  *
  *   Assistant = {id, name, system, profile_id, model, temperature, max_tokens, reasoning, tools, limits,
- *                focus, interpreter, artifacts, builtin?, updated}
+ *                focus, interpreter, artifacts, tool_mode, builtin?, updated}
  *     profile_id, model    null: the profile and model chosen in the top bar
  *     temperature          0..2 or null (the vendor's default); not sent to a vendor that takes none
  *     max_tokens           the reply's limit, or null
@@ -28,13 +28,18 @@
  *     interpreter          true: the model may run Python in the code interpreter (web/sandbox/), the `python` tool
  *     artifacts            true (unless set false): the model may show documents in the artifact panel, the `artifact`
  *                          tool (web/artifacts/); off for a model that takes no tools at all
+ *     tool_mode            how the MCP tools are offered: "direct" (as tools, the default), "code" (only to the
+ *                          `python` tool's code, as `orizuru.tools`: web/sandbox/code_mode.js) or "both"; "code" and
+ *                          "both" offer the `python` tool whatever `interpreter` says
  */
 
 /**
  * @typedef {{id: string, name: string, system: string, profile_id: string | null, model: string | null,
  *   temperature: number | null, max_tokens: number | null, reasoning: AssistantReasoning,
  *   tools: {mcp: "all" | string[], python: boolean}, limits: {max_steps: number | null, token_budget: number | null},
- *   focus: boolean | null, interpreter: boolean, artifacts: boolean, builtin: boolean, updated: number}} Assistant
+ *   focus: boolean | null, interpreter: boolean, artifacts: boolean, tool_mode: ToolMode, builtin: boolean,
+ *   updated: number}} Assistant
+ * @typedef {"direct" | "code" | "both"} ToolMode
  * @typedef {null | {effort: string} | {budget_tokens: number | null}} AssistantReasoning
  * @typedef {{[K in keyof Assistant]?: unknown} & {reasoning?: {effort?: unknown, budget_tokens?: unknown} | null | "",
  *   tools?: {mcp?: unknown, python?: unknown} | null, limits?: {max_steps?: unknown, token_budget?: unknown} | null}}
@@ -44,11 +49,13 @@
 
 export const ASSISTANTS_FORMAT = "orizuru.assistants";
 export const EFFORTS = Object.freeze(["low", "medium", "high"]);
+/** @type {readonly ToolMode[]} */
+export const TOOL_MODES = Object.freeze(["direct", "code", "both"]);
 
 const DEFAULTS = Object.freeze({
   system: "", profile_id: null, model: null, temperature: null, max_tokens: null, reasoning: null,
   tools: Object.freeze({ mcp: "all", python: true }), limits: Object.freeze({ max_steps: null, token_budget: null }),
-  focus: null, interpreter: false, artifacts: true,
+  focus: null, interpreter: false, artifacts: true, tool_mode: "direct",
 });
 
 /** A few useful ones to start from; editing one keeps the edit under the same id. */
@@ -208,6 +215,7 @@ export function normalizeAssistant(input) {
     focus: a.focus === null || a.focus === undefined ? null : Boolean(a.focus),
     interpreter: Boolean(a.interpreter),
     artifacts: a.artifacts === undefined || a.artifacts === null ? true : Boolean(a.artifacts), // kept before it existed: on
+    tool_mode: toolMode(a.tool_mode),
     builtin: Boolean(a.builtin),
     updated: Number(a.updated) || 0,
   };
@@ -225,6 +233,17 @@ export function effectiveSettings(assistant, overrides = {}) {
   const out = { ...base };
   for (const [key, value] of Object.entries(overrides ?? {})) if (key in DEFAULTS && value !== undefined) out[key] = value;
   return /** @type {Assistant} */ (out);
+}
+
+/**
+ * @param {unknown} value
+ * @returns {ToolMode}
+ */
+function toolMode(value) {
+  if (value === null || value === undefined || value === "") return "direct";
+  const mode = TOOL_MODES.find((m) => m === value);
+  if (!mode) throw new Error(`tool_mode: must be one of ${TOOL_MODES.join(", ")}, not ${JSON.stringify(value)}`);
+  return mode;
 }
 
 /**

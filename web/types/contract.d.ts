@@ -29,6 +29,7 @@ params: {
 "focus.update": UpdateParams
 "focus.validate": FocusParams
 "mcp.app_call_tool": AppToolCallParams
+"mcp.code_call_tool": CodeToolCallParams
 "mcp.connect": ConnectParams
 "mcp.disconnect": ServerParams
 "mcp.doctor": DoctorParams
@@ -58,6 +59,7 @@ results: {
 "focus.update": UpdateResult
 "focus.validate": FocusExport
 "mcp.app_call_tool": AppToolResult
+"mcp.code_call_tool": AppToolResult
 "mcp.connect": ServerDescription
 "mcp.disconnect": Empty
 "mcp.doctor": Diagnosis
@@ -545,6 +547,28 @@ policy?: {
 trusted?: boolean
 }
 /**
+ * A tool call the code of a ``python`` call makes (code mode: ``orizuru.tools`` in the notebook, passed on by
+ * the page): server ``id``'s tool ``name``, its ``arguments``; approved as :class:`AppToolCallParams` is, and, as
+ * in the loop, asked although allowed when the code has read results of another server (``read_from``: their
+ * sources, ``mcp:<server id>``) and the tool may reach the open world.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "CodeToolCallParams".
+ */
+export interface CodeToolCallParams {
+id?: string
+name?: string
+arguments?: {
+[k: string]: unknown | undefined
+}
+call_id?: string
+policy?: {
+[k: string]: unknown | undefined
+}[]
+trusted?: boolean
+read_from?: string[]
+}
+/**
  * Connect an MCP server over HTTP: the page's id for it, its URL, headers to send (a credential) and the
  * transport (``auto`` tries Streamable HTTP, then the older HTTP+SSE).
  * 
@@ -1000,6 +1024,9 @@ annotations?: ({
 } | null)
 ui?: (string | null)
 views_only?: boolean
+outputSchema?: ({
+[k: string]: unknown | undefined
+} | null)
 }
 /**
  * One of a server's log messages (``notifications/message``): when it came (seconds since the epoch), its

@@ -156,3 +156,57 @@ async def test_a_view_may_not_call_a_tool_kept_for_the_model_nor_one_that_does_n
             await call("mcp.app_call_tool", {"id": "url:shop", "name": "empty_cart", "trusted": True}, no_questions)
         with pytest.raises(ValueError, match="does not have"):
             await call("mcp.app_call_tool", {"id": "url:shop", "name": "drop_tables", "trusted": True}, no_questions)
+
+
+async def test_codes_calls_ask_as_the_models_and_reach_only_the_models_tools(url: str) -> None:
+    """Code mode (issue #33): the code of a python call calls tools through ``mcp.code_call_tool``, approved as the
+    model's own calls are (asked, denied, allowed); tools kept for views are out of its reach."""
+    events: list[dict[str, Any]] = []
+
+    async def code_call(name: str, decision: str | None, **params: Any) -> dict[str, Any]:
+        def answer(event: dict[str, Any]) -> None:
+            events.append(event)
+            asyncio.ensure_future(call("chat.approve", {"call_id": event["call_id"], "decision": decision}))
+        return (await call("mcp.code_call_tool", {"id": "url:shop", "name": name, "call_id": f"code-{name}",
+                                                  **params}, answer if decision else no_questions))[0]
+
+    async with connected(url):
+        with pytest.raises(ViewToolRefusedError, match="did not allow 'empty_cart' of 'url:shop' to run for the code"):
+            await code_call("empty_cart", "deny")
+        ran = await code_call("empty_cart", "allow")
+        assert ran["result"]["content"][0]["text"] == "emptied"
+        assert [(e["type"], e["call_id"], e["source"]) for e in events] == [("approval", "code-empty_cart",
+                                                                            "mcp:url:shop")] * 2
+        trusted = await code_call("empty_cart", None, trusted=True)
+        assert trusted["result"]["content"][0]["text"] == "emptied"
+        with pytest.raises(ViewToolRefusedError, match="kept for its views"):
+            await code_call("add_item", None, trusted=True, arguments={"item": "tea"})
+        denied = {"source": "mcp:url:shop", "tool": "empty_cart", "policy": "deny"}
+        with pytest.raises(ViewToolRefusedError, match="did not allow"):
+            await code_call("empty_cart", None, trusted=True, policy=[denied])
+
+
+async def test_a_code_call_after_another_servers_results_asks_although_allowed(url: str) -> None:
+    """As the loop does for the model's calls: once the code has read another server's results (``read_from``), a
+    call of a tool that may reach the open world asks even if allowed, saying why."""
+    events: list[dict[str, Any]] = []
+
+    def answer(event: dict[str, Any]) -> None:
+        events.append(event)
+        asyncio.ensure_future(call("chat.approve", {"call_id": event["call_id"], "decision": "allow"}))
+
+    async with connected(url):
+        params = {"id": "url:shop", "name": "empty_cart", "trusted": True, "call_id": "code-1"}
+        await call("mcp.code_call_tool", {**params, "read_from": ["mcp:url:shop"]}, no_questions)  # its own: no ask
+        ran, _ = await call("mcp.code_call_tool", {**params, "read_from": ["mcp:url:mail", "mcp:url:shop"]}, answer)
+    assert ran["result"]["content"][0]["text"] == "emptied"
+    assert [e["reason"] for e in events] == [{"kind": "cross_server", "from": ["mcp:url:mail"]}]
+
+
+async def test_a_tools_output_schema_is_described_for_code_modes_stubs(url: str) -> None:
+    """The page makes code mode's stubs from mcp.connect's description: a tool's output schema is in it."""
+    async with connected(url) as shop:
+        tools = {tool["original_name"]: tool for tool in shop["tools"]}
+        conn = STATE.connections["url:shop"]
+        declared = next(d for d in conn.session.tools if d.name == "show_cart").output_schema
+    assert declared and tools["show_cart"]["outputSchema"] == declared
