@@ -20,7 +20,15 @@ from urllib.parse import urlsplit
 
 import pytest
 from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, replies, send, wait_idle
-from journeys_tool_servers import EVERYTHING, NODE, PROGRESS_MESSAGE, free_port, serve_everything, serve_tools
+from journeys_tool_servers import (
+    EVERYTHING,
+    NODE,
+    PROGRESS_MESSAGE,
+    free_port,
+    grow_elsewhere,
+    serve_everything,
+    serve_tools,
+)
 from playwright.sync_api import Browser, Locator, Page, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
 
@@ -666,4 +674,28 @@ def test_a_2026_server_asks_its_form_in_rounds_beside_an_older_server_and_tools_
         expect(replies(page)).to_have_count(2)
         expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
         assert older.calls == [("get_capital", {"country": "UK"})]
+        page.context.close()
+
+
+def test_a_tool_another_client_adds_to_a_2026_server_shows_in_the_open_tools_panel_as_new_and_asks(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """The page hears of it on its subscriptions/listen stream: no call of ours could have told it (issue 31 item 3);
+    new since connecting, it asks before its first run even on a trusted server (T-P3)."""
+    with serve_tools(origin(site_url), "M", modern=True) as server:
+        page = start(browser, site_url, vendor)
+        item = add_server(page, server.url)
+        item.get_by_text("Trust this server").click()
+        later = item.locator(".tool-list li[data-tool=later]")
+        expect(later).to_have_count(0)
+        grow_elsewhere(server.url, "later")
+        expect(later).to_have_attribute("data-new", "true", timeout=REPLY_TIMEOUT_MS)
+        close_tools(page)
+        script_call(vendor, "later", {}, "call_later")
+        send(page, "Use it")
+        card = page.get_by_role("group", name="Tool later")
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        card.get_by_role("button", name="Allow once").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("grow", {"name": "later"}), ("later", {})]
         page.context.close()
