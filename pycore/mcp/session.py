@@ -87,7 +87,7 @@ from mcp_types.version import (
 from pydantic import BaseModel, ValidationError
 
 from pycore.http import Transport, default_transport
-from pycore.mcp import elicitation, headers, jsonrpc, sampling
+from pycore.mcp import elicitation, headers, jsonrpc, sampling, tasks
 from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.apps import CLIENT_EXTENSION
 from pycore.mcp.content import ToolOutput, map_result
@@ -111,7 +111,8 @@ from pycore.mcp.streamable_http import StreamableHTTPTransport
 from pycore.mcp.traffic import Traffic
 
 R = TypeVar("R", bound=BaseModel)
-ProgressCallback = Callable[[float, float | None, str | None], Any]
+# (progress, total, message); and task=<its status> while the call runs as a task (pycore.mcp.tasks)
+ProgressCallback = Callable[..., Any]
 CLIENT_INFO = t.Implementation(name="orizuru", version="0.1.0")
 LIST_CHANGED_DEBOUNCE = 0.25
 LOG_KEEP = 200  # the server's log messages kept per session, newest last
@@ -256,7 +257,8 @@ class ClientSession:
                 if self.on_elicit is not None else None)
         roots = t.RootsCapability(list_changed=True) if self.roots is not None else None
         samples = t.SamplingCapability() if self.on_sample is not None else None
-        return t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples, extensions=CLIENT_EXTENSION)
+        extensions = {**CLIENT_EXTENSION, tasks.EXTENSION: {}} if self.modern else CLIENT_EXTENSION
+        return t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples, extensions=extensions)
 
     def _envelope(self, params: dict[str, Any] | None, version: str) -> dict[str, Any]:
         """``params`` with the 2026-07-28 ``_meta``: protocol version, client info, client capabilities."""
@@ -652,6 +654,8 @@ class ClientSession:
         try:
             raw = await self._rounds("tools/call", params, await self.request("tools/call", params, timeout=timeout),
                                      timeout)
+            if self.modern and tasks.is_task(raw):
+                raw = await self._follow(raw, on_progress, timeout)
         finally:
             self._progress.pop(token, None)
         if self.modern and self.server and self.server.capabilities.tools and \
@@ -662,6 +666,25 @@ class ClientSession:
             # run (T-P3).
             self._schedule_refresh("tools/list", fresh=False)
         return _validate(t.CallToolResult, raw, "tools/call")
+
+    async def _follow(self, created: dict[str, Any], on_progress: ProgressCallback | None,
+                      timeout: float | None) -> dict[str, Any]:
+        """A call the server answered as a task: followed to its result (:mod:`pycore.mcp.tasks`)."""
+        async def get(task_id: str) -> dict[str, Any]:
+            return await self.request("tasks/get", {"taskId": task_id}, timeout=timeout)
+
+        async def update(task_id: str, responses: dict[str, Any]) -> None:
+            await self.request("tasks/update", {"taskId": task_id, "inputResponses": responses}, timeout=timeout)
+
+        def cancel(task_id: str) -> None:
+            self._spawn(self._quietly(self.request("tasks/cancel", {"taskId": task_id})))
+
+        def report(status: str, message: str | None) -> None:
+            if on_progress is not None:
+                on_progress(0.0, None, message, task=status)
+
+        return await tasks.follow(created, url=self.url, get=get, update=update, cancel=cancel,
+                                  answer=self._input_request, report=report)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolOutput:
         result = await self.call_tool_raw(name, arguments, **kwargs)

@@ -13,8 +13,11 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
 
 from __future__ import annotations
 
+import contextlib
 import re
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -29,7 +32,9 @@ from journeys_tool_servers import (
     serve_everything,
     serve_tools,
 )
+from mcp_servers import serve_asgi
 from playwright.sync_api import Browser, Locator, Page, expect
+from tasks_server import TasksState, tasks_app
 from vendor_replay import VendorReplay, expected, with_tool_call
 
 from pycore.agent.tools import AgentTool, ToolRegistry, ToolResult
@@ -698,4 +703,58 @@ def test_a_tool_another_client_adds_to_a_2026_server_shows_in_the_open_tools_pan
         expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
         wait_idle(page)
         assert server.calls == [("grow", {"name": "later"}), ("later", {})]
+        page.context.close()
+
+
+@contextlib.contextmanager
+def task_server(site_url: str, state: TasksState) -> Iterator[str]:
+    """tests/pycore/mcp/tasks_server.py (the SDK, answering long calls as tasks) for the page; yields its URL."""
+    with serve_asgi(lambda base: tasks_app(state, origin(site_url))) as (base, _):
+        yield f"{base}/mcp"
+
+
+def run_render(browser: Browser, site_url: str, vendor: VendorReplay, url: str) -> tuple[Page, Locator]:
+    """The model calls render on the task server (allowed); its card once the task's status is on it."""
+    page = start(browser, site_url, vendor)
+    add_server(page, url).get_by_role("combobox", name="Approval for render").select_option("allow")
+    close_tools(page)
+    script_call(vendor, "render", {"frames": 2}, "call_render")
+    send(page, "Render it.")
+    card = page.get_by_role("group", name="Tool render")
+    expect(card.locator(".tool-progress")).to_have_text("Rendering frame 1 of 2 · Task running on the server",
+                                                        timeout=REPLY_TIMEOUT_MS)
+    expect(card).to_have_attribute("data-task", "working")
+    return page, card
+
+
+def test_a_call_the_server_runs_as_a_task_shows_the_tasks_status_on_its_card_then_its_result(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 31 item 5: the server answers the call with a task; the card shows the task's status and the server's
+    statusMessage while the core polls it, then the result, which the model gets as any call's."""
+    state = TasksState(gate=threading.Event())
+    with task_server(site_url, state) as url:
+        page, card = run_render(browser, site_url, vendor, url)
+        state.gate.set()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        expect(card.locator(".tool-progress")).to_be_hidden()
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "Rendered 2 frames." in str(vendor.model_requests[-1].json["messages"])
+        assert state.calls == [("render", {"frames": 2})] and state.cancelled == []
+        page.context.close()
+
+
+def test_stop_cancels_a_task_on_its_server_and_the_card_says_stopped(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    state = TasksState(gate=threading.Event())  # never opened: the task runs until it is cancelled
+    with task_server(site_url, state) as url:
+        page, card = run_render(browser, site_url, vendor, url)
+        page.get_by_role("button", name="Stop", exact=True).click()
+        wait_idle(page)
+        expect(card).to_have_attribute("data-status", "stopped", timeout=REPLY_TIMEOUT_MS)
+        deadline = time.monotonic() + REPLY_TIMEOUT_MS / 1000
+        while not state.cancelled and time.monotonic() < deadline:  # tasks/cancel is sent as the call ends
+            page.wait_for_timeout(50)
+        assert state.cancelled == list(state.tasks)
+        assert [task["status"] for task in state.tasks.values()] == ["cancelled"]
         page.context.close()

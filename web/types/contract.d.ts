@@ -1214,7 +1214,8 @@ source: string
 type: "tool_start"
 }
 /**
- * A running tool reported progress.
+ * A running tool reported progress; or, for a call its MCP server runs as a task (the tasks extension), the
+ * task's status (``task``) and its ``statusMessage`` (``message``), with no count.
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "ToolProgressEvent".
@@ -1226,6 +1227,7 @@ call_id: string
 progress: number
 total?: (number | null)
 message?: (string | null)
+task?: (("working" | "input_required") | null)
 }
 /**
  * A tool call ended: its result (MCP content items), as the model will see it.
