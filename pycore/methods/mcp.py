@@ -1,5 +1,6 @@
 """MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
-``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.traffic``.
+``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.traffic``; ``mcp.registry_search`` (the MCP registry:
+:mod:`pycore.mcp.registry`).
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
@@ -22,11 +23,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pycore.contract.params import ConnectParams, GetPromptParams, NoParams, ReadResourceParams, ServerParams
+from pycore.contract.params import (
+    ConnectParams,
+    GetPromptParams,
+    NoParams,
+    ReadResourceParams,
+    RegistrySearchParams,
+    ServerParams,
+)
 from pycore.contract.results import (
     Empty,
     LogEntry,
     PromptResult,
+    RegistryResults,
     ResourceContents,
     ServerDescription,
     ServerInfo,
@@ -238,3 +247,11 @@ async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerStat
     arguments = {str(k): str(v) for k, v in params.arguments.items()}
     result = await conn.session.get_prompt(params.name, arguments)
     return PromptResult(messages=prompt_messages(result), description=result.description or None)
+
+
+@method("mcp.registry_search", params=RegistrySearchParams, result=RegistryResults)
+async def mcp_registry_search(params: RegistrySearchParams, emit: Emit, worker: WorkerState) -> RegistryResults:
+    """One request to the registry, made only because the user searched; nothing is connected."""
+    from pycore.mcp.registry import search
+
+    return RegistryResults.model_validate({"servers": await search(params.url, params.query)})
