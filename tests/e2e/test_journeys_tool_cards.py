@@ -14,6 +14,7 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
 from __future__ import annotations
 
 import contextlib
+import json
 import re
 import threading
 import time
@@ -34,6 +35,7 @@ from journeys_tool_servers import (
 )
 from mcp_servers import serve_asgi
 from playwright.sync_api import Browser, Locator, Page, expect
+from registry_standin import published, registry_app
 from tasks_server import TasksState, tasks_app
 from vendor_replay import VendorReplay, expected, with_tool_call
 
@@ -757,4 +759,44 @@ def test_stop_cancels_a_task_on_its_server_and_the_card_says_stopped(
             page.wait_for_timeout(50)
         assert state.cancelled == list(state.tasks)
         assert [task["status"] for task in state.tasks.values()] == ["cancelled"]
+        page.context.close()
+
+
+def test_a_registry_search_connects_a_remote_in_one_click_and_gives_a_packages_relay_entry(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 31 item 6, against a local registry stand-in serving the registry's documented API shape (not the live
+    registry: there is no internet here). Nothing is asked of the registry until the user searches; what it lists
+    is text; a remote connects as a URL the user added (trust off, as always); one that needs a header is put in the
+    Add server form; a stdio package gives the relay's mcpServers entry."""
+    asked: list[str] = []
+    with serve_tools(origin(site_url), "R") as tools, \
+            serve_asgi(lambda base: registry_app(published(tools.url), asked, origin(site_url))) as (registry, _):
+        page = start(browser, site_url, vendor)
+        dialog = tools_dialog(page)
+        dialog.get_by_text("Find a server in the MCP registry").click()
+        expect(dialog.get_by_label("Registry URL")).to_have_value("https://registry.modelcontextprotocol.io")
+        dialog.get_by_label("Registry URL").fill(registry)
+        dialog.get_by_label("Server name").fill("capitals")
+        assert asked == []
+        dialog.get_by_role("button", name="Search", exact=True).click()
+        expect(dialog.locator("#registry-status")).to_have_text(f"Servers found on {urlsplit(registry).netloc}: 3",
+                                                                timeout=REPLY_TIMEOUT_MS)
+        results = dialog.get_by_role("list", name="Registry servers")
+        capitals = results.locator("li[data-name='io.github.orizuru/capitals']")
+        expect(capitals).to_contain_text("The capital city of a country, <b>over</b> streamable HTTP.")
+        weather = results.locator("li[data-name='io.github.orizuru/capitals-weather']")
+        assert json.loads(weather.locator("pre").text_content() or "") == {"mcpServers": {"capitals-weather": {
+            "command": "npx", "args": ["-y", "@orizuru/capitals-weather@1.0.0", "<config_path>", "--port", "8080"],
+            "env": {"API_KEY": "<API_KEY>"}}}}
+        expect(weather).to_contain_text("nuget package Orizuru.Weather: the relay has no way to run it")
+        hosted = results.locator("li[data-name='com.example/capitals-hosted']")
+        expect(hosted).to_contain_text("Give tenant in the URL first")
+        hosted.get_by_role("button", name="Fill in https://{tenant}.example.com/mcp").click()
+        expect(dialog.get_by_label("Server URL")).to_have_value("https://{tenant}.example.com/mcp")
+        expect(dialog.get_by_label("Headers")).to_have_value("Authorization: ")
+        capitals.get_by_role("button", name=f"Connect {tools.url}").click()
+        item = dialog.locator("#mcp-servers li.server").filter(has_text=tools.url)
+        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        expect(item.get_by_role("checkbox", name=re.compile("^Trust "))).not_to_be_checked()
+        assert asked == ["/v0.1/servers?search=capitals&version=latest&limit=20"]
         page.context.close()
