@@ -746,6 +746,26 @@ def test_a_call_the_server_runs_as_a_task_shows_the_tasks_status_on_its_card_the
         page.context.close()
 
 
+def test_a_task_that_asks_shows_its_form_on_the_card_and_gets_the_answer_through_tasks_update(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    state = TasksState()
+    with task_server(site_url, state) as url:
+        page = start(browser, site_url, vendor)
+        add_server(page, url).get_by_role("combobox", name="Approval for publish").select_option("allow")
+        close_tools(page)
+        script_call(vendor, "publish", {"title": "Spring"}, "call_publish")
+        send(page, "Publish it.")
+        card = page.get_by_role("group", name="Tool publish")
+        form = card.get_by_role("group", name=f"{url} asks")
+        expect(form).to_contain_text("Publish 'Spring'?", timeout=REPLY_TIMEOUT_MS)
+        form.get_by_label("Note *").fill("looks good")
+        form.get_by_role("button", name="Accept").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "Published 'Spring': looks good" in str(vendor.model_requests[-1].json["messages"])
+        page.context.close()
+
+
 def test_stop_cancels_a_task_on_its_server_and_the_card_says_stopped(
         browser: Browser, site_url: str, vendor: VendorReplay):
     state = TasksState(gate=threading.Event())  # never opened: the task runs until it is cancelled
