@@ -9,6 +9,9 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
   and offers Allow once, Always allow this tool, Deny.
 - Always allow holds for that server's tool only, and only while its definition stays the same.
 - A tool the user stopped says "stopped" in its summary, not "failed" in red, also drawn again after a reload.
+- MCP 2026-07-28 (issue 31): a form asked in rounds; a tool another client adds reaches the open Tools panel on the
+  page's subscriptions/listen stream; a call the server runs as a task shows the task's status, asks through
+  tasks/update and is cancelled by Stop; a registry search (a local stand-in) connects a remote in one click.
 """
 
 from __future__ import annotations
