@@ -316,9 +316,10 @@ class AgentLoop:
         timeout = self.limits.tool_timeout
         self._emit(to_wire(ToolStartEvent(step=step, **self._describe(call, tool))))
 
-        def progress(done: float, total: float | None = None, message: str | None = None) -> None:
+        def progress(done: float, total: float | None = None, message: str | None = None, task: Any = None) -> None:
+            status = task if task in ("working", "input_required") else None
             self._emit(to_wire(ToolProgressEvent(step=step, call_id=call.id, progress=done, total=total,
-                                                 message=message)))
+                                                 message=message, task=status)))
 
         context = ToolContext(call_id=call.id, timeout=timeout, on_progress=progress)
         started = time.monotonic()

@@ -34,7 +34,7 @@ MAX_NAME = 64
 PORTABLE_NAME = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$")
 MODEL_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 
-ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+ProgressCallback = Callable[..., None]  # (progress, total, message, task=None): task, an MCP task's status
 
 
 @dataclass

@@ -157,7 +157,8 @@ class ToolStartEvent(_ToolEvent):
 
 
 class ToolProgressEvent(_Event):
-    """A running tool reported progress."""
+    """A running tool reported progress; or, for a call its MCP server runs as a task (the tasks extension), the
+    task's status (``task``) and its ``statusMessage`` (``message``), with no count."""
 
     type: Literal["tool_progress"] = "tool_progress"
     step: int
@@ -165,6 +166,7 @@ class ToolProgressEvent(_Event):
     progress: float
     total: float | None = None
     message: str | None = None
+    task: Literal["working", "input_required"] | None = None
 
 
 class ToolEndEvent(_Event):

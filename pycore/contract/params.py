@@ -433,3 +433,11 @@ def validate(method: str, model: type[P], params: dict[str, Any]) -> P:
         errors = [{"field": _field(err["loc"]), "problem": _problem(err)} for err in e.errors()]
         said = "; ".join(f"{err['field']}: {err['problem']}" for err in errors)
         raise InvalidParamsError(f"{method}: {said}", errors=errors) from None
+
+
+class RegistrySearchParams(Params):
+    """Search an MCP registry (the official one unless ``url`` names another) for servers whose names hold
+    ``query``: :mod:`pycore.mcp.registry`."""
+
+    url: str = "https://registry.modelcontextprotocol.io"
+    query: str = Field(min_length=1, max_length=200)

@@ -226,3 +226,45 @@ class FocusExport(Result):
     """A focus state, checked, as an export holds it."""
 
     state: dict[str, Any]
+
+
+class RegistryHeader(Result):
+    """A header a remote server asks for (its value is the user's to give, as for a URL added by hand)."""
+
+    name: str
+    required: bool
+
+
+class RegistryRemote(Result):
+    """Where a registry server is reachable: its URL with the variables that have defaults filled in; ``needs``
+    names those that have none (such a URL is shown, not connected in one click)."""
+
+    type: str  # "streamable-http" or "sse"
+    url: str
+    needs: list[str] = Field(default_factory=list)
+    headers: list[RegistryHeader] = Field(default_factory=list)
+
+
+class RegistryPackage(Result):
+    """A package a registry server is published as; for a stdio one the relay can run, the exact ``mcpServers``
+    entry to copy (required environment variables as ``<NAME>`` placeholders)."""
+
+    registry_type: str
+    identifier: str
+    version: str
+    entry: dict[str, Any] | None = None
+
+
+class RegistryServer(Result):
+    name: str
+    title: str
+    description: str
+    version: str
+    remotes: list[RegistryRemote] = Field(default_factory=list)
+    packages: list[RegistryPackage] = Field(default_factory=list)
+
+
+class RegistryResults(Result):
+    """What a registry search found (the deleted entries left out)."""
+
+    servers: list[RegistryServer]

@@ -1,8 +1,9 @@
 """The HTTP headers MCP 2026-07-28 asks of every POST, and the tool arguments a server wants as headers.
 
-``Mcp-Method`` names the JSON-RPC method; ``Mcp-Name`` the tool (``tools/call``), prompt (``prompts/get``) or
-resource URI (``resources/read``). A tool whose ``inputSchema`` marks a property with ``x-mcp-header: Token``
-gets that argument's value as ``Mcp-Param-Token`` on each of its calls, so a gateway can route on it.
+``Mcp-Method`` names the JSON-RPC method; ``Mcp-Name`` the tool (``tools/call``), prompt (``prompts/get``),
+resource URI (``resources/read``) or task (``tasks/get``, ``tasks/update``, ``tasks/cancel``: the tasks
+extension). A tool whose ``inputSchema`` marks a property with ``x-mcp-header: Token`` gets that argument's value
+as ``Mcp-Param-Token`` on each of its calls, so a gateway can route on it.
 
 A value that would not survive as an HTTP field (outside printable ASCII, spaces at either end) is sent as
 ``=?base64?…?=``. A tool whose marks are invalid (not on a plain chain of ``properties``, not an RFC 9110 token,
@@ -21,7 +22,8 @@ from mcp_types.jsonrpc import JSONRPCMessage, JSONRPCNotification, JSONRPCReques
 
 HeaderMap = dict[tuple[str, ...], str]  # path of property names -> the header's token
 HeaderMaps = Mapping[str, HeaderMap]  # per tool name
-NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",  # and a task's (SEP-2663):
+         "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 MARK = "x-mcp-header"
 _TOKEN = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 _PLAIN = re.compile(r"[\x20-\x7e]*")

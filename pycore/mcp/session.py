@@ -42,6 +42,13 @@ Every JSON-RPC message in and out is kept, secrets out of it, in :attr:`ClientSe
 replaced by ``[redacted]`` and long data cut.
 A server that refuses our version with ``-32022`` and lists its own (MCP 2026-07-28) is initialized
 again with the newest version we share, or refused with a clear error.
+List changes: an older server tells of them on its session, a 2026-07-28 one on the ``subscriptions/listen``
+stream the session keeps open (:mod:`pycore.mcp.listen`); either way the changed list (tools, prompts,
+resources) is fetched again, debounced, into :attr:`ClientSession.tools`, ``prompts`` and ``resources``
+(``on_tools_changed`` is told of the tools). On 2026-07-28 a list is kept while its ``ttlMs`` lasts
+(:class:`~pycore.mcp.listen.ListCache`); a server that announces tool changes but is not heard on a stream
+has its tools listed again (through that cache) after each call, so a tool a call added still asks before its
+first run (T-P3).
 
 A hostile server is held off in the transports (:mod:`pycore.mcp._base`): a redirect is an error and never
 followed, and at most ``max_message_bytes`` (8 MiB) of one message is read.
@@ -80,7 +87,7 @@ from mcp_types.version import (
 from pydantic import BaseModel, ValidationError
 
 from pycore.http import Transport, default_transport
-from pycore.mcp import elicitation, headers, jsonrpc, sampling
+from pycore.mcp import elicitation, headers, jsonrpc, sampling, tasks
 from pycore.mcp._base import MAX_MESSAGE_BYTES, MCPTransport
 from pycore.mcp.apps import CLIENT_EXTENSION
 from pycore.mcp.content import ToolOutput, map_result
@@ -97,13 +104,15 @@ from pycore.mcp.errors import (
     MCPTimeoutError,
     MCPUnsupportedVersionError,
 )
+from pycore.mcp.listen import CHANGES, LISTEN, STALE, ListCache, Listener, wanted
 from pycore.mcp.pagination import CursorGuard
 from pycore.mcp.sse_legacy import LegacySSETransport
 from pycore.mcp.streamable_http import StreamableHTTPTransport
 from pycore.mcp.traffic import Traffic
 
 R = TypeVar("R", bound=BaseModel)
-ProgressCallback = Callable[[float, float | None, str | None], Any]
+# (progress, total, message); and task=<its status> while the call runs as a task (pycore.mcp.tasks)
+ProgressCallback = Callable[..., Any]
 CLIENT_INFO = t.Implementation(name="orizuru", version="0.1.0")
 LIST_CHANGED_DEBOUNCE = 0.25
 LOG_KEEP = 200  # the server's log messages kept per session, newest last
@@ -146,6 +155,8 @@ class ClientSession:
         self.traffic = Traffic(secrets=self.headers.values())  # every message in and out (pycore.mcp.traffic)
         self.server: t.InitializeResult | None = None
         self.tools: list[t.Tool] = []
+        self.prompts: list[t.Prompt] = []
+        self.resources: list[t.Resource] = []
         # Why the last request found no server (down, gone mid-answer); None once one is answered again.
         self.unreachable: MCPConnectionError | None = None
         self._owns_http = http is None
@@ -155,8 +166,10 @@ class ClientSession:
         self._pending: dict[int | str, asyncio.Future[dict[str, Any]]] = {}
         self._progress: dict[str | int, ProgressCallback] = {}
         self._background: set[asyncio.Task[Any]] = set()
-        self._relist: asyncio.Task[None] | None = None
-        self._relist_again = False
+        self._refreshing: dict[str, asyncio.Task[None]] = {}  # a list being fetched again, by method
+        self._refresh_again: set[str] = set()
+        self._cache = ListCache()
+        self._listener: Listener | None = None
 
     @property
     def protocol_version(self) -> str | None:
@@ -183,6 +196,7 @@ class ClientSession:
         if self.discover and isinstance(self._transport, StreamableHTTPTransport):
             adopted = await self._discover()
             if adopted is not None:
+                self._listen()
                 return adopted
         return await self._handshake()
 
@@ -243,7 +257,8 @@ class ClientSession:
                 if self.on_elicit is not None else None)
         roots = t.RootsCapability(list_changed=True) if self.roots is not None else None
         samples = t.SamplingCapability() if self.on_sample is not None else None
-        return t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples, extensions=CLIENT_EXTENSION)
+        extensions = {**CLIENT_EXTENSION, tasks.EXTENSION: {}} if self.modern else CLIENT_EXTENSION
+        return t.ClientCapabilities(elicitation=asks, roots=roots, sampling=samples, extensions=extensions)
 
     def _envelope(self, params: dict[str, Any] | None, version: str) -> dict[str, Any]:
         """``params`` with the 2026-07-28 ``_meta``: protocol version, client info, client capabilities."""
@@ -296,7 +311,7 @@ class ClientSession:
         return result
 
     async def aclose(self) -> None:
-        for task in list(self._background) + ([self._relist] if self._relist else []):
+        for task in list(self._background) + list(self._refreshing.values()):
             task.cancel()
         self._fail(None, MCPConnectionLostError("the MCP session was closed", url=self.url))
         await self._transport.aclose()
@@ -341,7 +356,7 @@ class ClientSession:
         self._transport = self._streamable()
         await self._initialize()
 
-    async def _attempt(self, method: str, params: dict[str, Any] | None, timeout: float) -> dict[str, Any]:
+    async def _attempt(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> dict[str, Any]:
         if self.modern is not None:
             params = self._envelope(params, self.modern)
         self._next_id += 1
@@ -437,8 +452,10 @@ class ClientSession:
     def _notified(self, message: JSONRPCNotification) -> None:
         if message.method == "notifications/progress":
             self._progressed(message.params or {})
-        elif message.method == "notifications/tools/list_changed":
-            self._schedule_relist()
+        elif message.method in STALE:
+            self._schedule_refresh(STALE[message.method], fresh=True)
+        elif self._listener is not None:
+            self._listener.notified(message)
         elif message.method == "notifications/message":
             self._logged(message.params or {})
         if self.on_notification is not None:
@@ -522,24 +539,51 @@ class ClientSession:
         except (TypeError, ValueError):
             return
 
-    def _schedule_relist(self) -> None:
-        """Debounced: a storm of list_changed notifications causes one or two re-lists, not fifty."""
-        if self._relist is not None and not self._relist.done():
-            self._relist_again = True
-            return
-        self._relist = asyncio.ensure_future(self._relist_tools())
+    # -- list changes (pycore.mcp.listen) --------------------------------------------------------
 
-    async def _relist_tools(self) -> None:
+    def _listen(self) -> None:
+        """2026-07-28: keep a ``subscriptions/listen`` stream open for the list changes the server announces."""
+        assert self.server is not None
+        notifications = wanted(self.server.capabilities)
+        if not notifications:
+            return
+
+        async def request(params: dict[str, Any]) -> Any:
+            return await self._attempt(LISTEN, params, None)  # no timeout: it is answered when it ends
+
+        def refetch() -> None:
+            for key in notifications:
+                self._schedule_refresh(CHANGES[key][1], fresh=True)
+
+        self._listener = Listener(request, refetch, notifications)
+        self._spawn(self._listener.run())
+
+    def _schedule_refresh(self, method: str, *, fresh: bool) -> None:
+        """Fetch the ``method``'s list again (``fresh``: the server said it changed, so not from the cache).
+        Debounced: a storm of list_changed notifications causes one or two re-lists, not fifty."""
+        if fresh:
+            self._cache.evict(method)
+            if method == "resources/list":
+                self._cache.evict("resources/templates/list")
+        running = self._refreshing.get(method)
+        if running is not None and not running.done():
+            self._refresh_again.add(method)
+            return
+        self._refreshing[method] = asyncio.ensure_future(self._refresh(method))
+
+    async def _refresh(self, method: str) -> None:
+        lister = {"tools/list": self.list_tools, "prompts/list": self.list_prompts,
+                  "resources/list": self.list_resources}[method]
         while True:
-            self._relist_again = False
+            self._refresh_again.discard(method)
             await asyncio.sleep(LIST_CHANGED_DEBOUNCE)
             try:
-                tools = await self.list_tools()
+                listed = await lister()
             except MCPError:
                 return
-            if self.on_tools_changed is not None:
-                self.on_tools_changed(tools)
-            if not self._relist_again:
+            if method == "tools/list" and self.on_tools_changed is not None:
+                self.on_tools_changed(listed)  # type: ignore[arg-type]
+            if method not in self._refresh_again:
                 return
 
     # -- MCP methods ---------------------------------------------------------------------------
@@ -552,25 +596,43 @@ class ClientSession:
     async def ping(self) -> None:
         await self.request("ping")
 
-    async def _paginate(self, method: str, model: type[R], field: str) -> list[Any]:
+    async def _paginate(self, method: str, model: type[R], field: str) -> tuple[list[Any], list[dict[str, Any]]]:
+        """Every page's items, and the pages as they came (their ``ttlMs``)."""
         items: list[Any] = []
+        pages: list[dict[str, Any]] = []
         guard = CursorGuard(method)
         cursor: str | None = None
         while True:
             raw = await self.request(method, {"cursor": cursor} if cursor is not None else None)
             page = _validate(model, raw, method)
+            pages.append(raw)
             items.extend(getattr(page, field))
             cursor = guard.next(page.next_cursor)  # type: ignore[attr-defined]
             if cursor is None:
-                return items
+                return items, pages
+
+    async def _listed(self, method: str, model: type[R], field: str,
+                      keep: Callable[[list[Any]], list[Any]] = list) -> list[Any]:
+        """A list: the cached one while it is fresh (2026-07-28), else fetched, passed through ``keep`` and cached
+        for its ``ttlMs``."""
+        cached = self._cache.get(method) if self.modern else None
+        if cached is not None:
+            return cached
+        items, pages = await self._paginate(method, model, field)
+        items = keep(items)
+        if self.modern:
+            self._cache.put(method, items, pages)
+        return items
 
     async def list_tools(self) -> list[t.Tool]:
-        tools = await self._paginate("tools/list", t.ListToolsResult, "tools")
+        self.tools = await self._listed("tools/list", t.ListToolsResult, "tools", self._offered)
+        return list(self.tools)
+
+    def _offered(self, tools: list[t.Tool]) -> list[t.Tool]:
         if self.modern and isinstance(self._transport, StreamableHTTPTransport):
             tools = [tool for tool in tools if self._valid_marks(tool)]
             self._transport.header_maps = {tool.name: headers.header_map(tool.input_schema) for tool in tools}
-        self.tools = tools
-        return self.tools
+        return tools
 
     def _valid_marks(self, tool: t.Tool) -> bool:
         """2026-07-28: a tool whose ``x-mcp-header`` marks are invalid is dropped (the log says which, and why)."""
@@ -592,15 +654,37 @@ class ClientSession:
         try:
             raw = await self._rounds("tools/call", params, await self.request("tools/call", params, timeout=timeout),
                                      timeout)
+            if self.modern and tasks.is_task(raw):
+                raw = await self._follow(raw, on_progress, timeout)
         finally:
             self._progress.pop(token, None)
         if self.modern and self.server and self.server.capabilities.tools and \
-                self.server.capabilities.tools.list_changed:
-            # 2026-07-28 tells of list changes only on subscriptions/listen, which this client does not open yet:
-            # until it does, the tools are listed again after each call, so a tool a call added still asks
-            # before its first run (T-P3).
-            self._schedule_relist()
+                self.server.capabilities.tools.list_changed and \
+                not (self._listener is not None and self._listener.hears("toolsListChanged")):
+            # A 2026 server not heard on a listen stream: the tools are listed again after each call (through the
+            # cache: a fresh list is not asked for again), so a tool a call added still asks before its first
+            # run (T-P3).
+            self._schedule_refresh("tools/list", fresh=False)
         return _validate(t.CallToolResult, raw, "tools/call")
+
+    async def _follow(self, created: dict[str, Any], on_progress: ProgressCallback | None,
+                      timeout: float | None) -> dict[str, Any]:
+        """A call the server answered as a task: followed to its result (:mod:`pycore.mcp.tasks`)."""
+        async def get(task_id: str) -> dict[str, Any]:
+            return await self.request("tasks/get", {"taskId": task_id}, timeout=timeout)
+
+        async def update(task_id: str, responses: dict[str, Any]) -> None:
+            await self.request("tasks/update", {"taskId": task_id, "inputResponses": responses}, timeout=timeout)
+
+        def cancel(task_id: str) -> None:
+            self._spawn(self._quietly(self.request("tasks/cancel", {"taskId": task_id})))
+
+        def report(status: str, message: str | None) -> None:
+            if on_progress is not None:
+                on_progress(0.0, None, message, task=status)
+
+        return await tasks.follow(created, url=self.url, get=get, update=update, cancel=cancel,
+                                  answer=self._input_request, report=report)
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolOutput:
         result = await self.call_tool_raw(name, arguments, **kwargs)
@@ -608,10 +692,11 @@ class ClientSession:
         return map_result(result, tool.output_schema if tool else None)
 
     async def list_resources(self) -> list[t.Resource]:
-        return await self._paginate("resources/list", t.ListResourcesResult, "resources")
+        self.resources = await self._listed("resources/list", t.ListResourcesResult, "resources")
+        return list(self.resources)
 
     async def list_resource_templates(self) -> list[t.ResourceTemplate]:
-        return await self._paginate("resources/templates/list", t.ListResourceTemplatesResult, "resource_templates")
+        return await self._listed("resources/templates/list", t.ListResourceTemplatesResult, "resource_templates")
 
     async def read_resource(self, uri: str) -> t.ReadResourceResult:
         params = {"uri": uri}
@@ -619,7 +704,8 @@ class ClientSession:
         return _validate(t.ReadResourceResult, raw, "resources/read")
 
     async def list_prompts(self) -> list[t.Prompt]:
-        return await self._paginate("prompts/list", t.ListPromptsResult, "prompts")
+        self.prompts = await self._listed("prompts/list", t.ListPromptsResult, "prompts")
+        return list(self.prompts)
 
     async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> t.GetPromptResult:
         params = {"name": name, "arguments": arguments or {}}

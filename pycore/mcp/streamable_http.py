@@ -59,8 +59,10 @@ class StreamableHTTPTransport(MCPTransport):
         is_init = isinstance(message, JSONRPCRequest) and message.method == "initialize"
         probe = isinstance(message, JSONRPCRequest) and message.method == "server/discover"
         extra = standard_headers(message, self.header_maps) if self.modern or probe else {}
+        # A subscriptions/listen answer is a stream that may stay quiet for hours: no wait for its next piece is cut.
+        lasting = isinstance(message, JSONRPCRequest) and message.method == "subscriptions/listen"
         response = await self._request("POST", body=jsonrpc.encode(message), initialize=is_init, probe=probe,
-                                       extra=extra)
+                                       extra=extra, lasting=lasting)
         if is_init:
             self.session_id = response.headers.get("mcp-session-id") or None
         if response.status == 202 or not isinstance(message, JSONRPCRequest):
@@ -193,10 +195,10 @@ class StreamableHTTPTransport(MCPTransport):
 
     async def _request(
         self, method: str, *, body: bytes | None = None, initialize: bool = False, last_event_id: str | None = None,
-        probe: bool = False, extra: dict[str, str] | None = None,
+        probe: bool = False, extra: dict[str, str] | None = None, lasting: bool = False,
     ) -> Response:
         headers = self._build_headers(method, initialize=initialize, last_event_id=last_event_id) | (extra or {})
-        timeout = None if method == "GET" else self._timeout
+        timeout = None if method == "GET" or lasting else self._timeout
         try:
             response = await self._http.send(Request(method, self.url, headers, body, timeout=timeout))
         except APIConnectionError as e:

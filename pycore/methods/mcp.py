@@ -1,12 +1,14 @@
 """MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
-``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.traffic``.
+``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.traffic``; ``mcp.registry_search`` (the MCP registry:
+:mod:`pycore.mcp.registry`).
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
 (``original_name``: what the user's choices are kept under, with the server id), its default
 ``policy`` (``ask``: a server's hints never let its tools run unasked; :mod:`pycore.agent.approval`) and
-the ``fingerprint`` of its definition (an "allow" holds only for that definition). A server's
-``notifications/tools/list_changed`` updates its tools for the next run and for ``mcp.list``; a tool
+the ``fingerprint`` of its definition (an "allow" holds only for that definition). A server's list change
+(``notifications/tools/list_changed`` on its session, or on the ``subscriptions/listen`` stream of a 2026-07-28
+server: :mod:`pycore.mcp.listen`) updates its tools, prompts and resources for the next run and for ``mcp.list``; a tool
 added or changed since the connection is listed with ``new: true`` and asks before its first run even
 on a trusted server, until the user allows it. Errors are the MCP client's (:mod:`pycore.mcp.errors`): they
 name the problem (cannot reach, 401, not an MCP server, ...). A connected server that a request then found
@@ -21,11 +23,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pycore.contract.params import ConnectParams, GetPromptParams, NoParams, ReadResourceParams, ServerParams
+from pycore.contract.params import (
+    ConnectParams,
+    GetPromptParams,
+    NoParams,
+    ReadResourceParams,
+    RegistrySearchParams,
+    ServerParams,
+)
 from pycore.contract.results import (
     Empty,
     LogEntry,
     PromptResult,
+    RegistryResults,
     ResourceContents,
     ServerDescription,
     ServerInfo,
@@ -47,18 +57,24 @@ if TYPE_CHECKING:
 
 
 class Connection:
-    def __init__(self, server_id: str, url: str, session: ClientSession, *, resources: list[t.Resource],
-                 prompts: list[t.Prompt]) -> None:
+    def __init__(self, server_id: str, url: str, session: ClientSession) -> None:
         self.id = server_id
         self.url = url
         self.session = session
         self.closed = False
-        self.resources = resources
-        self.prompts = prompts
         from pycore.agent.approval import fingerprint
 
         self.known: set[tuple[str, str]] | None = None  # (name, fingerprint) of the tools listed at connect
         self.known = {(tool.name, fingerprint(tool)) for tool in self.agent_tools()}
+
+    @property
+    def resources(self) -> list[t.Resource]:
+        """The server's resources as last listed (a list change lists them again: pycore.mcp.listen)."""
+        return self.session.resources
+
+    @property
+    def prompts(self) -> list[t.Prompt]:
+        return self.session.prompts
 
     @property
     def status(self) -> str:
@@ -98,9 +114,11 @@ async def mcp_connect(params: ConnectParams, emit: Emit, worker: WorkerState) ->
         await session.connect()
         await session.list_tools()
         capabilities = session.server.capabilities if session.server else None
-        resources = await session.list_resources() if capabilities and capabilities.resources else []
-        prompts = await session.list_prompts() if capabilities and capabilities.prompts else []
-    conn = Connection(server_id, url, session, resources=resources, prompts=prompts)
+        if capabilities and capabilities.resources:
+            await session.list_resources()
+        if capabilities and capabilities.prompts:
+            await session.list_prompts()
+    conn = Connection(server_id, url, session)
     worker.connections[server_id] = conn
     return describe(conn, worker)
 
@@ -230,3 +248,11 @@ async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerStat
     arguments = {str(k): str(v) for k, v in params.arguments.items()}
     result = await conn.session.get_prompt(params.name, arguments)
     return PromptResult(messages=prompt_messages(result), description=result.description or None)
+
+
+@method("mcp.registry_search", params=RegistrySearchParams, result=RegistryResults)
+async def mcp_registry_search(params: RegistrySearchParams, emit: Emit, worker: WorkerState) -> RegistryResults:
+    """One request to the registry, made only because the user searched; nothing is connected."""
+    from pycore.mcp.registry import search
+
+    return RegistryResults.model_validate({"servers": await search(params.url, params.query)})

@@ -13,7 +13,9 @@ sees the tool card while the tool runs without depending on how fast anything is
         server.gate.set()   # a gated get_capital finishes
 
 ``grow`` adds a tool of the given name that calls itself read-only and announces it with
-``notifications/tools/list_changed``, as a server that changes its tools while connected does.
+``notifications/tools/list_changed`` (on the sessions of older clients, and on the ``subscriptions/listen`` streams of
+2026-07-28 ones), as a server that changes its tools while connected does; ``grow_elsewhere(url, name)`` has another
+client call it, so the change reaches a connected page only if it listens.
 
 ``description`` changes ``get_capital``'s description: the same tool, changed, when served again on the
 same ``port``.
@@ -122,6 +124,7 @@ def create_app(origin: str, server: ToolServer, description: str) -> Any:
         mcp.add_tool(added, name=name, description="Reads nothing.",
                      annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
         await ctx.session.send_tool_list_changed()
+        await ctx.notify_tools_changed()
         return f"added {name}"
 
     async def reserve(restaurant: str, party: Annotated[Party, Resolve(ask_party)]) -> str:
@@ -159,6 +162,28 @@ def serve_tools(origin: str, label: str, *, gated: bool = False, port: int | Non
         server.gate.set()  # a tool still waiting must not hold the server's shutdown
         runner.should_exit = True
         thread.join(10)
+
+
+def grow_elsewhere(url: str, name: str) -> None:
+    """Another client (pycore's, in a thread of its own: the test's thread drives the browser) calls ``grow``."""
+    from pycore.mcp import ClientSession
+
+    async def grow() -> None:
+        async with ClientSession(url) as other:
+            await other.call_tool("grow", {"name": name})
+
+    failed: list[BaseException] = []
+    thread = threading.Thread(target=lambda: _catching(failed, lambda: asyncio.run(grow())), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive() and not failed, failed
+
+
+def _catching(failed: list[BaseException], run: Any) -> None:
+    try:
+        run()
+    except BaseException as e:  # noqa: BLE001 - handed to the test's thread, which fails with it
+        failed.append(e)
 
 
 @contextlib.contextmanager

@@ -9,12 +9,19 @@ recorded bytes (a recorded tool call, renamed where the test needs another tool)
   and offers Allow once, Always allow this tool, Deny.
 - Always allow holds for that server's tool only, and only while its definition stays the same.
 - A tool the user stopped says "stopped" in its summary, not "failed" in red, also drawn again after a reload.
+- MCP 2026-07-28 (issue 31): a form asked in rounds; a tool another client adds reaches the open Tools panel on the
+  page's subscriptions/listen stream; a call the server runs as a task shows the task's status, asks through
+  tasks/update and is cancelled by Stop; a registry search (a local stand-in) connects a remote in one click.
 """
 
 from __future__ import annotations
 
+import contextlib
+import json
 import re
+import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,8 +39,19 @@ from journeys import (
     usage_line,
     wait_idle,
 )
-from journeys_tool_servers import EVERYTHING, NODE, PROGRESS_MESSAGE, free_port, serve_everything, serve_tools
+from journeys_tool_servers import (
+    EVERYTHING,
+    NODE,
+    PROGRESS_MESSAGE,
+    free_port,
+    grow_elsewhere,
+    serve_everything,
+    serve_tools,
+)
+from mcp_servers import serve_asgi
 from playwright.sync_api import Browser, Locator, Page, expect
+from registry_standin import published, registry_app
+from tasks_server import TasksState, tasks_app
 from vendor_replay import VendorReplay, expected, with_tool_call
 
 from pycore.agent.tools import AgentTool, ToolRegistry, ToolResult
@@ -699,4 +717,141 @@ def test_a_run_that_reaches_the_spending_cap_stops_before_the_request_after_its_
         wait_idle(page)
         expect(last_reply(page).locator(".tool-card")).to_have_count(1)
         assert len(vendor.model_requests) == 1
+
+
+def test_a_tool_another_client_adds_to_a_2026_server_shows_in_the_open_tools_panel_as_new_and_asks(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """The page hears of it on its subscriptions/listen stream: no call of ours could have told it (issue 31 item 3);
+    new since connecting, it asks before its first run even on a trusted server (T-P3)."""
+    with serve_tools(origin(site_url), "M", modern=True) as server:
+        page = start(browser, site_url, vendor)
+        item = add_server(page, server.url)
+        item.get_by_text("Trust this server").click()
+        later = item.locator(".tool-list li[data-tool=later]")
+        expect(later).to_have_count(0)
+        grow_elsewhere(server.url, "later")
+        expect(later).to_have_attribute("data-new", "true", timeout=REPLY_TIMEOUT_MS)
+        close_tools(page)
+        script_call(vendor, "later", {}, "call_later")
+        send(page, "Use it")
+        card = page.get_by_role("group", name="Tool later")
+        expect(card).to_have_attribute("data-status", "waiting", timeout=REPLY_TIMEOUT_MS)
+        card.get_by_role("button", name="Allow once").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert server.calls == [("grow", {"name": "later"}), ("later", {})]
+        page.context.close()
+
+
+@contextlib.contextmanager
+def task_server(site_url: str, state: TasksState) -> Iterator[str]:
+    """tests/pycore/mcp/tasks_server.py (the SDK, answering long calls as tasks) for the page; yields its URL."""
+    with serve_asgi(lambda base: tasks_app(state, origin(site_url))) as (base, _):
+        yield f"{base}/mcp"
+
+
+def run_render(browser: Browser, site_url: str, vendor: VendorReplay, url: str) -> tuple[Page, Locator]:
+    """The model calls render on the task server (allowed); its card once the task's status is on it."""
+    page = start(browser, site_url, vendor)
+    add_server(page, url).get_by_role("combobox", name="Approval for render").select_option("allow")
+    close_tools(page)
+    script_call(vendor, "render", {"frames": 2}, "call_render")
+    send(page, "Render it.")
+    card = page.get_by_role("group", name="Tool render")
+    expect(card.locator(".tool-progress")).to_have_text("Rendering frame 1 of 2 · Task running on the server",
+                                                        timeout=REPLY_TIMEOUT_MS)
+    expect(card).to_have_attribute("data-task", "working")
+    return page, card
+
+
+def test_a_call_the_server_runs_as_a_task_shows_the_tasks_status_on_its_card_then_its_result(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 31 item 5: the server answers the call with a task; the card shows the task's status and the server's
+    statusMessage while the core polls it, then the result, which the model gets as any call's."""
+    state = TasksState(gate=threading.Event())
+    with task_server(site_url, state) as url:
+        page, card = run_render(browser, site_url, vendor, url)
+        state.gate.set()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        expect(card.locator(".tool-progress")).to_be_hidden()
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "Rendered 2 frames." in str(vendor.model_requests[-1].json["messages"])
+        assert state.calls == [("render", {"frames": 2})] and state.cancelled == []
+        page.context.close()
+
+
+def test_a_task_that_asks_shows_its_form_on_the_card_and_gets_the_answer_through_tasks_update(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    state = TasksState()
+    with task_server(site_url, state) as url:
+        page = start(browser, site_url, vendor)
+        add_server(page, url).get_by_role("combobox", name="Approval for publish").select_option("allow")
+        close_tools(page)
+        script_call(vendor, "publish", {"title": "Spring"}, "call_publish")
+        send(page, "Publish it.")
+        card = page.get_by_role("group", name="Tool publish")
+        form = card.get_by_role("group", name=f"{url} asks")
+        expect(form).to_contain_text("Publish 'Spring'?", timeout=REPLY_TIMEOUT_MS)
+        form.get_by_label("Note *").fill("looks good")
+        form.get_by_role("button", name="Accept").click()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "Published 'Spring': looks good" in str(vendor.model_requests[-1].json["messages"])
+        page.context.close()
+
+
+def test_stop_cancels_a_task_on_its_server_and_the_card_says_stopped(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    state = TasksState(gate=threading.Event())  # never opened: the task runs until it is cancelled
+    with task_server(site_url, state) as url:
+        page, card = run_render(browser, site_url, vendor, url)
+        page.get_by_role("button", name="Stop", exact=True).click()
+        wait_idle(page)
+        expect(card).to_have_attribute("data-status", "stopped", timeout=REPLY_TIMEOUT_MS)
+        deadline = time.monotonic() + REPLY_TIMEOUT_MS / 1000
+        while not state.cancelled and time.monotonic() < deadline:  # tasks/cancel is sent as the call ends
+            page.wait_for_timeout(50)
+        assert state.cancelled == list(state.tasks)
+        assert [task["status"] for task in state.tasks.values()] == ["cancelled"]
+        page.context.close()
+
+
+def test_a_registry_search_connects_a_remote_in_one_click_and_gives_a_packages_relay_entry(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 31 item 6, against a local registry stand-in serving the registry's documented API shape (not the live
+    registry: there is no internet here). Nothing is asked of the registry until the user searches; what it lists
+    is text; a remote connects as a URL the user added (trust off, as always); one that needs a header is put in the
+    Add server form; a stdio package gives the relay's mcpServers entry."""
+    asked: list[str] = []
+    with serve_tools(origin(site_url), "R") as tools, \
+            serve_asgi(lambda base: registry_app(published(tools.url), asked, origin(site_url))) as (registry, _):
+        page = start(browser, site_url, vendor)
+        dialog = tools_dialog(page)
+        dialog.get_by_text("Find a server in the MCP registry").click()
+        expect(dialog.get_by_label("Registry URL")).to_have_value("https://registry.modelcontextprotocol.io")
+        dialog.get_by_label("Registry URL").fill(registry)
+        dialog.get_by_label("Server name").fill("capitals")
+        assert asked == []
+        dialog.get_by_role("button", name="Search", exact=True).click()
+        expect(dialog.locator("#registry-status")).to_have_text(f"Servers found on {urlsplit(registry).netloc}: 3",
+                                                                timeout=REPLY_TIMEOUT_MS)
+        results = dialog.get_by_role("list", name="Registry servers")
+        capitals = results.locator("li[data-name='io.github.orizuru/capitals']")
+        expect(capitals).to_contain_text("The capital city of a country, <b>over</b> streamable HTTP.")
+        weather = results.locator("li[data-name='io.github.orizuru/capitals-weather']")
+        assert json.loads(weather.locator("pre").text_content() or "") == {"mcpServers": {"capitals-weather": {
+            "command": "npx", "args": ["-y", "@orizuru/capitals-weather@1.0.0", "<config_path>", "--port", "8080"],
+            "env": {"API_KEY": "<API_KEY>"}}}}
+        expect(weather).to_contain_text("nuget package Orizuru.Weather: the relay has no way to run it")
+        hosted = results.locator("li[data-name='com.example/capitals-hosted']")
+        expect(hosted).to_contain_text("Give tenant in the URL first")
+        hosted.get_by_role("button", name="Fill in https://{tenant}.example.com/mcp").click()
+        expect(dialog.get_by_label("Server URL")).to_have_value("https://{tenant}.example.com/mcp")
+        expect(dialog.get_by_label("Headers")).to_have_value("Authorization: ")
+        capitals.get_by_role("button", name=f"Connect {tools.url}").click()
+        item = dialog.locator("#mcp-servers li.server").filter(has_text=tools.url)
+        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        expect(item.get_by_role("checkbox", name=re.compile("^Trust "))).not_to_be_checked()
+        assert asked == ["/v0.1/servers?search=capitals&version=latest&limit=20"]
         page.context.close()

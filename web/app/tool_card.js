@@ -16,7 +16,7 @@
  *                                 asks to run a tool (web/app/code_calls.js); the question says so, names the server,
  *                                 the tool and the arguments, and leaves the card's own status alone. One at a
  *                                 time: the code's next question waits for the answer to this one
- *   card.setProgress({progress, total?, message?})          a tool_progress event
+ *   card.setProgress({progress, total?, message?, task?})   a tool_progress event (task: an MCP task's status)
  *   card.setResult(contentItems, {isError, durationMs, structured, schemaProblem, openResource})
  *                                 structured: the tool's structuredContent, shown as data; schemaProblem: how it
  *                                 breaks the tool's outputSchema, flagged; openResource(uri): reads a resource
@@ -206,9 +206,19 @@ export class ToolCard {
     this.approvalEl.replaceChildren();
   }
 
-  /** @param {Partial<import("../types/contract").ToolProgressEvent>} [event]   a tool_progress event */
-  setProgress({ progress, total, message } = {}) {
+  /** @param {Partial<import("../types/contract").ToolProgressEvent>} [event]   a tool_progress event; with `task`, the
+   *  status of the task the server runs the call as (its statusMessage as `message`), said in place of a count */
+  setProgress({ progress, total, message, task } = {}) {
     if (typeof progress !== "number") return;
+    this.el.dataset.task = task ?? "";
+    if (task) {
+      this.bar.removeAttribute("value");
+      this.bar.removeAttribute("max");
+      this.progressText.replaceChildren(message ? `${message} · ` : "",
+                                        h("span", { className: "tool-task-status" }, t(`tool.task.${task}`)));
+      this.progressEl.hidden = false;
+      return;
+    }
     if (typeof total === "number" && total > 0) {
       this.bar.max = total;
       this.bar.value = Math.min(progress, total);

@@ -40,13 +40,14 @@
  * new; it asks before its first run. A server a call found gone is shown "unreachable" with the core's sentence
  * and a Reconnect button; its tools are left out of runs until it is connected again. "Roots" lists the folders (file:// URIs) servers may know about: none unless
  * the user adds some (kept in orizuru.mcpRoots; the core answers roots/list with them). A server's log messages (notifications/message, the last 100) are listed
- * under it, newest first, as text.
+ * under it, newest first, as text. "Find a server in the MCP registry" searches a registry (app/registry_search.js).
  */
 
 import { byId, h } from "./dom.js";
 import { messageOf } from "./error_notice.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { signIn } from "./oauth.js";
+import { RegistrySearch } from "./registry_search.js";
 import { listRelayServers, relayServerUrl } from "./relay.js";
 import { isLocalURL } from "../mcp_app/policy.js";
 import { codeCatalog } from "../sandbox/code_mode.js";
@@ -136,6 +137,17 @@ export class ToolsPanel {
     /** @type {{uri: string, name?: string}[]} */
     this.roots = prefs.getJSON(PREFS.mcpRoots, []);
     this.#wire();
+    // A registry's remote connects as a URL the user added; one that needs a header or a URL variable is put in
+    // the Add server form for the user to finish.
+    this.registry = new RegistrySearch({
+      core, ready,
+      connect: (/** @type {string} */ url) => this.connect({ id: `url:${url}`, url }),
+      fillIn: (/** @type {string} */ url, /** @type {string[]} */ headerNames) => {
+        byId("mcp-url", HTMLInputElement).value = url;
+        byId("mcp-headers", HTMLTextAreaElement).value = headerNames.map((name) => `${name}: `).join("\n");
+        byId("mcp-url", HTMLInputElement).focus();
+      },
+    });
   }
 
   #wire() {

@@ -21,6 +21,7 @@ export const PREFS = Object.freeze({
   samplingMaxTokens: "orizuru.samplingMaxTokens", // the most tokens an MCP server's sampling request may use (1024)
   samplingMaxInputChars: "orizuru.samplingMaxInputChars", // the most text a sampling request may send (100,000)
   mcpRoots: "orizuru.mcpRoots", // [{uri, name?}]: the folders MCP servers may know about (roots/list)
+  registryUrl: "orizuru.registryUrl", // the MCP registry Tools searches (app/registry_search.js; the official one)
   toolChoices: "orizuru.toolChoices", // per server and tool: ask / allow / deny, with the tool's fingerprint
   oldToolChoices: "orizuru.toolPrefs", // choices by bare tool name, from before they were per server: dropped
   trustedServers: "orizuru.trustedServers", // [server id] the user marked trusted

@@ -41,6 +41,7 @@ params: {
 "mcp.oauth_forget": OAuthServerParams
 "mcp.oauth_status": OAuthServerParams
 "mcp.read_resource": ReadResourceParams
+"mcp.registry_search": RegistrySearchParams
 "mcp.sampling_answer": SamplingAnswerParams
 "mcp.set_roots": RootsParams
 "mcp.traffic": ServerParams
@@ -71,6 +72,7 @@ results: {
 "mcp.oauth_forget": OAuthStatus
 "mcp.oauth_status": OAuthStatus
 "mcp.read_resource": ResourceContents
+"mcp.registry_search": RegistryResults
 "mcp.sampling_answer": Empty
 "mcp.set_roots": Empty
 "mcp.traffic": TrafficRecord
@@ -690,6 +692,17 @@ as_parts?: boolean
 name?: (string | null)
 }
 /**
+ * Search an MCP registry (the official one unless ``url`` names another) for servers whose names hold
+ * ``query``: :mod:`pycore.mcp.registry`.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "RegistrySearchParams".
+ */
+export interface RegistrySearchParams {
+url?: string
+query: string
+}
+/**
  * The user's answer to a ``sampling`` event: ``approve`` a request (with the user's ``messages`` and
  * ``system_prompt`` when edited), ``send`` its result to the server, or ``deny`` either.
  * 
@@ -1136,6 +1149,65 @@ contents: {
 parts?: ((TextPart | ImagePart | DocumentPart | ReasoningPart | ToolCallPart | ToolResultPart)[] | null)
 }
 /**
+ * What a registry search found (the deleted entries left out).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "RegistryResults".
+ */
+export interface RegistryResults {
+servers: RegistryServer[]
+}
+/**
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "RegistryServer".
+ */
+export interface RegistryServer {
+name: string
+title: string
+description: string
+version: string
+remotes?: RegistryRemote[]
+packages?: RegistryPackage[]
+}
+/**
+ * Where a registry server is reachable: its URL with the variables that have defaults filled in; ``needs``
+ * names those that have none (such a URL is shown, not connected in one click).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "RegistryRemote".
+ */
+export interface RegistryRemote {
+type: string
+url: string
+needs?: string[]
+headers?: RegistryHeader[]
+}
+/**
+ * A header a remote server asks for (its value is the user's to give, as for a URL added by hand).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "RegistryHeader".
+ */
+export interface RegistryHeader {
+name: string
+required: boolean
+}
+/**
+ * A package a registry server is published as; for a stdio one the relay can run, the exact ``mcpServers``
+ * entry to copy (required environment variables as ``<NAME>`` placeholders).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "RegistryPackage".
+ */
+export interface RegistryPackage {
+registry_type: string
+identifier: string
+version: string
+entry?: ({
+[k: string]: unknown | undefined
+} | null)
+}
+/**
  * Every JSON-RPC message of one server's session, in and out (:mod:`pycore.mcp.traffic`), secrets already
  * out of it: what the Tools panel's inspector shows and exports, and ``python -m pycore mcp replay`` reads.
  * 
@@ -1317,7 +1389,8 @@ source: string
 type: "tool_start"
 }
 /**
- * A running tool reported progress.
+ * A running tool reported progress; or, for a call its MCP server runs as a task (the tasks extension), the
+ * task's status (``task``) and its ``statusMessage`` (``message``), with no count.
  * 
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "ToolProgressEvent".
@@ -1329,6 +1402,7 @@ call_id: string
 progress: number
 total?: (number | null)
 message?: (string | null)
+task?: (("working" | "input_required") | null)
 }
 /**
  * A tool call ended: its result (MCP content items), as the model will see it.

@@ -69,10 +69,13 @@ def cancellations() -> str:
 
 @server.tool()
 async def grow(name: str, ctx: Context) -> str:
-    """Adds a tool that calls itself read-only, and announces it (``notifications/tools/list_changed``)."""
+    """Adds a tool that calls itself read-only, and announces it: ``notifications/tools/list_changed`` on an older
+    session, and on the ``subscriptions/listen`` streams of 2026-07-28 clients (the only place that revision
+    carries it)."""
     server.add_tool(lambda: f"{name} ran", name=name, description="added at runtime",
                     annotations=ToolAnnotations(read_only_hint=True, open_world_hint=False))
     await ctx.session.send_tool_list_changed()
+    await ctx.notify_tools_changed()
     return "added"
 
 

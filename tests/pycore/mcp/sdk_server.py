@@ -2,10 +2,12 @@
 
 ``http`` is the server as an older one (MCP 2025-11-25 and before) is: a request outside a session it opened with
 ``initialize`` (a ``server/discover`` probe) gets 400, as the 1.x SDK answered. ``modern`` speaks only 2026-07-28:
-``initialize`` gets ``-32022`` naming it. The SDK itself speaks both.
+``initialize`` gets ``-32022`` naming it; ``modern-cached`` is that server with its lists' results fresh for
+:data:`LIST_TTL_MS` (``ttlMs``). The SDK itself speaks both.
 
 Tools cover every content type, a slow tool with progress, a failing tool, a tool that adds a tool
-(``notifications/tools/list_changed``), one that logs (``notifications/message``), two that ask the user
+(``notifications/tools/list_changed``; on 2026-07-28 to the ``subscriptions/listen`` streams), one that logs
+(``notifications/message``), two that ask the user
 (elicitation: a form, a URL), one that asks the client's model (sampling), one that lists the client's
 roots, and ``tools/list`` answers in three pages.
 """
@@ -17,6 +19,7 @@ import sys
 from typing import Annotated, Any, Literal
 
 import uvicorn
+from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
 from mcp.types import (
     AudioContent,
@@ -35,6 +38,7 @@ from pydantic import BaseModel, Field
 
 PNG_1PX = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
 WAV_TINY = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA="
+LIST_TTL_MS = 60_000  # modern-cached: a list result stays fresh this long
 PAGE_SIZES = (3, 2)  # then the rest: three pages of different sizes
 
 
@@ -105,7 +109,8 @@ def everything() -> list[TextContent | ImageContent | AudioContent | ResourceLin
 async def grow(name: str, ctx: Context) -> str:
     """Adds a tool and announces the change."""
     server.add_tool(lambda: "new", name=name, description="added at runtime")
-    await ctx.session.send_tool_list_changed()
+    await ctx.session.send_tool_list_changed()  # older sessions
+    await ctx.notify_tools_changed()  # 2026-07-28: every subscriptions/listen stream that asked for tool changes
     return "added"
 
 
@@ -209,6 +214,10 @@ async def reserve_later(restaurant: str, seat: Annotated[Seat, Resolve(ask_windo
 
 def main() -> None:
     port, kind = int(sys.argv[1]), sys.argv[2]
+    if kind == "modern-cached":
+        kind = "modern"
+        server._lowlevel_server.cache_hints = {method: CacheHint(ttl_ms=LIST_TTL_MS) for method in (
+            "tools/list", "prompts/list", "resources/list")}
     if kind == "sse":
         app = server.sse_app()
     else:

@@ -43,3 +43,10 @@ def test_the_same_header_twice_or_off_the_properties_chain_is_invalid_and_refs_a
     assert invalid_header_mark(nested) is not None
     assert invalid_header_mark({"properties": {"a": {"$ref": "https://evil.example/s.json"}}}) is None
     assert invalid_header_mark(SCHEMA) is None
+
+
+def test_a_task_request_names_its_task() -> None:
+    """The tasks extension (SEP-2663): tasks/get, tasks/update and tasks/cancel carry Mcp-Name: <taskId>."""
+    for method in ("tasks/get", "tasks/update", "tasks/cancel"):
+        headers = standard_headers(jsonrpc.request(1, method, {"taskId": "t-7", "inputResponses": {}}), {})
+        assert headers == {"mcp-method": method, "mcp-name": "t-7"}
