@@ -873,11 +873,6 @@ export class Chat {
   }
 
   /**
-   * A short title for a new conversation, asked of its own model after the first exchange (Settings can
-   * turn this off). It replaces the first-line title only if the user did not rename the chat meanwhile;
-   * a failure leaves that title as it was.
-   */
-/**
    * The code interpreter's answer to a `python` call (web/sandbox/): the code runs in the sandbox, in this
    * conversation's notebook, with the files attached so far; its result goes to the core as the tool's content.
    * Stop ends the run (and the sandbox: its variables are lost, which the result says).
@@ -962,6 +957,9 @@ export class Chat {
   }
 
   /**
+   * A short title for a new conversation, asked of its own model after the first exchange (Settings can
+   * turn this off). It replaces the first-line title only if the user did not rename the chat meanwhile;
+   * a failure leaves that title as it was.
    * @param {string} conversationId
    * @param {string} question
    * @param {string} reply
