@@ -61,7 +61,7 @@ def test_code_calls_an_mcp_tool_after_allow_once_and_a_deny_raises_in_the_code(b
         assert results(vendor)[-1].startswith("stdout:\nthe code got: The sum of 2 and 3 is 5.")
         first = vendor.model_requests[0].json
         offered = {tool["function"]["name"]: tool["function"] for tool in first["tools"]}
-        assert set(offered) == {"python"}  # the server's tools only through code
+        assert set(offered) == {"python", "artifact"}  # the server's tools only through code (artifact: the page's)
         assert "await tools.everything.get_sum(*, a: float, b: float)  # Returns the sum of two numbers" \
             in offered["python"]["description"]
 
