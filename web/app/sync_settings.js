@@ -142,7 +142,7 @@ export class SyncSettings {
    */
   async #failed(err, target) {
     this.#show("failed", this.#why(err));
-    if (!(err instanceof SyncTargetError && err.code === "unreachable" && target instanceof WebDavTarget)) return;
+    if (!(err instanceof SyncTargetError && err.kind === "unreachable" && target instanceof WebDavTarget)) return;
     const findings = await diagnoseWebDav(target);
     if (this.#status.kind !== "failed") return; // moved on meanwhile
     this.#findings = findings;

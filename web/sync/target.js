@@ -41,10 +41,13 @@ export class SyncError extends Error {
 /** The place refused or could not be reached: the sentence says what, and what to do. `code` "unreachable": no
  *  answer that this page may read (down, a wrong address, or no CORS: the doctor tells which, doctor.js). */
 export class SyncTargetError extends SyncError {
-  /** @param {string} key @param {Record<string, string | number>} [vars] @param {string} [code] */
-  constructor(key, vars = {}, code = "") {
+  /**
+   * @param {string} key @param {Record<string, string | number>} [vars]
+   * @param {string} [kind] what the page may act on ("unreachable": the doctor looks); not one of the core's codes
+   */
+  constructor(key, vars = {}, kind = "") {
     super(key, vars);
     this.name = "SyncTargetError";
-    this.code = code;
+    this.kind = kind;
   }
 }
