@@ -83,6 +83,23 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
+@pytest.fixture(autouse=True)
+def _close_what_the_test_left_open(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Journeys let their pages go (``open_app`` opens a context and returns its page): each kept its booted
+    Pyodide, some 300 MB, until the module's browser closed, and the next test could find it in
+    ``browser.contexts``. After a test that used the browser, close the contexts it opened; those of wider
+    fixtures (set up before this one) stay."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser: Browser = request.getfixturevalue("browser")
+    before = set(browser.contexts)
+    yield
+    for context in browser.contexts:
+        if context not in before:
+            context.close()
+
+
 @pytest.fixture
 def profile(playwright: Playwright, tmp_path: Path) -> Iterator[BrowserContext]:
     """A browser with a real profile on disk, as a user has: incognito contexts keep only a small
