@@ -127,7 +127,9 @@ export class MicButton {
     this.state = state;
     clearInterval(this.#ticking);
     const busy = state !== "idle";
-    this.button.textContent = busy ? t("voice.stop") : this.button.dataset.icon ?? "";
+    // Its icon while idle (an SVG: emoji glyphs are missing where no emoji font is), its Stop in words while busy.
+    const stop = this.button.querySelector(".voice-stop");
+    if (stop) stop.textContent = busy ? t("voice.stop") : "";
     this.button.setAttribute("aria-label", t(busy ? this.labels.stop : this.labels.idle));
     this.button.title = t(busy ? this.labels.stop : this.labels.idle);
     this.button.setAttribute("aria-pressed", String(busy));
