@@ -657,13 +657,9 @@ export class Chat {
     /** @type {"done" | "failed"} */
     let status = "done";
     try {
-      if (this.conversation?.id !== conversationId) {
-        run.cancelled = true; // another conversation was opened meanwhile: the message is kept in its own
-        return;
-      }
-      this.#showTurn(userMsg, added);
-      if (!(await this.#coreFor(userMsg, run))) return;
-      const { messages, system, focused } = await this.#prompt(userMsg);
+      const start = await this.#replyStart(run, conversationId, userMsg, added);
+      if (!start) return;
+      const { messages, system, focused } = start;
       const { text, view, id } = await this.#stream(run, conversationId, userMsg,
                                                     merge ? mergeRequest(messages, merge.replies) : messages, target, system);
       if (view) drawn.push({ view, id });
@@ -682,6 +678,24 @@ export class Chat {
   }
 
   /**
+   * Where a reply starts: the person's message shown and the prompt made; null when the reply must not run: another
+   * conversation was opened meanwhile (the message is kept in its own), or the core could not be had (said why).
+   * @param {ChatRun} run
+   * @param {string} conversationId
+   * @param {StoredMessage} userMsg
+   * @param {boolean} added
+   */
+  async #replyStart(run, conversationId, userMsg, added) {
+    if (this.conversation?.id !== conversationId) {
+      run.cancelled = true;
+      return null;
+    }
+    this.#showTurn(userMsg, added);
+    if (!(await this.#coreFor(userMsg, run))) return null;
+    return this.#prompt(userMsg);
+  }
+
+  /**
    * A Compare's replies: one chat.run per column, all at once, each stored as a branch of the message. The first
    * column's reply is the one the conversation continues with until the person picks another or merges them.
    * @param {ChatRun} run
@@ -697,13 +711,9 @@ export class Chat {
     /** @type {"done" | "failed"} */
     let status = "done";
     try {
-      if (this.conversation?.id !== conversationId) {
-        run.cancelled = true; // another conversation was opened meanwhile: the message is kept in its own
-        return;
-      }
-      this.#showTurn(userMsg, added);
-      if (!(await this.#coreFor(userMsg, run))) return;
-      const { messages, system } = await this.#prompt(userMsg);
+      const start = await this.#replyStart(run, conversationId, userMsg, added);
+      if (!start) return;
+      const { messages, system } = start;
       const view = new CompareView({ labels: choices.map((c) => c.label), onStop: (i) => this.#stopRun(group[i]),
                                      onPick: (i) => this.#pick(results[i]?.id ?? null),
                                      onMerge: (i) => this.#merge(userMsg, targets[i], choices, results) });
