@@ -40,7 +40,8 @@ PROPER_NAMES = frozenset({
     "WebDAV", "Nextcloud", "ownCloud", "Synology", "Fastmail", "Files", "Dropbox", "Google", "Drive", "iCloud",
     "OneDrive",  # (a protocol and the services sync works with, by their own names)
     "Enter", "Shift", "Esc", "Ctrl", "Cmd", "K", "ms", "s", "B",
-    "USD", "EUR", "JPY"}) | frozenset(  # (ISO 4217 codes, typed as they are: Settings → Costs' currency)
+    "USD", "EUR", "JPY",  # (ISO 4217 codes, typed as they are: Settings → Costs' currency)
+    "SVG", "artifact"}) | frozenset(  # (a format; the `artifact` tool, by the name the model calls it)
     # The vendors and services by their own names, as the adapters' catalogue declares them ("OpenAI-compatible"
     # is a description, and translated: not among them).
     word for vendor in catalogue() if vendor.id != "openai-compatible"
