@@ -24,12 +24,11 @@ import { MIN_ITERATIONS } from "../store/keys.js";
 import { fromBase64, toBase64 } from "../files/base64.js";
 import { KDF, SyncKeys, SyncTamperedError } from "./crypto.js";
 import { SYNC_NAME, SyncConflictError, SyncError, SyncTargetError } from "./target.js";
-import { syncRecords } from "./records.js";
+import { syncRecords, writeSealed } from "./records.js";
 
 const HEADER = "header.json";
 const FORMAT = "orizuru.sync";
 const CHECK = "orizuru sync check";
-const RETRIES = 5;
 const CONCURRENCY = 8;
 const BATCH = 500;
 const encoder = new TextEncoder();
@@ -225,32 +224,15 @@ async function uploadConversation(store, target, keys, state, remote, conversati
   const name = await keys.nameOf("c", conversation.id);
   const clock = conversationClock(conversation);
   if (state.sent[name] === clock) return false;
-  let ifMatch = remote.has(name) ? (state.seen[name] ?? remote.get(name) ?? null) : null;
-  for (let attempt = 0; attempt < RETRIES; attempt += 1) {
-    try {
-      const etag = await target.write(name, await keys.sealRecord(name, conversation), ifMatch);
-      if (etag) state.seen[name] = etag;
-      state.sent[name] = clock;
+  // Another device wrote it since: take theirs where it is newer, and write ours over theirs only if ours is.
+  const written = await writeSealed({ target, keys, state, remote }, name, conversation,
+    (opened) => /** @type {SyncedConversation} */ (opened), async (theirs) => {
+      if (isNewer(conversation, theirs)) return false;
+      await store.applySyncedConversation(theirs, isNewer);
       return true;
-    } catch (err) {
-      if (!(err instanceof SyncConflictError)) throw err;
-      // Another device wrote it since: take theirs where it is newer, and write ours over theirs only if ours is.
-      const found = await target.read(name);
-      if (!found) {
-        ifMatch = null;
-        continue;
-      }
-      const theirs = /** @type {SyncedConversation} */ (await keys.openRecord(name, found.bytes));
-      if (!isNewer(conversation, theirs)) {
-        await store.applySyncedConversation(theirs, isNewer);
-        state.seen[name] = found.etag;
-        state.sent[name] = clock;
-        return false;
-      }
-      ifMatch = found.etag;
-    }
-  }
-  throw new SyncTargetError("sync.err.busy");
+    });
+  state.sent[name] = clock;
+  return written;
 }
 
 /**

@@ -107,12 +107,27 @@ export async function eraseRecords({ kind, target, keys, state }) {
  * @param {SyncedRecord} record @param {(theirs: SyncedRecord) => Promise<boolean>} take
  * @returns {Promise<boolean>} whether ours was written
  */
-async function put({ kind, target, keys, state, remote }, record, take) {
-  const name = await keys.nameOf(kind, record.id);
+async function put(where, record, take) {
+  const name = await where.keys.nameOf(where.kind, record.id);
+  return writeSealed(where, name, record, (opened) => checked(opened, name), take);
+}
+
+/**
+ * A sealed value written under `name` only if the folder's copy is the one last seen (compare-and-swap, retried):
+ * when another device wrote it since, theirs is read back and opened (`open`); `take(theirs)` says whether theirs
+ * wins, then it is kept and ours is not written; otherwise ours goes over theirs. Records and conversations alike.
+ * @template T
+ * @param {{target: import("./target.js").SyncTarget, keys: import("./crypto.js").SyncKeys,
+ *          state: import("./engine.js").SyncState, remote: Map<string, string>}} where
+ * @param {string} name @param {T} value @param {(opened: unknown) => T} open
+ * @param {(theirs: T) => Promise<boolean>} take
+ * @returns {Promise<boolean>} whether ours was written
+ */
+export async function writeSealed({ target, keys, state, remote }, name, value, open, take) {
   let ifMatch = remote.has(name) ? (state.seen[name] ?? remote.get(name) ?? null) : null;
   for (let attempt = 0; attempt < RETRIES; attempt += 1) {
     try {
-      const etag = await target.write(name, await keys.sealRecord(name, record), ifMatch);
+      const etag = await target.write(name, await keys.sealRecord(name, value), ifMatch);
       if (etag) state.seen[name] = etag;
       return true;
     } catch (err) {
@@ -122,7 +137,7 @@ async function put({ kind, target, keys, state, remote }, record, take) {
         ifMatch = null;
         continue;
       }
-      const theirs = checked(await keys.openRecord(name, found.bytes), name);
+      const theirs = open(await keys.openRecord(name, found.bytes));
       state.seen[name] = found.etag;
       if (await take(theirs)) return false;
       ifMatch = found.etag;
