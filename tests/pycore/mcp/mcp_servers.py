@@ -77,6 +77,14 @@ def running(cmd: list[str], port: int, env: dict[str, str] | None = None) -> Ite
             proc.wait()
 
 
+def serving(kind: str) -> Iterator[str]:
+    """An SDK server of this kind, up for as long as the generator runs: a fixture's body is
+    ``yield from serving(kind)``."""
+    server, url = sdk_server(kind)
+    with server:
+        yield url
+
+
 def sdk_server(kind: str) -> tuple[contextlib.AbstractContextManager[subprocess.Popen[bytes]], str]:
     port = free_port()
     path = "/sse" if kind == "sse" else "/mcp"

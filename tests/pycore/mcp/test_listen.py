@@ -9,23 +9,19 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from mcp_servers import sdk_server
+from mcp_servers import serving
 
 from pycore.mcp import ClientSession
 
 
 @pytest.fixture(scope="module")
 def modern() -> Iterator[str]:
-    server, url = sdk_server("modern")
-    with server:
-        yield url
+    yield from serving("modern")
 
 
 @pytest.fixture(scope="module")
 def cached() -> Iterator[str]:
-    server, url = sdk_server("modern-cached")
-    with server:
-        yield url
+    yield from serving("modern-cached")
 
 
 def sent(mcp: ClientSession, method: str) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from mcp_servers import sdk_server
+from mcp_servers import serving
 
 from pycore.http import Request, Response, Transport
 from pycore.http.httpx import HttpxTransport
@@ -19,16 +19,12 @@ MODERN_META = "io.modelcontextprotocol/protocolVersion"
 
 @pytest.fixture(scope="module")
 def modern() -> Iterator[str]:
-    server, url = sdk_server("modern")
-    with server:
-        yield url
+    yield from serving("modern")
 
 
 @pytest.fixture(scope="module")
 def older() -> Iterator[str]:
-    server, url = sdk_server("http")
-    with server:
-        yield url
+    yield from serving("http")
 
 
 def sent(mcp: ClientSession, method: str | None = None) -> list[dict[str, Any]]:
