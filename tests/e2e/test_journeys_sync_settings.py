@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 
 import pytest
 from cryptography.exceptions import InvalidTag
@@ -62,20 +63,25 @@ def plaintext(dav: WebDav) -> str:
     return "\n".join(dav.opened(PASSPHRASE).values())
 
 
-def settled_without(dav: WebDav, secret: str) -> bool:
-    """Whether the folder, once the device's writes are done, holds no ``secret``: a sync may still be writing a
-    record when the status says synced (closing Settings starts another), and a file caught mid-write is not yet
-    a record, so the folder is read again until it opens whole and without it (or the time is up)."""
+def settled(dav: WebDav, holds: Callable[[dict[str, str]], bool]) -> bool:
+    """Whether the folder, once the device's writes are done, ``holds``: a sync may still be writing a record
+    after the status says synced (the status keeps its last "Synced at" while a new sync runs, and closing
+    Settings starts another), and a file caught mid-write is not yet a record, so the folder is read again until
+    it opens whole and holds (or the time is up)."""
     deadline = time.monotonic() + REPLY_TIMEOUT_MS / 1000
     while True:
         try:
-            if secret not in plaintext(dav):
+            if holds(dav.opened(PASSPHRASE)):
                 return True
         except (ValueError, InvalidTag):
             pass  # a record being written
         if time.monotonic() > deadline:
             return False
         time.sleep(0.1)
+
+
+def settled_without(dav: WebDav, secret: str) -> bool:
+    return settled(dav, lambda opened: secret not in "\n".join(opened.values()))
 
 
 def test_profiles_assistants_prompts_and_mcp_entries_reach_another_device_without_their_secrets(
@@ -144,11 +150,11 @@ def test_api_keys_sync_only_when_turned_on_sealed_by_the_passphrase_and_leave_wh
     turn_on_sync(a, dav)
     expect(status(a)).to_contain_text("Synced at", timeout=REPLY_TIMEOUT_MS)
     a.get_by_role("button", name="Close").click()
-    assert KEY not in plaintext(dav)  # off by default
+    assert settled_without(dav, KEY)  # off by default
 
     turn_keys_sync(a, True)
-    opened = dav.opened(PASSPHRASE)
-    assert [name for name, text in opened.items() if KEY in text and name.startswith("k-")], "the key, sealed"
+    assert settled(dav, lambda opened: any(KEY in text and name.startswith("k-") for name, text in opened.items())), \
+        "the key, sealed"
     assert not any(KEY.encode() in data for data in dav.files().values())  # never as plaintext bytes
 
     b = open_app(browser, site_url)
