@@ -4,7 +4,7 @@
     result = await notebook.run(code)               # -> CellResult (stdout, stderr, value, error, written)
 
 The notebook's variables persist between runs (one namespace); each run's files are those under ``outputs``
-that are new or changed since the run began.
+that are new or changed since the run began, with the matplotlib figures it left open (sandbox_py.figures).
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import os
 import traceback
 from collections.abc import Awaitable
 from typing import Any, Protocol, TypedDict
+
+from sandbox_py.figures import save_figures
 
 LIMIT = 100_000  # characters of each text a cell returns (stdout, stderr, value, error)
 OUTPUTS = "/mnt/outputs"
@@ -79,6 +81,10 @@ class Notebook:
                     value = clip(repr(result))
             except BaseException as e:  # SystemExit and KeyboardInterrupt too: the notebook goes on
                 error = clip(cell_traceback(e))
+            try:
+                save_figures(self.outputs)  # what it drew with matplotlib, as a notebook shows it
+            except Exception as e:
+                error = clip(f"{error or ''}the figures could not be saved: {e!r}")
         after = listing(self.outputs)
         written = sorted(name for name, stamp in after.items() if before.get(name) != stamp)
         return {"stdout": clip(stdout.getvalue()), "stderr": clip(stderr.getvalue()), "value": value,

@@ -192,7 +192,7 @@ function codeInterpreter(boot, notify) {
    */
   const interpreter = {
     /** @param {string} [api]   code mode: the tools its code may call, as Python (web/sandbox/code_mode.js) */
-    tool: (api) => pythonTool({ packages: hostsOf(packages.value).length > 0, api }),
+    tool: (api) => pythonTool({ packages: hostsOf(packages.value).length > 0, pyodide: Boolean(packages.value.pyodide), api }),
     /** @type {(session: string, code: string, options?: RunOptions) => ReturnType<Interpreter["run"]>} */
     run: async (session, code, options) => {
       const result = await (await load()).run(session, code, { ...options, timeoutMs: timeoutMs() });

@@ -336,6 +336,79 @@ def test_packages_install_only_from_the_hosts_the_user_turned_on(browser: Browse
         other.close()
 
 
+class PyodideRepository(PackageIndex):
+    """A loopback Pyodide package repository (a Pyodide release's packages folder: its pyodide-lock.json and the
+    files it lists) holding one real pinned wheel, for this site's Pyodide (``info`` as its own lock's) unless told
+    otherwise. ``sha256`` replaces the wheel's in the lock (a repository that serves other bytes than it lists)."""
+
+    def __init__(self, name: str, *, python: str | None = None, sha256: str | None = None) -> None:
+        super().__init__(name)
+        info = json.loads((ROOT / "node_modules" / "pyodide" / "pyodide-lock.json").read_text())["info"]
+        package = {"name": name, "version": self.entry["version"], "file_name": self.entry["file"],
+                   "install_dir": "site", "sha256": sha256 or self.entry["sha256"], "package_type": "package",
+                   "imports": [name], "depends": []}
+        self.lock = {"info": {**info, **({"python": python} if python else {})}, "packages": {name: package}}
+
+    def answer(self, path: str) -> tuple[int, str, bytes]:
+        if path == "/pyodide/pyodide-lock.json":
+            return 200, "application/json", json.dumps(self.lock).encode()
+        if path == f"/pyodide/{self.entry['file']}":
+            return 200, "application/octet-stream", self.wheel
+        return 404, "text/plain", b"not found"
+
+
+def use_pyodide_repository(page: Page, url: str) -> None:
+    dialog = open_settings(page)
+    dialog.get_by_label("Pyodide package repository").fill(url)
+    dialog.get_by_role("button", name="Save package hosts").click()
+    dialog.get_by_role("button", name="Close").click()
+
+
+IMPORT = "import iniconfig\niniconfig.__name__"
+
+
+def test_a_pyodide_repository_the_user_adds_serves_the_packages_code_imports(browser: Browser, site_url: str,
+                                                                             vendor: VendorReplay):
+    """#33: Pyodide's own packages (numpy, pandas, matplotlib) come from a repository the user adds; the code just
+    imports them. Shown with a pure wheel (no Pyodide build of numpy can be had on this machine: see the README)."""
+    repository = PyodideRepository("iniconfig")
+    try:
+        page = open_app(browser, site_url)
+        analyst(page, vendor)
+        use_pyodide_repository(page, repository.url + "/pyodide")  # no trailing "/": the folder all the same
+        script_code(vendor, IMPORT, answer="Imported.")
+        send(page, "Import iniconfig.")
+        wait_idle(page, timeout=START_MS)
+        assert results(vendor)[-1].startswith("value:\n'iniconfig'"), results(vendor)[-1]
+        assert repository.hits == ["/pyodide/pyodide-lock.json", f"/pyodide/{repository.entry['file']}"]
+        told = vendor.model_requests[-1].json["tools"][0]["function"]["description"]
+        assert "load when the code imports them" in told
+    finally:
+        repository.close()
+
+
+@pytest.mark.parametrize(("case", "said"), [
+    ("for another Python", "is for Python 3.99.0 (Pyodide ABI"),
+    ("other bytes than it lists", "is not the bytes its pyodide-lock.json lists"),
+])
+def test_a_repository_that_does_not_fit_is_refused_saying_why(browser: Browser, site_url: str, vendor: VendorReplay,
+                                                              case: str, said: str):
+    repository = (PyodideRepository("iniconfig", python="3.99.0") if case == "for another Python"
+                  else PyodideRepository("iniconfig", sha256="0" * 64))
+    try:
+        page = open_app(browser, site_url)
+        analyst(page, vendor)
+        use_pyodide_repository(page, repository.url + "/pyodide/")
+        script_code(vendor, IMPORT, answer="It failed.")
+        send(page, "Import iniconfig.")
+        wait_idle(page, timeout=START_MS)
+        told = results(vendor)[-1]
+        assert said in told and "value:\n'iniconfig'" not in told, told
+        assert "ModuleNotFoundError" in told or "could not start" in told, told
+    finally:
+        repository.close()
+
+
 USER_TOOLS = '''
 import sys
 import js

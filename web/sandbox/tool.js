@@ -2,7 +2,7 @@
  * The code interpreter as the model sees it: the `python` tool (one argument, `code`: the convention models
  * know), the files of the conversation it can read, and its result as tool content.
  *
- *   pythonTool({packages, api}) / PYTHON_TOOL   the tool's definition, as chat.run's `tools.page` takes it; `api`:
+ *   pythonTool({packages, pyodide, api}) / PYTHON_TOOL   the tool's definition, as chat.run's `tools.page` takes it; `api`:
  *        code mode's tools, as Python (web/sandbox/code_mode.js apiText), at the end of its description
  *   filesOf(messages) -> [{name, data: ArrayBuffer}]   the documents and images the user attached, by name
  *   keptFiles(result) -> [document part]               the files it wrote that are not pictures (those stay in
@@ -32,11 +32,12 @@ export const DATA_DIR = "/mnt/data";
 export const OUTPUT_DIR = "/mnt/outputs";
 
 /**
- * The tool's definition; `packages`: the user turned package hosts on, so micropip can install; `api`: the tools its
- * code may call (code mode).
- * @param {{packages?: boolean, api?: string}} [options]
+ * The tool's definition; `packages`: the user turned package hosts on, so micropip can install; `pyodide`: one of
+ * them is a Pyodide package repository, so Pyodide's own packages load when imported; `api`: the tools its code may
+ * call (code mode).
+ * @param {{packages?: boolean, pyodide?: boolean, api?: string}} [options]
  */
-export function pythonTool({ packages = false, api = "" } = {}) {
+export function pythonTool({ packages = false, pyodide = false, api = "" } = {}) {
   return {
     name: "python",
     description: "Run Python code in a sandboxed notebook in the user's browser (Pyodide, CPython compiled to " +
@@ -46,6 +47,10 @@ export function pythonTool({ packages = false, api = "" } = {}) {
         ? "The standard library is available, and packages the user allowed: install one with " +
           "`import micropip; await micropip.install('name')`; there is no other network. "
         : "Only the standard library is available; there is no network and no package install. ") +
+      (pyodide
+        ? "Pyodide's own packages (numpy, pandas, matplotlib, scipy, ...) load when the code imports them. A " +
+          `matplotlib figure left open or shown is saved to ${OUTPUT_DIR} as a PNG, which the user sees. `
+        : "") +
       "The value of the last expression and whatever is printed come back." + api,
     inputSchema: {
       type: "object",

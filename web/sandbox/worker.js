@@ -12,6 +12,9 @@
 //
 // Its Python is the package sandbox_py/ (the notebook's cell runner, the Python tools' host), which the page sends
 // as a zip in the boot message; this script only passes messages to it and moves bytes in and out of its files.
+// With a Pyodide package repository turned on, the Pyodide packages a cell imports (numpy, pandas, matplotlib...)
+// are loaded from it before the cell runs, as its pyodide-lock.json lists them; matplotlib's figures come back as
+// PNG files among the cell's outputs (sandbox_py.figures).
 //
 // The shapes below, as types: messages.js.
 // In:  {type: "boot", port, files: {"pyodide.mjs", "pyodide.asm.mjs", "pyodide-lock.json": text,
@@ -61,6 +64,8 @@ const apply = Reflect.apply;
 let port = null;
 /** @type {Pyodide | null} */
 let py = null;
+/** @type {string | null} the Pyodide package repository the user turned on, ending in "/" */
+let repository = null;
 /** @type {Notebook | null} */
 let notebook = null; // sandbox_py.cell.Notebook: the notebook's variables persist between runs
 /** @type {Promise<ToolHost> | null} */
@@ -142,15 +147,17 @@ async function boot(files, { indexes = [], pyodide = null }) {
     };
     const { loadPyodide } = /** @type {typeof import("pyodide")} */ (await import(blobURL("pyodide.mjs")));
     const asm = await import(blobURL("pyodide.asm.mjs"));
-    // Pyodide's own packages (numpy, pandas...) come only from the repository the user turned on; without
-    // one, the lock lists none, so micropip looks for everything on the indexes the user turned on.
-    const lock = JSON.parse(files["pyodide-lock.json"]);
-    if (!pyodide) lock.packages = {};
+    // Pyodide's own packages (numpy, pandas, matplotlib...) come only from the repository the user turned on,
+    // as its own lock lists them (names, files, sha256); without one, the lock lists none, so micropip looks for
+    // everything on the indexes the user turned on.
+    const bundled = JSON.parse(files["pyodide-lock.json"]);
+    repository = pyodide ? (pyodide.endsWith("/") ? pyodide : `${pyodide}/`) : null;
+    const lock = repository ? await repositoryLock(realFetch, repository, bundled.info) : { ...bundled, packages: {} };
     const up = (py = await loadPyodide({
       indexURL: "https://sandbox.invalid/pyodide/", // never fetched: see self.fetch above
       createPyodideModule: asm.default,
       lockFileContents: JSON.stringify(lock),
-      ...(pyodide ? { packageBaseUrl: pyodide } : {}),
+      ...(repository ? { packageBaseUrl: repository } : {}),
       packages: [],
     }));
     // Python is up: from here on only the frame's policy decides (the package hosts, or nothing). Before any
@@ -159,6 +166,7 @@ async function boot(files, { indexes = [], pyodide = null }) {
     const sitePackages = up.runPython("import site; site.getsitepackages()[0]");
     for (const wheel of files.wheels ?? []) up.unpackArchive(wheel, "wheel", { extractDir: sitePackages }); // micropip
     up.unpackArchive(files["sandbox_py.zip"], "zip", { extractDir: sitePackages });
+    up.pyimport("sandbox_py.figures").install(OUTPUTS); // matplotlib draws in memory; its figures become files
     if (indexes.length) {
       up.globals.set("_indexes", up.toPy(indexes));
       up.runPython("import micropip; micropip.set_index_urls(list(_indexes)); del _indexes");
@@ -176,6 +184,55 @@ async function boot(files, { indexes = [], pyodide = null }) {
   } catch (err) {
     send({ type: "boot-failed", message: said(err) });
   }
+}
+
+/**
+ * The lock of the Pyodide package repository the user added: its packages, their files and sha256 (each file is
+ * checked against it as it loads). Refused, saying what to do, when the repository was built for another Pyodide:
+ * its compiled packages would not load in this one.
+ * @param {typeof self.fetch} get
+ * @param {string} base   the repository's URL, ending in "/"
+ * @param {{abi_version: string, python: string}} info   what this Pyodide is (its own lock's)
+ */
+async function repositoryLock(get, base, info) {
+  /** @type {{info?: {abi_version?: string, python?: string}, packages?: object} | null} */
+  let lock;
+  try {
+    const response = await get(`${base}pyodide-lock.json`);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    lock = await response.json();
+  } catch (err) {
+    throw new Error(`the Pyodide package repository ${base} has no pyodide-lock.json we could read (${said(err)}): ` +
+      "give the URL of the folder that holds a Pyodide release's packages and its pyodide-lock.json", { cause: err });
+  }
+  const theirs = lock?.info;
+  if (theirs?.abi_version !== info.abi_version || theirs?.python !== info.python) {
+    throw new Error(`the Pyodide package repository ${base} is for Python ${theirs?.python ?? "?"} (Pyodide ABI ` +
+      `${theirs?.abi_version ?? "?"}), but the code interpreter runs Python ${info.python} (ABI ${info.abi_version}): ` +
+      "use the packages of the same Pyodide release as this site's");
+  }
+  return lock;
+}
+
+/**
+ * Load the Pyodide packages the code imports, from the user's repository (none without one).
+ * @param {string} code
+ * @returns {Promise<string>}   what went wrong, for the cell's stderr ("" when nothing did)
+ */
+async function loadImports(code) {
+  if (!repository) return "";
+  /** @type {string[]} */
+  const problems = [];
+  try {
+    await python().loadPackagesFromImports(code, { messageCallback: () => {}, errorCallback: (m) => problems.push(m) });
+  } catch (err) {
+    problems.push(said(err));
+  }
+  if (problems.length) {
+    problems.push(`(a package could not be loaded from the Pyodide package repository ${repository}: its file is ` +
+      "missing or unreachable, or is not the bytes its pyodide-lock.json lists)");
+  }
+  return problems.map((m) => `${m}\n`).join("");
 }
 
 /**
@@ -228,11 +285,13 @@ async function run({ id, code, files, tools: catalog }) {
     if (!notebook) throw new Error("the notebook is not up");
     mount(files);
     codeTools?.define(JSON.stringify(catalog ?? []));
+    const loading = await loadImports(code);
     const proxy = await notebook.run(code);
     const { written, ...ran } = /** @type {Ran} */ (proxy.toJs({ dict_converter: Object.fromEntries }));
     proxy.destroy();
     const { FS } = python();
-    result = { ...ran, outputs: written.map((name) => ({ name, data: FS.readFile(`${OUTPUTS}/${name}`) })), memory: 0 };
+    result = { ...ran, stderr: loading + ran.stderr, memory: 0,
+               outputs: written.map((name) => ({ name, data: FS.readFile(`${OUTPUTS}/${name}`) })) };
   } catch (err) {
     result = { stdout: "", stderr: "", value: null, error: said(err), outputs: [], memory: 0 };
   }
