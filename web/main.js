@@ -51,6 +51,7 @@ import { createAgent } from "./client/orizuru.js";
 import { ImagePolicy } from "./render/markdown.js";
 import { mermaidMarkup } from "./render/diagrams.js";
 import { ArtifactPanel } from "./artifacts/panel.js";
+import { reloadCostSettings } from "./app/prices.js";
 import * as keys from "./store/keys.js";
 import { openStore } from "./store/index.js";
 import { PREFS, prefs } from "./store/prefs.js";
@@ -121,6 +122,8 @@ async function main() {
       await assistant.load();
       await library.load();
       tools.reloadSaved();
+      reloadCostSettings();
+      voice.showSettings();
     } });
   const links = new ShareLink({ store, chat, sync, notify });
   byId("export-one-link").addEventListener("click", () => {

@@ -1,4 +1,5 @@
-"""Sync of what is not a conversation (#34): provider profiles, assistants, saved prompts and MCP server entries go
+"""Sync of what is not a conversation (#34): provider profiles, assistants, saved prompts, MCP server entries and
+preferences (the currency, caps and prices of Settings → Costs, the voice's speed among them) go
 through the same encrypted WebDAV folder, last writer wins per record, and a delete reaches the other device. What is
 secret stays behind: an API key, a server's header values. Keys travel only when the user turns that on, then
 sealed by the sync passphrase like everything else; turned off again, they leave the folder.
@@ -91,6 +92,14 @@ def test_profiles_assistants_prompts_and_mcp_entries_reach_another_device_withou
     save_assistant(a, "Statistician", "You are a careful statistician.")
     save_prompts(a, {"standup": "Summarise {{day}} for the standup.", "retro": "What went well?"})
     add_mcp_entry(a)
+    dialog = open_settings(a)  # amounts in yen, a cap, and a faster voice: the same on every device
+    dialog.get_by_label("Currency (e.g. USD, EUR, JPY)").fill("JPY")
+    dialog.get_by_label("Units of your currency per 1 USD").fill("150")
+    dialog.get_by_label("Spending cap per day (empty: none)").fill("300")
+    dialog.get_by_role("button", name="Save currency and caps").click()
+    dialog.get_by_label("Speed").fill("1.5")
+    dialog.get_by_label("Speed").dispatch_event("change")
+    dialog.get_by_role("button", name="Close").click()
     turn_on_sync(a, dav)
     expect(status(a)).to_contain_text("Synced at", timeout=REPLY_TIMEOUT_MS)
     a.get_by_role("button", name="Close").click()
@@ -103,6 +112,9 @@ def test_profiles_assistants_prompts_and_mcp_entries_reach_another_device_withou
     expect(dialog.get_by_label("Profile name")).to_have_value("Work OpenAI")
     expect(dialog.get_by_label("Model", exact=True)).to_have_value("gpt-4o-mini")
     expect(dialog.get_by_label("API key", exact=True)).to_have_value("")
+    expect(dialog.get_by_label("Currency (e.g. USD, EUR, JPY)")).to_have_value("JPY")
+    expect(dialog.get_by_label("Spending cap per day (empty: none)")).to_have_value("300")
+    expect(dialog.get_by_label("Speed")).to_have_value("1.5")
     dialog.get_by_role("button", name="Close").click()
     expect(b.get_by_label("Assistant", exact=True).locator("option", has_text="Statistician")).to_have_count(1)
     b.get_by_label("Assistant", exact=True).select_option(label="Statistician")

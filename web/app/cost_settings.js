@@ -9,7 +9,7 @@
 
 import { h } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { costSettings, setCostSettings } from "./prices.js";
+import { costSettings, onPricesChange, setCostSettings } from "./prices.js";
 
 export class CostSettingsForm {
   /** @param {{element: HTMLElement, model?: () => string}} parts */
@@ -17,6 +17,7 @@ export class CostSettingsForm {
     this.element = element;
     this.model = model;
     onLanguageChange(() => this.render());
+    onPricesChange(() => this.render()); // another device's, brought by sync, or the price list loaded
     this.render();
   }
 

@@ -228,7 +228,7 @@ function checkPrices(prices) {
 
 // ------------------------------------------------------------------ this tab's prices
 
-let current = new Prices(null, checkSettings(prefs.getJSON(PREFS.costs, null)));
+let current = new Prices(null, savedSettings());
 /** @type {Promise<PriceLib> | null} */
 let loading = null;
 /** @type {Set<() => void>} */
@@ -261,6 +261,17 @@ export function setCostSettings(settings) {
   const checked = checkSettings(settings);
   prefs.setJSON(PREFS.costs, checked);
   current = new Prices(current.lib, checked);
+  changed();
+}
+
+/** What Settings → Costs holds in this browser (checked). */
+function savedSettings() {
+  return checkSettings(prefs.getJSON(PREFS.costs, null));
+}
+
+/** Settings → Costs read again: sync brought another device's (web/sync/settings.js). */
+export function reloadCostSettings() {
+  current = new Prices(current.lib, savedSettings());
   changed();
 }
 

@@ -499,8 +499,7 @@ export function startVoice({ core, settings, composer, notify, ready }) {
     const { text, button } = /** @type {CustomEvent<{text: string, button: HTMLButtonElement}>} */ (ev).detail;
     speaker.read(text, button);
   });
-  voiceSettings();
-  return { conversation, speaker };
+  return { conversation, speaker, showSettings: voiceSettings() };
 }
 
 /** A recorded clip's name: when it was recorded. */
@@ -511,15 +510,21 @@ function clipName() {
     `${two(now.getHours())}${two(now.getMinutes())}${two(now.getSeconds())}.wav`;
 }
 
-/** Settings → Voice: each control kept as it changes (they are this browser's preferences, not a profile's). */
+/**
+ * Settings → Voice: each control kept as it changes (they are this browser's preferences, not a profile's).
+ * @returns {() => void}   shows the kept values again (sync brought another device's)
+ */
 function voiceSettings() {
   const fields = /** @type {const} */ ([["voice-dictation", PREFS.voiceDictation, voicePrefs.dictation],
                                         ["voice-reader", PREFS.voiceReader, voicePrefs.reader],
                                         ["voice-name", PREFS.voiceName, voicePrefs.voice],
                                         ["voice-speed", PREFS.voiceSpeed, voicePrefs.speed]]);
-  for (const [id, key, current] of fields) {
+  const show = () => {
+    for (const [id, , current] of fields) /** @type {HTMLInputElement | HTMLSelectElement} */ (byId(id)).value = String(current());
+  };
+  show();
+  for (const [id, key] of fields) {
     const field = /** @type {HTMLInputElement | HTMLSelectElement} */ (byId(id));
-    field.value = String(current());
     field.addEventListener("change", () => prefs.set(key, field.value.trim()));
   }
   const names = byId("voice-names");
@@ -527,4 +532,5 @@ function voiceSettings() {
     .map((v) => v.name), ...VENDOR_VOICES].map((name) => h("option", { value: name })));
   fill();
   if (typeof speechSynthesis !== "undefined") speechSynthesis.addEventListener("voiceschanged", fill);
+  return show;
 }

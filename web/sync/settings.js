@@ -14,7 +14,8 @@
  * Ids: "profile:<id>", "assistant:<id>", "prompt:<id>", "mcp:<id>", "pref:<name>"; keys "profile:<id>".
  * Left out on purpose: which profile is active, the folders MCP servers may see (this machine's paths), tool
  * approvals and trusted servers (a choice made where it was seen), image hosts and package hosts (what this
- * browser may load).
+ * browser may load), the voice that reads aloud (each device has its own voices) and what replies cost each day
+ * (this browser's spend: a daily cap counts what this browser spent; last writer wins would lose a device's).
  */
 
 import { normalizeAssistant } from "../store/assistants.js";
@@ -27,6 +28,7 @@ import { PREFS, prefs } from "../store/prefs.js";
 export const SYNCED_PREFS = Object.freeze(/** @type {(keyof typeof PREFS)[]} */ ([
   "language", "theme", "autoTitle", "assistant", "classifier", "focusTemplates", "samplingMaxTokens",
   "samplingMaxInputChars", "interpreterTimeout", "interpreterNotebooks", "interpreterLeftMinutes",
+  "costs", "voiceDictation", "voiceReader", "voiceSpeed",
 ]));
 
 /** @typedef {{id: string, url: string, headerNames: string[]}} McpEntry */
