@@ -164,7 +164,7 @@ export class SyncSettings {
 
   /** @param {WebDavPlace} place */
   #webdav(place) {
-    const relay = place.relay ? { url: `webdav/${encodeURIComponent(place.relay)}/`, token: this.relayToken } : null;
+    const relay = place.relay ? { name: place.relay, token: this.relayToken } : null;
     return new WebDavTarget(place.url, { ...place, relay });
   }
 

@@ -8,7 +8,7 @@
  * list() is one PROPFIND (Depth: 1) asking for each file's getetag; read() a GET; write() a PUT with If-Match
  * (or If-None-Match: * for a new file), so two devices never overwrite each other unseen (412: SyncConflictError).
  *
- *   new WebDavTarget(folderUrl, {user, password, relay: {url, token}})   through the relay (server/webdav.py) for a
+ *   new WebDavTarget(folderUrl, {user, password, relay: {name, token}})   through the relay (server/webdav.py) for a
  *       server that sends no CORS headers: the same requests go to the relay's same-origin /webdav/NAME/ with its
  *       token, and the folder's login rides in Remote-Authorization (the relay sends it on as Authorization)
  */
@@ -24,7 +24,7 @@ const PROPFIND = `<?xml version="1.0" encoding="utf-8"?>
 export class WebDavTarget {
   /**
    * @param {string} url
-   * @param {{user?: string, password?: string, relay?: {url: string, token: string | null} | null}} [login]
+   * @param {{user?: string, password?: string, relay?: {name: string, token: string | null} | null}} [login]
    */
   constructor(url, { user = "", password = "", relay = null } = {}) {
     let folder;
@@ -46,7 +46,7 @@ export class WebDavTarget {
     this.auth = user || password ? { Authorization: `Basic ${btoa(unescape(encodeURIComponent(`${user}:${password}`)))}` } : {};
     this.relay = relay;
     /** Where the requests go: the folder, or the relay's bridge to it. */
-    this.endpoint = relay ? new URL(relay.url, document.baseURI) : folder;
+    this.endpoint = relay ? new URL(`webdav/${encodeURIComponent(relay.name)}/`, document.baseURI) : folder;
   }
 
   /** The login, as the folder or the relay takes it. @returns {Record<string, string>} */
@@ -58,7 +58,8 @@ export class WebDavTarget {
 
   /** @param {string} method @param {string} name @param {RequestInit & {headers?: Record<string, string>}} [init] */
   async #request(method, name, init = {}) {
-    if (this.relay && !this.relay.token) throw new SyncTargetError("sync.err.relayToken");
+    const relay = this.relay && { name: this.relay.name, url: this.folder.href, host: this.folder.host };
+    if (relay && !this.relay?.token) throw new SyncTargetError("sync.err.relayRefused", relay);
     let response;
     try {
       response = await fetch(new URL(name, this.endpoint), {
@@ -66,12 +67,11 @@ export class WebDavTarget {
         redirect: "error", referrerPolicy: "no-referrer",
       });
     } catch {
+      if (relay) throw new SyncTargetError("sync.err.relayDown", relay);
       throw new SyncTargetError("sync.err.unreachable", { host: this.folder.host }, "unreachable");
     }
     const host = this.folder.host;
-    if (this.relay && response.headers.get("WWW-Authenticate")?.includes("orizuru-relay")) { // the relay's, not the folder's
-      throw new SyncTargetError("sync.err.relayToken");
-    }
+    if (relay && await refusedByRelay(response)) throw new SyncTargetError("sync.err.relayRefused", relay);
     if (response.status === 401 || response.status === 403) {
       throw new SyncTargetError("sync.err.login", { host, status: response.status });
     }
@@ -123,4 +123,11 @@ export class WebDavTarget {
     if (!response.ok) throw new SyncTargetError("sync.err.saving", { host: this.folder.host, status: response.status, name });
     return response.headers.get("ETag") ?? "";
   }
+}
+
+/** The relay's own refusal (a stale token, or no --allow-webdav folder of that name: server/webdav.py), not the folder's.
+ *  @param {Response} response */
+async function refusedByRelay(response) {
+  if (response.headers.get("WWW-Authenticate")?.includes("orizuru-relay")) return true;
+  return response.status === 403 && (await response.clone().text()).includes("no --allow-webdav URL");
 }
