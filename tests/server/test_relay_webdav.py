@@ -52,6 +52,7 @@ def dav(method: str, url: str, headers: dict[str, str] | None = None, content: b
 
 
 def test_an_allowlisted_folder_gets_every_method_sync_needs_and_nothing_of_the_relays(folder: WebDav):
+    """T-Y13: the folder's login crosses as Authorization; the relay's token never does."""
     with bridged(folder.url) as base:
         listed = httpx2.get(f"{base}/api/webdav", headers=AUTH).json()
         at = f"{base}/webdav/sync/{FILE}"
@@ -86,6 +87,7 @@ def test_an_allowlisted_folder_gets_every_method_sync_needs_and_nothing_of_the_r
 
 
 def test_anything_else_is_refused_with_its_reason_before_the_folder_hears_of_it(folder: WebDav):
+    """T-Y11: not an open proxy: one listed folder, the files directly in it, sync's methods."""
     with bridged(folder.url) as base:
         asked = {
             "unlisted": dav("GET", f"{base}/webdav/other/{FILE}"),
@@ -145,6 +147,7 @@ def hostile_folder() -> Starlette:
 
 
 def test_a_hostile_folder_cannot_put_headers_or_a_page_under_the_relays_origin():
+    """T-Y12: only bytes, XML listings and an ETag come back, sandboxed."""
     with serve(hostile_folder(), EDGE_IP) as port, bridged(f"http://{EDGE_IP}:{port}/dav/", EDGE_IP) as base:
         read = dav("GET", f"{base}/webdav/sync/{FILE}", {"Origin": base})
         listing = dav("PROPFIND", f"{base}/webdav/sync/", {"Depth": "1"})
@@ -168,6 +171,7 @@ def test_a_hostile_folder_cannot_put_headers_or_a_page_under_the_relays_origin()
     ("https://dav.example/files/?user=me", "no ?query"), ("ftp://dav.example/files/", "expected an http(s) URL"),
 ])
 def test_cli_refuses_a_folder_it_must_never_forward_to(dist: Path, url: str, says: str):
+    """T-Y11: a loopback or private folder, a query, another scheme: the relay does not start."""
     run = subprocess.run([sys.executable, "-m", "server", "--dist", str(dist), "--port", "0", "--allow-webdav", url],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and says in run.stderr and "Orizuru is running" not in run.stdout
@@ -185,7 +189,8 @@ def test_parse_folders_names_them_and_ends_each_in_a_slash():
 
 def test_cli_relay_lists_its_folders_and_keeps_the_token_and_the_folders_login_out_of_its_log(dist: Path,
                                                                                            tmp_path: Path):
-    """``localhost`` passes the startup check (a name) and is refused on connect, with neither secret logged."""
+    """T-Y11, T-Y13: ``localhost`` passes the startup check (a name) and is refused on connect; neither secret is
+    logged or put in the refusal."""
     with relay(dist, tmp_path, None, "--allow-webdav", "lh=http://localhost:9/dav/") as r:
         listed = httpx2.get(r.base + "/api/webdav", headers=r.auth).json()["folders"]
         answer = httpx2.get(f"{r.base}/webdav/lh/{FILE}", headers=r.auth | {"Remote-Authorization": BASIC})
