@@ -50,6 +50,7 @@ def relay_forwarding(*folders: str) -> Iterator[str]:
                           backend=CheckedBackend(address_ok=only_loopback))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
+    sock.listen()  # as `python -m server` does: the page's first request waits in the queue until uvicorn runs
     port, token = sock.getsockname()[1], secrets.token_urlsafe(32)
     app = create_app(DIST, Relay({}), Policy.for_port(port, token), webdav=webdav)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
