@@ -24,7 +24,7 @@ from server.webdav import WebDavBridge, parse_folders
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 OMIT_TOKEN_WARNING = """\
-WARNING: --dangerously-omit-token: /mcp, /sse and /api accept requests WITHOUT a token.
+WARNING: --dangerously-omit-token: /mcp, /sse, /api, /remote and /webdav accept requests WITHOUT a token.
 Any local program, and any web page you allow with --allow-origin, can start the configured servers.
 Use this only for clients that cannot send headers (such as the MCP conformance suite)."""
 
@@ -86,7 +86,7 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Arg
     parser.add_argument("--allow-host", action="append", default=[], metavar="HOST:PORT",
                         help="another Host header value to accept besides the loopback names (repeatable)")
     parser.add_argument("--dangerously-omit-token", action="store_true",
-                        help="accept /mcp, /sse and /api requests without the bearer token")
+                        help="accept /mcp, /sse, /api, /remote and /webdav requests without the bearer token")
     parser.add_argument("--max-sessions", type=int, default=config.Limits.max_sessions)
     parser.add_argument("--idle-timeout", type=float, default=config.Limits.idle_timeout,
                         help="seconds before an idle MCP session and its process are stopped")
