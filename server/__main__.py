@@ -20,10 +20,11 @@ from server.app import create_app
 from server.remote import RemoteBridge, RemoteConfigError, RemoteLimits, parse_targets
 from server.security import Policy, canonical_origin
 from server.sessions import Relay
+from server.webdav import WebDavBridge, parse_folders
 
 LOOPBACK = {"127.0.0.1", "::1", "localhost"}
 OMIT_TOKEN_WARNING = """\
-WARNING: --dangerously-omit-token: /mcp, /sse and /api accept requests WITHOUT a token.
+WARNING: --dangerously-omit-token: /mcp, /sse, /api, /remote and /webdav accept requests WITHOUT a token.
 Any local program, and any web page you allow with --allow-origin, can start the configured servers.
 Use this only for clients that cannot send headers (such as the MCP conformance suite)."""
 
@@ -85,13 +86,16 @@ def parse_args(argv: list[str] | None) -> tuple[argparse.Namespace, argparse.Arg
     parser.add_argument("--allow-host", action="append", default=[], metavar="HOST:PORT",
                         help="another Host header value to accept besides the loopback names (repeatable)")
     parser.add_argument("--dangerously-omit-token", action="store_true",
-                        help="accept /mcp, /sse and /api requests without the bearer token")
+                        help="accept /mcp, /sse, /api, /remote and /webdav requests without the bearer token")
     parser.add_argument("--max-sessions", type=int, default=config.Limits.max_sessions)
     parser.add_argument("--idle-timeout", type=float, default=config.Limits.idle_timeout,
                         help="seconds before an idle MCP session and its process are stopped")
     parser.add_argument("--allow-remote", action="append", default=[], metavar="[NAME=]URL",
                         help="forward /remote/NAME to this remote MCP URL, exactly (repeatable); only public "
                              "addresses are ever connected to; NAME defaults to the host")
+    parser.add_argument("--allow-webdav", action="append", default=[], metavar="[NAME=]URL",
+                        help="forward /webdav/NAME/ to this WebDAV sync folder (a server without CORS headers) and "
+                             "the files directly in it (repeatable); only public addresses; NAME defaults to the host")
     parser.add_argument("--max-body", type=int, default=config.Limits.max_body_bytes, help="bytes (413 above)")
     return parser.parse_args(argv), parser
 
@@ -101,19 +105,22 @@ def build(args: argparse.Namespace, parser: argparse.ArgumentParser, port: int, 
         servers = config.load(args.config) if args.config else config.bundled()
         origins = tuple(canonical_origin(o) for o in args.allow_origin)
         remotes = parse_targets(args.allow_remote)
+        folders = parse_folders(args.allow_webdav)
     except (config.ConfigError, RemoteConfigError, ValueError) as e:
         parser.error(str(e))
     limits = config.Limits(max_sessions=args.max_sessions, idle_timeout=args.idle_timeout,
                            max_body_bytes=args.max_body)
     policy = Policy.for_port(port, token, origins, tuple(args.allow_host))
     remote = RemoteBridge(remotes, RemoteLimits(max_body_bytes=args.max_body)) if remotes else None
-    for target in remotes.values():
-        if target.url.startswith("http:"):
-            print(f"WARNING: --allow-remote {target.url} is plain http: its traffic and credentials cross the "
-                  "network unencrypted", file=sys.stderr, flush=True)
-        logging.getLogger("orizuru.relay").info("remote %s -> %s", target.route, target.url)
+    webdav = WebDavBridge(folders) if folders else None
+    for bridge in (b for b in (remote, webdav) if b is not None):
+        for target in bridge.targets.values():
+            if target.url.startswith("http:"):
+                print(f"WARNING: {bridge.flag} {target.url} is plain http: its traffic and credentials cross the "
+                      "network unencrypted", file=sys.stderr, flush=True)
+            logging.getLogger("orizuru.relay").info("%s %s -> %s", bridge.kind, target.route, target.url)
     relay = Relay(servers, limits, adopts_orphans=reaper.become_subreaper())
-    return create_app(args.dist, relay, policy, remote)
+    return create_app(args.dist, relay, policy, remote, webdav)
 
 
 def main(argv: list[str] | None = None) -> int:

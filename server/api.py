@@ -2,6 +2,9 @@
 
 Each entry has a ``kind``: ``"stdio"`` (a configured command, at ``/mcp/{name}`` and ``/sse/{name}``) or
 ``"remote"`` (an ``--allow-remote`` URL, at ``/remote/{name}``, streamable HTTP only).
+
+``GET /api/webdav``: the sync folders the relay forwards to (``--allow-webdav``, at ``/webdav/{name}/``), so the
+page can offer them when a WebDAV server sends no CORS headers (web/sync/doctor.js).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from starlette.responses import JSONResponse
 
 from server.remote import RemoteBridge
 from server.sessions import Relay, ServerState
+from server.webdav import WebDavBridge
 
 
 def describe(state: ServerState) -> dict[str, object]:
@@ -44,3 +48,11 @@ def servers_endpoint(relay: Relay, remote: RemoteBridge | None = None) -> Callab
         return JSONResponse(body, headers={"Cache-Control": "no-store"})
 
     return servers
+
+
+def folders_endpoint(webdav: WebDavBridge | None) -> Callable[[Request], Awaitable[JSONResponse]]:
+    async def folders(request: Request) -> JSONResponse:
+        return JSONResponse({"folders": webdav.describe() if webdav is not None else []},
+                            headers={"Cache-Control": "no-store"})
+
+    return folders

@@ -13,11 +13,12 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from server.api import servers_endpoint
+from server.api import folders_endpoint, servers_endpoint
 from server.remote import RemoteBridge
 from server.security import GUARDED_PREFIXES, Guard, Policy
 from server.sessions import Relay, refuse
 from server.static import SiteFiles
+from server.webdav import WebDavBridge
 
 # Content-hashed or version-pinned folders: safe to keep forever.
 IMMUTABLE_PREFIXES = ("/assets/", "/wheels/", "/pyodide/")
@@ -107,13 +108,17 @@ class ServerEndpoint:
         await getattr(self.relay, self.handler)(name, scope, receive, send)
 
 
-def relay_routes(relay: Relay, remote: RemoteBridge | None = None) -> list[BaseRoute]:
+def relay_routes(relay: Relay, remote: RemoteBridge | None = None,
+                 webdav: WebDavBridge | None = None) -> list[BaseRoute]:
     limit = relay.limits.max_body_bytes
     routes: list[BaseRoute] = []
     if remote is not None and remote.targets:
         routes.append(Route("/remote/{name}", remote, methods=["GET", "POST", "DELETE"]))
+    if webdav is not None and webdav.targets:  # every method reaches the bridge, which names the ones it passes
+        routes += [Route("/webdav/{name}", webdav), Route("/webdav/{name}/{file:path}", webdav)]
     return routes + [
         Route("/api/servers", servers_endpoint(relay, remote), methods=["GET"]),
+        Route("/api/webdav", folders_endpoint(webdav), methods=["GET"]),
         Route("/mcp/{name}", RequestBodyLimitMiddleware(ServerEndpoint(relay, "handle_mcp"), limit),
               methods=["GET", "POST", "DELETE"]),
         Route("/sse/{name}", ServerEndpoint(relay, "handle_sse"), methods=["GET"]),
@@ -122,16 +127,16 @@ def relay_routes(relay: Relay, remote: RemoteBridge | None = None) -> list[BaseR
 
 
 def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | None = None,
-               remote: RemoteBridge | None = None) -> Starlette:
-    """The site from ``dist`` and, given a relay, its bridges (and ``remote``'s allowlisted URLs);
-    ``policy`` is required with a relay."""
+               remote: RemoteBridge | None = None, webdav: WebDavBridge | None = None) -> Starlette:
+    """The site from ``dist`` and, given a relay, its bridges (and ``remote``'s allowlisted URLs, ``webdav``'s
+    allowlisted sync folders); ``policy`` is required with a relay."""
     routes: list[BaseRoute] = []
     middleware = [Middleware(SiteHeaders, policy=site_policy(dist), frame=frame_policy(dist))]
     lifespan = None
     if relay is not None:
         if policy is None:
             raise ValueError("a relay needs a Policy (Host, Origin and token checks)")
-        routes += relay_routes(relay, remote)
+        routes += relay_routes(relay, remote, webdav)
         middleware.insert(0, Middleware(Guard, policy=policy))
 
         @asynccontextmanager
@@ -140,8 +145,9 @@ def create_app(dist: Path | None, relay: Relay | None = None, policy: Policy | N
                 async with relay.running():
                     yield
             finally:
-                if remote is not None:
-                    await remote.aclose()
+                for bridge in (remote, webdav):
+                    if bridge is not None:
+                        await bridge.aclose()
 
     if dist is not None:
         routes.append(Mount("/", app=SiteFiles(directory=dist, html=True), name="site"))

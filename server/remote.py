@@ -148,55 +148,57 @@ class CheckedBackend(httpcore.AsyncNetworkBackend):
 
 @dataclass(frozen=True)
 class RemoteTarget:
-    """One allowlisted remote MCP endpoint."""
+    """One allowlisted remote endpoint: an MCP URL (``/remote/NAME``) or a WebDAV folder (``/webdav/NAME/``)."""
 
     name: str
     url: str
+    prefix: str = "/remote"
 
     @property
     def route(self) -> str:
-        return f"/remote/{self.name}"
+        return f"{self.prefix}/{self.name}"
 
 
-def parse_targets(values: Iterable[str], address_ok: AddressCheck = is_public) -> dict[str, RemoteTarget]:
-    """``[NAME=]URL`` values from the command line; NAME defaults to the host (``-2``, ``-3`` on repeats)."""
+def parse_targets(values: Iterable[str], address_ok: AddressCheck = is_public, flag: str = "--allow-remote",
+                  prefix: str = "/remote") -> dict[str, RemoteTarget]:
+    """``[NAME=]URL`` values from the command line (``flag``); NAME defaults to the host (``-2``, ``-3`` on repeats)."""
     targets: dict[str, RemoteTarget] = {}
     for value in values:
         name, sep, url = value.partition("=")
         if not sep or "://" in name:
             name, url = "", value
-        target_url, host = _check_url(url.strip(), address_ok)
+        target_url, host = _check_url(url.strip(), address_ok, flag)
         if name:
             if not NAME_PATTERN.fullmatch(name):
-                raise RemoteConfigError(f"--allow-remote name {name!r} must match {NAME_PATTERN.pattern}")
+                raise RemoteConfigError(f"{flag} name {name!r} must match {NAME_PATTERN.pattern}")
             if name in targets:
-                raise RemoteConfigError(f"--allow-remote name {name!r} is used twice")
+                raise RemoteConfigError(f"{flag} name {name!r} is used twice")
         else:
             base = re.sub(r"[^A-Za-z0-9_.-]", "-", host)[:60] or "remote"
             name, n = base, 1
             while name in targets:
                 n += 1
                 name = f"{base}-{n}"
-        targets[name] = RemoteTarget(name, target_url)
+        targets[name] = RemoteTarget(name, target_url, prefix)
     return targets
 
 
-def _check_url(url: str, address_ok: AddressCheck) -> tuple[str, str]:
+def _check_url(url: str, address_ok: AddressCheck, flag: str) -> tuple[str, str]:
     parts = urlsplit(url)
     if parts.scheme not in DEFAULT_PORTS or not parts.hostname:
-        raise RemoteConfigError(f"--allow-remote {url!r}: expected an http(s) URL")
+        raise RemoteConfigError(f"{flag} {url!r}: expected an http(s) URL")
     if parts.username is not None or parts.password is not None or parts.fragment:
-        raise RemoteConfigError(f"--allow-remote {url!r}: no user:password@ and no #fragment")
+        raise RemoteConfigError(f"{flag} {url!r}: no user:password@ and no #fragment")
     try:
         port = parts.port
     except ValueError as e:
-        raise RemoteConfigError(f"--allow-remote {url!r}: {e}") from e
+        raise RemoteConfigError(f"{flag} {url!r}: {e}") from e
     try:
         literal = ipaddress.ip_address(parts.hostname.split("%")[0])
     except ValueError:
         literal = None
     if literal is not None and not address_ok(literal):
-        raise RemoteConfigError(f"--allow-remote {url!r}: {literal} is not a public address "
+        raise RemoteConfigError(f"{flag} {url!r}: {literal} is not a public address "
                                 "(loopback, private, link-local and special ranges are never forwarded to)")
     host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
     netloc = host + ("" if port in (None, DEFAULT_PORTS[parts.scheme]) else f":{port}")
@@ -229,7 +231,15 @@ def _is_mcp_type(response: httpcore.Response) -> bool:
 
 
 class RemoteBridge:
-    """Forwards ``/remote/{name}`` requests to their allowlisted URL, streaming the response back."""
+    """Forwards ``/remote/{name}`` requests to their allowlisted URL, streaming the response back.
+
+    What is MCP's own is in four methods a bridge for another protocol overrides (server/webdav.py): which
+    requests are refused before any work (``_refusal``), where one goes and with what (``_outgoing``), what of an
+    answer crosses back (``_head``) and what the page is told of its allowlist (``describe``).
+    """
+
+    kind = "remote"
+    flag = "--allow-remote"
 
     def __init__(self, targets: dict[str, RemoteTarget], limits: RemoteLimits | None = None,
                  backend: httpcore.AsyncNetworkBackend | None = None) -> None:
@@ -246,7 +256,7 @@ class RemoteBridge:
         await self.pool.aclose()
 
     def describe(self) -> list[dict[str, object]]:
-        return [{"kind": "remote", "name": t.name, "url": t.route, "target": t.url, "state": "ready"}
+        return [{"kind": self.kind, "name": t.name, "url": t.route, "target": t.url, "state": "ready"}
                 for t in self.targets.values()]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -255,15 +265,14 @@ class RemoteBridge:
     async def _forward(self, scope: Scope, receive: Receive, send: Send) -> None:
         target = self.targets.get(scope["path_params"]["name"])
         if target is None:
-            await _refuse(403, "Forbidden: no --allow-remote URL has that name")(scope, receive, send)
+            await _refuse(403, f"Forbidden: no {self.flag} URL has that name")(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        if scope["method"] == "POST" and \
-                headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
-            await _refuse(415, "Unsupported Media Type: Content-Type must be application/json")(scope, receive, send)
+        refusal = self._refusal(scope)
+        if refusal is not None:
+            await refusal(scope, receive, send)
             return
         if self.open >= self.limits.max_open:
-            await _refuse(503, "Too many open remote requests")(scope, receive, send)
+            await _refuse(503, f"Too many open {self.kind} requests")(scope, receive, send)
             return
         self.open += 1
         try:
@@ -271,24 +280,41 @@ class RemoteBridge:
         finally:
             self.open -= 1
 
+    def _refusal(self, scope: Scope) -> Response | None:
+        """A refusal for a request this bridge never forwards, or None."""
+        headers = Headers(scope=scope)
+        if scope["method"] == "POST" and \
+                headers.get("content-type", "").split(";")[0].strip().lower() != "application/json":
+            return _refuse(415, "Unsupported Media Type: Content-Type must be application/json")
+        return None
+
+    def _outgoing(self, target: RemoteTarget, scope: Scope, body: bytes) -> tuple[str, list[tuple[bytes, bytes]],
+                                                                                   bytes | None]:
+        """The URL, headers and body the remote gets: the listed URL exactly, MCP's headers, a POST's body."""
+        post = scope["method"] == "POST"
+        return target.url, _request_headers(Headers(scope=scope), len(body) if post else None), body if post else None
+
+    def _head(self, target: RemoteTarget, scope: Scope,
+              response: httpcore.Response) -> Response | list[tuple[bytes, bytes]]:
+        """What of the answer crosses: the headers to stream its body under, or a whole response in its place."""
+        if not _is_mcp_type(response):
+            return self._bodiless(target, response)
+        return _response_headers(response.headers)
+
     async def _exchange(self, target: RemoteTarget, scope: Scope, receive: Receive, send: Send) -> None:
         body = await read_body(receive)  # already bounded by RequestBodyLimitMiddleware
-        outgoing = _request_headers(Headers(scope=scope), len(body) if scope["method"] == "POST" else None)
+        url, outgoing, content = self._outgoing(target, scope, body)
         timeouts = {"connect": self.limits.connect_timeout, "read": self.limits.read_timeout,
                     "write": self.limits.connect_timeout, "pool": self.limits.connect_timeout}
         try:
-            async with self.pool.stream(scope["method"], target.url, headers=outgoing,
-                                        content=body if scope["method"] == "POST" else None,
+            async with self.pool.stream(scope["method"], url, headers=outgoing, content=content,
                                         extensions={"timeout": timeouts}) as response:
                 refusal = self._check_response(target, response)
-                if refusal is not None:
-                    await refusal(scope, receive, send)
+                head = refusal if refusal is not None else self._head(target, scope, response)
+                if isinstance(head, Response):
+                    await head(scope, receive, send)
                     return
-                if not _is_mcp_type(response):
-                    await self._bodiless(target, response)(scope, receive, send)
-                    return
-                await send({"type": "http.response.start", "status": response.status,
-                            "headers": _response_headers(response.headers)})
+                await send({"type": "http.response.start", "status": response.status, "headers": head})
                 async with anyio.create_task_group() as tg:
                     tg.start_soon(_cancel_on_disconnect, receive, tg.cancel_scope)
                     await self._pump(target, response, send)
@@ -297,11 +323,11 @@ class RemoteBridge:
             log.warning("remote=%s refused: %s", target.name, e)
             await _refuse(403, f"Forbidden: {e}")(scope, receive, send)
         except (httpcore.ConnectError, httpcore.ConnectTimeout) as e:
-            await _refuse(502, f"Bad Gateway: cannot reach {target.url}: {e or type(e).__name__}")(scope, receive, send)
+            await _refuse(502, f"Bad Gateway: cannot reach {url}: {e or type(e).__name__}")(scope, receive, send)
         except httpcore.TimeoutException:
-            await _refuse(504, f"Gateway Timeout: {target.url} did not answer")(scope, receive, send)
+            await _refuse(504, f"Gateway Timeout: {url} did not answer")(scope, receive, send)
         except (httpcore.ProtocolError, httpcore.NetworkError) as e:
-            await _refuse(502, f"Bad Gateway: {target.url}: {e or type(e).__name__}")(scope, receive, send)
+            await _refuse(502, f"Bad Gateway: {url}: {e or type(e).__name__}")(scope, receive, send)
 
     async def _pump(self, target: RemoteTarget, response: httpcore.Response, send: Send) -> None:
         """The response body, chunk by chunk as it arrives; the connection is cut at the size limit."""
@@ -337,7 +363,7 @@ class RemoteBridge:
         if 300 <= response.status < 400:
             location = _header(response.headers, b"location") or "?"
             return _refuse(502, f"Bad Gateway: {target.url} redirects to {location[:200]}; redirects are not "
-                                "followed (allow that URL with --allow-remote if you trust it)")
+                                f"followed (allow that URL with {self.flag} if you trust it)")
         length = _header(response.headers, b"content-length")
         if length is not None and length.isdigit() and int(length) > self.limits.max_response_bytes:
             return _refuse(502, f"Bad Gateway: the response is {length} bytes, over the relay's limit")
@@ -352,8 +378,9 @@ async def _cancel_on_disconnect(receive: Receive, scope: anyio.CancelScope) -> N
             return
 
 
-def _request_headers(headers: Headers, length: int | None) -> list[tuple[bytes, bytes]]:
-    out = [(name.encode(), headers[name].encode("latin-1")) for name in FORWARD_REQUEST_HEADERS if name in headers]
+def _request_headers(headers: Headers, length: int | None,
+                     names: tuple[str, ...] = FORWARD_REQUEST_HEADERS) -> list[tuple[bytes, bytes]]:
+    out = [(name.encode(), headers[name].encode("latin-1")) for name in names if name in headers]
     credential = headers.get(REMOTE_AUTHORIZATION)
     if credential is not None:
         out.append((b"authorization", credential.encode("latin-1")))

@@ -1,4 +1,5 @@
-"""The relay's front door: Host, Origin, token and CORS checks for ``/mcp``, ``/sse``, ``/api`` and ``/remote``.
+"""The relay's front door: Host, Origin, token and CORS checks for ``/mcp``, ``/sse``, ``/api``, ``/remote``
+and ``/webdav``.
 
 Order matters and every refusal happens before any other work:
 one of each judged header (400) -> Host (DNS rebinding, 421) -> Origin (exact match, 403)
@@ -20,14 +21,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 log = logging.getLogger("orizuru.relay")
 
-GUARDED_PREFIXES = ("/mcp/", "/sse/", "/api/", "/remote/")
+GUARDED_PREFIXES = ("/mcp/", "/sse/", "/api/", "/remote/", "/webdav/")
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
-ALLOW_METHODS = "GET, POST, DELETE, OPTIONS"
+ALLOW_METHODS = "GET, POST, DELETE, OPTIONS, PUT, PROPFIND, MKCOL"  # the last three for /webdav (server/webdav.py)
 ALLOW_HEADERS = ", ".join([
     "Content-Type", "Authorization", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID",
-    "Mcp-Method", "Mcp-Name", "Remote-Authorization",
+    "Mcp-Method", "Mcp-Name", "Remote-Authorization", "Depth", "If-Match", "If-None-Match",
 ])
-EXPOSE_HEADERS = "Mcp-Session-Id, WWW-Authenticate"
+EXPOSE_HEADERS = "Mcp-Session-Id, WWW-Authenticate, ETag"
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # Headers the relay decides on. Sent twice, a request is refused whole (400): judging it by the first copy
 # (what ``Headers.get`` returns) while a proxy, the SDK or a remote reads the last is how checks get split.

@@ -116,7 +116,7 @@ async function main() {
                                 onDone: () => byId("message").focus() });
   const topBar = new TopBar({ settings, core, coreReadyNow, ready, notify, openTools: () => tools.open(),
                               onProfile: (active) => bus.emit("profile", active) });
-  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify, sessionKeys: keys.sessionKeys,
+  const sync = new SyncSettings({ element: byId("sync-settings"), store, notify, sessionKeys: keys.sessionKeys, relayToken,
     onSettings: async () => { // another device's profiles, assistants, prompts or MCP servers: shown at once
       await settings.load();
       await assistant.load();

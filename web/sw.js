@@ -16,13 +16,13 @@
 //   - other content-hashed or version-pinned files (assets/, wheels/, pyodide/): cache first;
 //   - other precached files (icons, manifest): network first, cache when offline;
 //   - everything else, and every request to another origin (vendors, MCP servers) or to the
-//     relay's endpoints (/mcp/, /sse/, /api/): not touched at all — no respondWith, no caching.
+//     relay's endpoints (/mcp/, /sse/, /api/, /remote/, /webdav/): not touched at all — no respondWith, no caching.
 
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
 const BUILD = self.ORIZURU_BUILD ?? { version: "dev", precache: [] };
 const CACHE = `orizuru-${BUILD.version}`;
 const IMMUTABLE = ["assets/", "wheels/", "pyodide/"];
-const RELAY = ["mcp/", "sse/", "api/"];
+const RELAY = ["mcp/", "sse/", "api/", "remote/", "webdav/"];
 const scope = new URL(sw.registration.scope);
 const PAGE = new URL("./", scope).href;
 const PRECACHED = new Set(BUILD.precache.map((path) => new URL(path, scope).href));

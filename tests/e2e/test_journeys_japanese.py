@@ -235,6 +235,7 @@ def test_sync_errors_and_the_webdav_doctor_speak_japanese(browser: Browser, site
             settings.locator(field).fill(value)
         settings.get_by_role("button", name="同期を開始").click()
         expect(page.locator("#sync-doctor li")).to_contain_text("Access-Control-Allow-Origin", timeout=REPLY_TIMEOUT_MS)
+        expect(page.locator("#sync-relay")).to_be_visible()  # the page came from the relay: the line that bridges it
         walk = Walk(page, (server.url, urlsplit(server.url).netloc, origin(site_url)))
         walk.read("Sync: a folder without CORS")
         assert not walk.found, "English in the Japanese UI:\n" + walk.report()

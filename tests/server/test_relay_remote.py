@@ -134,15 +134,16 @@ def only(*addresses: str):
 
 @contextmanager
 def relay_app(targets: dict[str, RemoteTarget], backend, limits: RemoteLimits | None = None,
-              token: str | None = TOKEN) -> Iterator[str]:
-    """The relay app in-process (so a test backend can be handed in), served on 127.0.0.1; yields its base URL."""
-    remote = RemoteBridge(targets, limits, backend=backend)
+              token: str | None = TOKEN, bridge: type[RemoteBridge] = RemoteBridge) -> Iterator[str]:
+    """The relay app in-process (so a test backend can be handed in), served on 127.0.0.1; yields its base URL.
+    ``bridge`` is the kind of forwarder (remote MCP, or WebDAV: test_relay_webdav.py)."""
+    forwarder = bridge(targets, limits, backend=backend)
     port_holder = socket.socket()
     port_holder.bind(("127.0.0.1", 0))
     port = port_holder.getsockname()[1]
     port_holder.close()
     relay_ = Relay({"demo": ServerSpec("demo", sys.executable, ("-c", "raise SystemExit(1)"))})
-    app = create_app(None, relay_, Policy.for_port(port, token), remote)
+    app = create_app(None, relay_, Policy.for_port(port, token), **{forwarder.kind: forwarder})
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -7,6 +7,8 @@
  *                      it stays in sessionStorage, for this tab only, so a reload still works.
  *                      A route beside it (`#/c/<id>&token=…`) is left in place.
  *   listRelayServers(token) -> [{name, url, state, ...}]   GET /api/servers (Bearer token)
+ *   listRelayFolders(token) -> [{name, url, target}]       GET /api/webdav: the WebDAV sync folders it forwards to
+ *                                                          (--allow-webdav; url is its /webdav/NAME/, target the folder)
  *   relayServerUrl(server)  -> absolute same-origin URL of its streamable-HTTP endpoint
  */
 
@@ -39,18 +41,27 @@ export function readRelayToken() {
  * @typedef {{id?: string, url: string, name?: string, [key: string]: unknown}} RelayServer   the relay's /api/servers entry
  */
 
-/**
- * @param {string} token
- * @returns {Promise<RelayServer[]>}
- */
-export async function listRelayServers(token) {
-  const response = await fetch(new URL("api/servers", document.baseURI), {
+/** @typedef {{name: string, url: string, target: string}} RelayFolder   the relay's /api/webdav entry */
+
+/** @param {string} path @param {string} key @param {string} token @returns {Promise<unknown[]>} */
+async function relayList(path, key, token) {
+  const response = await fetch(new URL(path, document.baseURI), {
     headers: { Authorization: `Bearer ${token}` },
     cache: "no-store",
   });
   if (!response.ok) throw new Error(`HTTP ${response.status}`);
   const body = await response.json();
-  return body.servers ?? [];
+  return body[key] ?? [];
+}
+
+/** @param {string} token */
+export async function listRelayServers(token) {
+  return /** @type {RelayServer[]} */ (await relayList("api/servers", "servers", token));
+}
+
+/** @param {string} token */
+export async function listRelayFolders(token) {
+  return /** @type {RelayFolder[]} */ (await relayList("api/webdav", "folders", token));
 }
 
 /** @param {{url: string}} server */

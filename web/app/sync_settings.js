@@ -15,6 +15,9 @@
  * Settings, assistants, prompts and MCP server entries sync too (sync/settings.js: never a key or a header value);
  * API keys only when the user ticks "Sync API keys too" (this browser's choice, off by default): then sealed by the
  * sync passphrase, and unticking it takes them out of the folder.
+ * A WebDAV server that sends no CORS headers: the doctor says what to set on it and, when this page came from the
+ * relay (relayToken), offers "Sync through the relay" if the relay forwards to that folder (--allow-webdav), or
+ * shows the line that makes it do so; the sync then goes through the relay (webdav.js), from this browser on.
  */
 
 import { h } from "./dom.js";
@@ -28,19 +31,18 @@ import { WebDavTarget } from "../sync/webdav.js";
 import { FolderTarget } from "../sync/folder.js";
 import { keysSource, settingsSource } from "../sync/settings.js";
 import { eraseRecords } from "../sync/records.js";
+import { listRelayFolders } from "./relay.js";
 
 const AFTER_CHANGE_MS = 2_000;
 const EVERY_MS = 5 * 60_000;
 
 /** @param {import("../sync/saved.js").SavedSync} on */
-function targetOf(on) {
-  return on.kind === "folder" ? new FolderTarget(on.handle) : new WebDavTarget(on.url, on);
+function labelOf(on) {
+  if (on.kind === "folder") return t("sync.folder", { url: t("sync.localFolder", { name: on.handle.name }) });
+  return on.relay ? t("sync.folderRelay", { url: on.url }) : t("sync.folder", { url: on.url });
 }
 
-/** @param {import("../sync/saved.js").SavedSync} on */
-function labelOf(on) {
-  return on.kind === "folder" ? t("sync.localFolder", { name: on.handle.name }) : on.url;
-}
+/** @typedef {{kind: "webdav", url: string, user: string, password: string, relay?: string | null}} WebDavPlace */
 
 export class SyncSettings {
   /** @type {import("../sync/saved.js").SavedSync | null} */
@@ -53,20 +55,24 @@ export class SyncSettings {
   /** What the doctor found when the folder could not be reached (doctor.js): shown under the status line. */
   /** @type {import("../sync/doctor.js").Finding[]} */
   #findings = [];
+  /** With those findings, on a page from the relay: the relay's bridge to the folder (its name), or null and the
+   *  line that would make one. @type {{name: string | null, url: string} | null} */
+  #offer = null;
   /** What the user typed in the form, kept while it is redrawn (a refusal keeps every field as it was). */
   #draft = { url: "", user: "", password: "", passphrase: "" };
 
   /**
    * @param {{element: HTMLElement, store: import("../store/transcripts.js").Store,
    *   notify: import("./notify.js").Notify, sessionKeys: {get: (id: string) => string | undefined,
-   *   set: (id: string, key: string) => void}, onSettings?: () => Promise<void>}} parts
+   *   set: (id: string, key: string) => void}, onSettings?: () => Promise<void>, relayToken?: string | null}} parts
    */
-  constructor({ element, store, notify, sessionKeys, onSettings = async () => {} }) {
+  constructor({ element, store, notify, sessionKeys, onSettings = async () => {}, relayToken = null }) {
     Object.assign(this, { element, store, notify });
     this.element = element;
     this.store = store;
     this.sessionKeys = sessionKeys;
     this.onSettings = onSettings;
+    this.relayToken = relayToken;
     onLanguageChange(() => this.render());
     store.onLocalChange((/** @type {{type: string}} */ change) => { if (change.type !== "delta") this.#soon(); });
     document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") this.#soon(0); });
@@ -113,7 +119,7 @@ export class SyncSettings {
   /** @param {import("../sync/saved.js").SavedSync} on */
   async #sync(on) {
     if (!navigator.onLine) return this.#show("offline", t("sync.offline"));
-    const target = targetOf(on);
+    const target = this.#targetOf(on);
     if (target instanceof FolderTarget && !(await target.allowed(false))) return this.#show("failed", t("sync.allowAgain"));
     const state = await loadState(this.store.db);
     this.#show("working", t("sync.working"));
@@ -144,9 +150,52 @@ export class SyncSettings {
     this.#show("failed", this.#why(err));
     if (!(err instanceof SyncTargetError && err.kind === "unreachable" && target instanceof WebDavTarget)) return;
     const findings = await diagnoseWebDav(target);
+    const offer = await this.#relayOffer(target, findings);
     if (this.#status.kind !== "failed") return; // moved on meanwhile
     this.#findings = findings;
+    this.#offer = offer;
     this.render();
+  }
+
+  /** @param {import("../sync/saved.js").SavedSync} on */
+  #targetOf(on) {
+    return on.kind === "folder" ? new FolderTarget(on.handle) : this.#webdav(on);
+  }
+
+  /** @param {WebDavPlace} place */
+  #webdav(place) {
+    const relay = place.relay ? { name: place.relay, token: this.relayToken } : null;
+    return new WebDavTarget(place.url, { ...place, relay });
+  }
+
+  /**
+   * The server lacks CORS headers (what the doctor found) and this page came from the relay: the relay's bridge
+   * to this folder, or {name: null} when the relay does not forward to it yet (the page shows the line to add).
+   * @param {WebDavTarget} target @param {import("../sync/doctor.js").Finding[]} findings
+   */
+  async #relayOffer(target, findings) {
+    if (!this.relayToken || target.relay || !findings.some((f) => f.code !== "unreachable")) return null;
+    const url = target.folder.href;
+    try {
+      const folders = await listRelayFolders(this.relayToken);
+      return { name: folders.find((f) => f.target === url)?.name ?? null, url };
+    } catch {
+      return null; // the relay did not answer: the doctor's advice for the server stands alone
+    }
+  }
+
+  /** "Sync through the relay": the folder that failed, now through the relay's bridge named `name`. @param {string} name */
+  async #useRelay(name) {
+    const on = this.#on;
+    if (on?.kind === "webdav") {
+      this.#on = { ...on, relay: name };
+      await saveSaved(this.store.db, this.#on);
+      return this.syncNow();
+    }
+    const draft = this.#draft;
+    if (!draft.url.trim() || !draft.passphrase) return this.#show("failed", t("sync.needFields"));
+    return this.#turnOn({ kind: "webdav", url: draft.url.trim(), user: draft.user, password: draft.password, relay: name },
+      draft.passphrase);
   }
 
   /** @param {unknown} err */
@@ -173,11 +222,12 @@ export class SyncSettings {
   #show(kind, text) {
     this.#status = { kind, text };
     this.#findings = [];
+    this.#offer = null;
     this.render();
   }
 
   /**
-   * @param {{kind: "webdav", url: string, user: string, password: string} | {kind: "folder", handle: FileSystemDirectoryHandle}} place
+   * @param {WebDavPlace | {kind: "folder", handle: FileSystemDirectoryHandle}} place
    * @param {string} passphrase
    */
   async #turnOn(place, passphrase) {
@@ -185,7 +235,7 @@ export class SyncSettings {
     /** @type {import("../sync/target.js").SyncTarget | null} */
     let target = null;
     try {
-      target = place.kind === "folder" ? new FolderTarget(place.handle) : new WebDavTarget(place.url, place);
+      target = place.kind === "folder" ? new FolderTarget(place.handle) : this.#webdav(place);
       const keys = await openFolder(target, passphrase);
       this.#on = place.kind === "folder" ? { ...place, keys } : { ...place, url: target.label, keys };
       await saveSaved(this.store.db, this.#on);
@@ -207,7 +257,7 @@ export class SyncSettings {
       this.#show("working", t("sync.keysLeaving"));
       const state = await loadState(this.store.db);
       try {
-        await eraseRecords({ kind: "k", target: targetOf(saved), keys: saved.keys, state });
+        await eraseRecords({ kind: "k", target: this.#targetOf(saved), keys: saved.keys, state });
       } catch (err) {
         return this.#show("failed", this.#why(err));
       } finally {
@@ -224,7 +274,7 @@ export class SyncSettings {
   async shareTarget() {
     const on = this.#on;
     if (!on) return null;
-    const target = targetOf(on);
+    const target = this.#targetOf(on);
     if (target instanceof FolderTarget) {
       if (!(await target.allowed(true))) return null;
       return { target, folder: true, address: (/** @type {string} */ name) => name };
@@ -249,7 +299,7 @@ export class SyncSettings {
       : null;
     const doctor = this.#findings.length
       ? h("div", { className: "doctor", id: "sync-doctor" }, h("h4", {}, t("sync.doctorTitle")),
-        h("ul", {}, ...this.#findings.map((f) => h("li", {}, t(`sync.doctor.${f.code}`, f)))))
+        h("ul", {}, ...this.#findings.map((f) => h("li", {}, t(`sync.doctor.${f.code}`, f)))), ...this.#offerControls())
       : null;
     this.element.replaceChildren(h("legend", {}, t("sync.title")), h("small", { className: "hint" }, t("sync.hint")),
       ...(this.#on ? this.#onControls() : this.#offControls()), ...(bar ? [bar] : []), status, ...(doctor ? [doctor] : []));
@@ -262,12 +312,25 @@ export class SyncSettings {
     };
     const keysBox = h("input", { type: "checkbox", id: "sync-api-keys", checked: Boolean(on.apiKeys),
       onchange: (/** @type {Event} */ ev) => void this.#syncKeys(/** @type {HTMLInputElement} */ (ev.target).checked) });
-    return [h("p", { className: "hint" }, t("sync.folder", { url: labelOf(on) })),
+    return [h("p", { className: "hint" }, labelOf(on)),
       h("label", { className: "check" }, keysBox, ` ${t("sync.apiKeys")}`),
       h("small", { className: "hint" }, t("sync.apiKeysHint")),
       h("div", { className: "inline" },
         h("button", { type: "button", onclick: () => void (on.kind === "folder" ? allow() : this.syncNow()) }, t("sync.now")),
         h("button", { type: "button", onclick: () => void this.#turnOff() }, t("sync.off")))];
+  }
+
+  /** Under the doctor, on a page from the relay: sync through it, or the line that lets it reach this folder. */
+  #offerControls() {
+    const offer = this.#offer;
+    if (!offer) return [];
+    const { name } = offer;
+    if (name === null) {
+      return [h("p", { className: "hint", id: "sync-relay" }, t("sync.relayLine")),
+        h("pre", {}, h("code", {}, `python3 build.py serve --allow-webdav sync=${offer.url}`))];
+    }
+    return [h("p", { className: "hint", id: "sync-relay" }, t("sync.viaRelayHint", { url: offer.url })),
+      h("button", { type: "button", onclick: () => void this.#useRelay(name) }, t("sync.viaRelay"))];
   }
 
   #offControls() {

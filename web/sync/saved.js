@@ -17,9 +17,10 @@ const STATE = "sync-state";
 const PASSWORD = "webdav-password";
 
 /**
- * @typedef {({kind: "webdav", url: string, user: string, password: string, keys: SyncKeys}
+ * @typedef {({kind: "webdav", url: string, user: string, password: string, keys: SyncKeys, relay?: string | null}
  *          | {kind: "folder", handle: FileSystemDirectoryHandle, keys: SyncKeys}) & {apiKeys?: boolean}} SavedSync
  *   apiKeys: this browser syncs API keys too (off unless the user turns it on: settings.js keysSource)
+ *   relay: the name of the relay's bridge to the folder (--allow-webdav NAME=URL), for a server without CORS
  */
 /** @typedef {{get: (store: string, key: string) => Promise<any>, put: (store: string, value: unknown, key: string) => Promise<unknown>, delete: (store: string, key: string) => Promise<void>}} MetaDb */
 
@@ -31,7 +32,8 @@ export async function loadSaved(db) {
   const apiKeys = saved.apiKeys === true;
   if (saved.kind === "folder") return saved.handle ? { kind: "folder", handle: saved.handle, keys, apiKeys } : null;
   const password = saved.password ? String(await keys.openRecord(PASSWORD, saved.password)) : "";
-  return { kind: "webdav", url: String(saved.url), user: String(saved.user ?? ""), password, keys, apiKeys };
+  const relay = typeof saved.relay === "string" ? saved.relay : null;
+  return { kind: "webdav", url: String(saved.url), user: String(saved.user ?? ""), password, keys, apiKeys, relay };
 }
 
 /** @param {MetaDb} db @param {SavedSync} sync */
@@ -42,7 +44,8 @@ export async function saveSaved(db, sync) {
     return void await db.put("meta", { kind: "folder", handle: sync.handle, keys, apiKeys }, CONFIG);
   }
   const sealed = sync.password ? await sync.keys.sealRecord(PASSWORD, sync.password) : null;
-  await db.put("meta", { kind: "webdav", url: sync.url, user: sync.user, password: sealed, keys, apiKeys }, CONFIG);
+  await db.put("meta", { kind: "webdav", url: sync.url, user: sync.user, password: sealed, keys, apiKeys,
+                         relay: sync.relay ?? null }, CONFIG);
 }
 
 /** @param {MetaDb} db @returns {Promise<import("./engine.js").SyncState>} */

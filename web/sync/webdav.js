@@ -7,6 +7,10 @@
  *
  * list() is one PROPFIND (Depth: 1) asking for each file's getetag; read() a GET; write() a PUT with If-Match
  * (or If-None-Match: * for a new file), so two devices never overwrite each other unseen (412: SyncConflictError).
+ *
+ *   new WebDavTarget(folderUrl, {user, password, relay: {name, token}})   through the relay (server/webdav.py) for a
+ *       server that sends no CORS headers: the same requests go to the relay's same-origin /webdav/NAME/ with its
+ *       token, and the folder's login rides in Remote-Authorization (the relay sends it on as Authorization)
  */
 
 import { SYNC_NAME, SyncConflictError, SyncTargetError } from "./target.js";
@@ -18,8 +22,11 @@ const PROPFIND = `<?xml version="1.0" encoding="utf-8"?>
 
 /** @implements {SyncTarget} */
 export class WebDavTarget {
-  /** @param {string} url @param {{user?: string, password?: string}} [login] */
-  constructor(url, { user = "", password = "" } = {}) {
+  /**
+   * @param {string} url
+   * @param {{user?: string, password?: string, relay?: {name: string, token: string | null} | null}} [login]
+   */
+  constructor(url, { user = "", password = "", relay = null } = {}) {
     let folder;
     try {
       folder = new URL(url);
@@ -37,20 +44,34 @@ export class WebDavTarget {
     this.label = folder.href;
     /** @type {Record<string, string>} */
     this.auth = user || password ? { Authorization: `Basic ${btoa(unescape(encodeURIComponent(`${user}:${password}`)))}` } : {};
+    this.relay = relay;
+    /** Where the requests go: the folder, or the relay's bridge to it. */
+    this.endpoint = relay ? new URL(`webdav/${encodeURIComponent(relay.name)}/`, document.baseURI) : folder;
+  }
+
+  /** The login, as the folder or the relay takes it. @returns {Record<string, string>} */
+  #login() {
+    if (!this.relay) return this.auth;
+    const basic = this.auth.Authorization;
+    return { Authorization: `Bearer ${this.relay.token}`, ...(basic ? { "Remote-Authorization": basic } : {}) };
   }
 
   /** @param {string} method @param {string} name @param {RequestInit & {headers?: Record<string, string>}} [init] */
   async #request(method, name, init = {}) {
+    const relay = this.relay && { name: this.relay.name, url: this.folder.href, host: this.folder.host };
+    if (relay && !this.relay?.token) throw new SyncTargetError("sync.err.relayRefused", relay);
     let response;
     try {
-      response = await fetch(new URL(name, this.folder), {
-        ...init, method, headers: { ...this.auth, ...init.headers }, credentials: "omit", cache: "no-store",
+      response = await fetch(new URL(name, this.endpoint), {
+        ...init, method, headers: { ...this.#login(), ...init.headers }, credentials: "omit", cache: "no-store",
         redirect: "error", referrerPolicy: "no-referrer",
       });
     } catch {
+      if (relay) throw new SyncTargetError("sync.err.relayDown", relay);
       throw new SyncTargetError("sync.err.unreachable", { host: this.folder.host }, "unreachable");
     }
     const host = this.folder.host;
+    if (relay && await refusedByRelay(response)) throw new SyncTargetError("sync.err.relayRefused", relay);
     if (response.status === 401 || response.status === 403) {
       throw new SyncTargetError("sync.err.login", { host, status: response.status });
     }
@@ -102,4 +123,11 @@ export class WebDavTarget {
     if (!response.ok) throw new SyncTargetError("sync.err.saving", { host: this.folder.host, status: response.status, name });
     return response.headers.get("ETag") ?? "";
   }
+}
+
+/** The relay's own refusal (a stale token, or no --allow-webdav folder of that name: server/webdav.py), not the folder's.
+ *  @param {Response} response */
+async function refusedByRelay(response) {
+  if (response.headers.get("WWW-Authenticate")?.includes("orizuru-relay")) return true;
+  return response.status === 403 && (await response.clone().text()).includes("no --allow-webdav URL");
 }
