@@ -24,7 +24,7 @@ from mcp.server.sse import SseServerTransport
 from mcp.server.streamable_http import MCP_SESSION_ID_HEADER, StreamableHTTPServerTransport
 from mcp.shared.message import SessionMessage
 from mcp_types import JSONRPCMessage, JSONRPCRequest
-from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
@@ -239,7 +239,9 @@ class Relay:
     async def handle_mcp(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         version = headers.get("mcp-protocol-version")
-        if version in MODERN_PROTOCOL_VERSIONS and self._tg is not None:  # no session: the server's shared child
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS and self._tg is not None:
+            # MCP 2026-07-28, which has no session, or a version nobody speaks (refused the 2026 way, naming
+            # the ones served): the server's shared child, as the SDK's own server routes them
             await self.shared.handle(self._tg, self.servers[name], scope, receive, send)
             return
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:

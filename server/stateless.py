@@ -41,6 +41,7 @@ from mcp.shared.subscriptions import SUBSCRIPTION_ID_META_KEY
 from mcp_types import (
     HEADER_MISMATCH,
     INVALID_REQUEST,
+    METHOD_NOT_FOUND,
     PARSE_ERROR,
     ErrorData,
     JSONRPCError,
@@ -316,6 +317,8 @@ async def _check(scope: Scope, receive: Receive) -> JSONRPCRequest | Response:
         request = JSONRPCRequest.model_validate(decoded)
     except ValidationError:
         return _answer(_failure(None, INVALID_REQUEST, "Body must be a single JSON-RPC request or notification"))
+    if request.method == "initialize":  # what the SDK's own HTTP server answers (its stdio one says -32022)
+        return _answer(_failure(request.id, METHOD_NOT_FOUND, "Method not found: MCP 2026-07-28 has no initialize"))
     duplicated = find_duplicated_routing_header((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope["headers"])
     if duplicated is not None:
         return _answer(_failure(request.id, HEADER_MISMATCH, f"{duplicated} header appears more than once"))
