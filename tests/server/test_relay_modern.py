@@ -90,15 +90,26 @@ async def test_an_idle_shared_child_is_stopped(dist, tmp_path):
             assert json.loads(text(await client.call_tool("whoami", {})))["pid"] != pid
 
 
-def test_a_sessionless_request_still_needs_the_token_and_a_local_origin(running):
-    body = {"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": {
+def discover(url: str, headers: dict[str, str]) -> httpx2.Response:
+    """A bare 2026-07-28 ``server/discover`` POST (id 7), as the page sends it."""
+    body = {"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": {"_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}}
-    headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover",
-               "Accept": "application/json, text/event-stream"}
-    no_token = httpx2.post(running.url("modern"), json=body, headers=headers)
-    foreign = httpx2.post(running.url("modern"), json=body, headers={**headers, **running.auth,
-                                                                     "Origin": "https://evil.example"})
+    return httpx2.post(url, json=body, headers={"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover",
+                                                "Accept": "application/json, text/event-stream", **headers})
+
+
+def test_a_sessionless_request_still_needs_the_token_and_a_local_origin(running):
+    no_token = discover(running.url("modern"), {})
+    foreign = discover(running.url("modern"), {**running.auth, "Origin": "https://evil.example"})
     assert (no_token.status_code, foreign.status_code) == (401, 403)
-    ok = httpx2.post(running.url("modern"), json=body, headers={**headers, **running.auth})
+    ok = discover(running.url("modern"), running.auth)
     assert ok.status_code == 200 and ok.json()["result"]["supportedVersions"] == ["2026-07-28"]
 
+
+
+def test_a_shared_child_that_cannot_start_is_a_json_rpc_error_naming_why(dist, tmp_path):
+    with relay(dist, tmp_path, {"missing": {"command": "/nonexistent/mcp-server"}}) as r:
+        answer = discover(r.url("missing"), r.auth).json()
+        assert answer["id"] == 7 and "could not start '/nonexistent/mcp-server'" in answer["error"]["message"]
+        state = httpx2.get(f"{r.base}/api/servers", headers=r.auth).json()["servers"][0]
+        assert state["failures"] == 1 and state["state"] == "error"
