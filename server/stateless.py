@@ -2,7 +2,10 @@
 
 A 2026-07-28 request (``MCP-Protocol-Version: 2026-07-28``) carries its revision, client info and capabilities in
 its ``_meta`` and belongs to no session, so every page's requests for one server go to one child: started on
-first use, started again after it exited, stopped once nothing was open for ``idle_timeout`` seconds.
+first use, started again after it exited, stopped once nothing was open for ``idle_timeout`` seconds. A child that
+answers ``server/discover`` with an error speaks only the older revisions: it is stopped as soon as nothing is open
+(a second copy of a server may fight its session's over files or ports), and the next probes get its refusal
+without a process.
 Pages choose their JSON-RPC ids and progress tokens themselves, and on one child they would collide: each
 request goes on under an id of the relay's own (its progress token too), and its answer comes back under the
 page's. What the child writes that is not an answer goes to the request it is about: a progress notification by
@@ -84,8 +87,12 @@ class Exchange:
 
     page_id: RequestId
     token: object  # the page's progress token, or None
-    listen: bool
+    method: str
     queue: MemoryObjectSendStream[JSONRPCMessage]
+
+    @property
+    def listen(self) -> bool:
+        return self.method == "subscriptions/listen"
 
 
 class SharedChild:
@@ -95,6 +102,7 @@ class SharedChild:
         self.write = write
         self.open: dict[str, Exchange] = {}
         self.closed = False
+        self.refused: ErrorData | None = None  # its answer to server/discover, if an error: an older server
         self._ids = itertools.count(1)
         self._changed = anyio.Event()
 
@@ -110,7 +118,7 @@ class SharedChild:
         queue, answers = anyio.create_memory_object_stream[JSONRPCMessage](MAX_QUEUED)
         meta = (request.params or {}).get("_meta")
         token = meta.get("progressToken") if isinstance(meta, dict) else None
-        self.open[str(key)] = Exchange(request.id, token, request.method == "subscriptions/listen", queue)
+        self.open[str(key)] = Exchange(request.id, token, request.method, queue)
         self._touch()
         return key, answers
 
@@ -145,6 +153,8 @@ class SharedChild:
             if isinstance(message, JSONRPCResponse | JSONRPCError):
                 exchange = self.open.pop(str(message.id), None)
                 if exchange is not None:
+                    if exchange.method == "server/discover" and isinstance(message, JSONRPCError):
+                        self.refused = message.error
                     self._touch()
                     exchange.queue.send_nowait(message.model_copy(update={"id": exchange.page_id}))
                     exchange.queue.close()
@@ -181,13 +191,13 @@ class SharedChild:
         self.open.clear()
 
     async def stop_when_idle(self, idle: float, scope: anyio.CancelScope) -> None:
-        """Cancels ``scope`` once no request was open for ``idle`` seconds."""
+        """Cancels ``scope`` once no request was open for ``idle`` seconds (at once if it refused the probe)."""
         while True:
             changed = self._changed
             if self.open:
                 await changed.wait()
                 continue
-            with anyio.move_on_after(idle) as timer:
+            with anyio.move_on_after(0 if self.refused else idle) as timer:
                 await changed.wait()
             if timer.cancelled_caught and not self.open:
                 self.closed = True
@@ -203,6 +213,7 @@ class SharedChildren:
         self.idle_timeout = idle_timeout
         self.max_listening = max_listening
         self.children: dict[str, SharedChild] = {}
+        self.refused: dict[str, ErrorData] = {}  # servers that refused server/discover: older ones, not asked again
         self._lock = anyio.Lock()
 
     @property
@@ -258,6 +269,10 @@ class SharedChildren:
         if isinstance(checked, Response):
             await checked(scope, receive, send)
             return
+        refused = self.refused.get(state.spec.name)
+        if checked.method == "server/discover" and refused is not None:
+            await _answer(JSONRPCError(jsonrpc="2.0", id=checked.id, error=refused))(scope, receive, send)
+            return
         if checked.method == "subscriptions/listen" and self.listening >= self.max_listening:
             await _answer(_failure(checked.id, -32603, "Too many open listen streams"), 503)(scope, receive, send)
             return
@@ -275,6 +290,8 @@ class SharedChildren:
             return
         await child.send(key, checked)
         answered = await _reply(answers, scope, receive, send)
+        if child.refused is not None:
+            self.refused[state.spec.name] = child.refused
         if not answered:
             with anyio.CancelScope(shield=True):
                 await child.cancel(key)

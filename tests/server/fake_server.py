@@ -1,5 +1,5 @@
 """A stdio MCP server for the relay's fault and security tests (run as a child by the relay under test);
-``fake_server.py modern`` speaks only MCP 2026-07-28."""
+``fake_server.py modern`` speaks only MCP 2026-07-28, ``fake_server.py legacy`` only the handshake revisions."""
 
 from __future__ import annotations
 
@@ -94,7 +94,7 @@ def daemon() -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["modern"]:  # a server that speaks only MCP 2026-07-28 (no initialize, no sessions)
-        stdio_eras.serve(server, "modern")
+    if sys.argv[1:] in (["modern"], ["legacy"]):  # a server that speaks only MCP 2026-07-28, or only the older ones
+        stdio_eras.serve(server, sys.argv[1])
     else:
         server.run()

@@ -19,6 +19,11 @@ MODERN = {"modern": {**python_server(SDK_SERVER), "args": [str(SDK_SERVER), "std
           "fake": {**python_server(FAKE), "args": [str(FAKE), "modern"]}}
 
 
+async def eventually(predicate) -> bool:
+    """``wait_until`` in a thread, so that the client's own tasks (closing a listen stream) run meanwhile."""
+    return await anyio.to_thread.run_sync(lambda: wait_until(predicate, timeout=15))
+
+
 @pytest.fixture(scope="module")
 def running(dist, tmp_path_factory):
     with relay(dist, tmp_path_factory.mktemp("modern"), MODERN) as r:
@@ -84,10 +89,24 @@ async def test_an_idle_shared_child_is_stopped(dist, tmp_path):
             assert pid in r.children()
             async with client.listen(tools_list_changed=True):
                 pass  # a listen stream the page closed is no longer open at the child
-            # in a thread: the client's own tasks (closing the listen stream) run meanwhile
-            assert await anyio.to_thread.run_sync(lambda: wait_until(lambda: not r.children(), timeout=15))
+            assert await eventually(lambda: not r.children())
             # and the next request starts it again
             assert json.loads(text(await client.call_tool("whoami", {})))["pid"] != pid
+
+
+async def test_an_older_servers_refused_probe_leaves_no_process_and_is_not_asked_again(dist, tmp_path):
+    """The probe of a server that speaks only the handshake starts the shared child, which refuses it: the child
+    stops at once (a second copy of a server may fight the session's over its files), and later probes get the
+    same refusal without a process; the page then gets its session as before."""
+    older = {"older": {**python_server(FAKE), "args": [str(FAKE), "legacy"]}}
+    with relay(dist, tmp_path, older) as r:
+        for _ in range(2):
+            async with mcp_client(r.url("older"), r.token, mode="auto") as client:
+                assert client.protocol_version == "2025-11-25"
+                pid = json.loads(text(await client.call_tool("whoami", {})))["pid"]
+                assert await eventually(lambda pid=pid: r.children() == {pid})
+        async with httpx2.AsyncClient(headers=r.auth) as http:
+            assert (await http.get(f"{r.base}/api/servers")).json()["servers"][0]["started"] == 3  # 1 probe, 2 sessions
 
 
 def discover(url: str, headers: dict[str, str]) -> httpx2.Response:
