@@ -3,6 +3,7 @@
 A streamable-HTTP session starts with a POST ``initialize`` (checked before anything is spawned) and
 ends on DELETE, on idle timeout, when its child dies, or when the relay stops. A legacy SSE session
 lives as long as its GET stream; its child starts with the first POSTed message, never on the GET.
+A request that names MCP 2026-07-28 has no session: it goes to the server's shared child (server/stateless.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
 
-from server import bridge, reaper
+from server import bridge, reaper, stateless
 from server.asgi import read_body
 from server.child import ServerLog, spawn
 from server.config import Limits, ServerSpec
@@ -93,10 +94,12 @@ class Relay:
         self._tg: TaskGroup | None = None
         self._pids: set[int] = set()  # live children, for the shutdown safety net
         self._spawn_lock = anyio.Lock()
+        self.shared = stateless.SharedChildren(self.process, self.limits.idle_timeout, self.limits.max_sessions)
 
     @property
     def open_sessions(self) -> int:
-        return len(self._http) + self._sse_open
+        """Handshake sessions, and 2026-07-28 listen streams (they are as long-lived)."""
+        return len(self._http) + self._sse_open + self.shared.listening
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
@@ -181,20 +184,9 @@ class Relay:
         """Returns why the child failed, or None if the browser side ended first."""
         spec, (_, browser_write) = state.spec, browser
         log.info("spawn server=%s session=%s origin=%s argv=%s", spec.name, session[:8], origin, spec.argv)
-        state.started += 1
-        child_gone, pids, tree = False, set[int](), reaper.Tree()
+        child_gone = False
         try:
-            async with AsyncExitStack() as stack:
-                stack.callback(lambda: self._pids.difference_update(pids))  # callbacks run last-in, first-out:
-                stack.push_async_callback(self._end_processes, pids, tree)  # after the SDK has stopped the child
-                async with self._spawn_lock:  # so the new pid can be told apart from concurrent spawns
-                    before = reaper.child_pids()
-                    child_read, child_write = await stack.enter_async_context(spawn(spec, state.log, session[:8]))
-                    pids.update(reaper.child_pids() - before)
-                    self._pids |= pids
-                # before the SDK stops the child: its descendants, setsid() ones included, are still below it
-                stack.callback(self._record_tree, pids, tree)
-                log.info("spawned server=%s session=%s pid=%s", spec.name, session[:8], sorted(pids))
+            async with self.process(state, session[:8]) as (child_read, child_write):
                 await child_write.send(SessionMessage(first))
                 async with anyio.create_task_group() as tg:
 
@@ -212,6 +204,25 @@ class Relay:
         log.info("stop server=%s session=%s reason=%s", spec.name, session[:8], "exited" if child_gone else "closed")
         return "the MCP server process exited" if child_gone else None
 
+    @asynccontextmanager
+    async def process(self, state: ServerState, label: str) -> AsyncIterator[TransportStreams]:
+        """One child of ``state``'s server, its stderr logged under ``label``; on exit it and its tree are gone."""
+        spec = state.spec
+        state.started += 1
+        pids, tree = set[int](), reaper.Tree()
+        async with AsyncExitStack() as stack:
+            stack.callback(lambda: self._pids.difference_update(pids))  # callbacks run last-in, first-out:
+            stack.push_async_callback(self._end_processes, pids, tree)  # after the SDK has stopped the child
+            async with self._spawn_lock:  # so the new pid can be told apart from concurrent spawns
+                before = reaper.child_pids()
+                streams = await stack.enter_async_context(spawn(spec, state.log, label))
+                pids.update(reaper.child_pids() - before)
+                self._pids |= pids
+            # before the SDK stops the child: its descendants, setsid() ones included, are still below it
+            stack.callback(self._record_tree, pids, tree)
+            log.info("spawned server=%s session=%s pid=%s", spec.name, label, sorted(pids))
+            yield streams
+
     @staticmethod
     def _record_tree(pids: set[int], tree: reaper.Tree) -> None:
         for pid in pids:
@@ -228,6 +239,11 @@ class Relay:
     async def handle_mcp(self, name: str, scope: Scope, receive: Receive, send: Send) -> None:
         headers = Headers(scope=scope)
         version = headers.get("mcp-protocol-version")
+        if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS and self._tg is not None:
+            # MCP 2026-07-28, which has no session, or a version nobody speaks (refused the 2026 way, naming
+            # the ones served): the server's shared child, as the SDK's own server routes them
+            await self.shared.handle(self._tg, self.servers[name], scope, receive, send)
+            return
         if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
             await refuse(400, f"Bad Request: unsupported MCP-Protocol-Version {version[:40]!r}")(scope, receive, send)
             return

@@ -57,17 +57,29 @@ def site_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     proc.wait(timeout=10)
 
 
-@pytest.fixture(scope="module")
-def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The real relay serving the built site with one stdio server, capitals (journeys_mcp_server.py)."""
-    root = tmp_path_factory.mktemp("relay")
+def relay_serving(root: Path, *server_args: str) -> Iterator[str]:
+    """The real relay serving the built site with one stdio server, capitals (journeys_mcp_server.py, given
+    ``server_args``), for as long as the generator runs."""
     config = root / "servers.json"
     server = Path(__file__).with_name("journeys_mcp_server.py")
-    config.write_text(json.dumps({"mcpServers": {"capitals": {"command": sys.executable, "args": [str(server)]}}}))
+    capitals = {"command": sys.executable, "args": [str(server), *server_args]}
+    config.write_text(json.dumps({"mcpServers": {"capitals": capitals}}))
     proc, url = start_site(root / "relay.log", DIST, "--config", str(config))
     yield url
     proc.terminate()
     proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The relay with capitals speaking the handshake revisions only (an older server)."""
+    yield from relay_serving(tmp_path_factory.mktemp("relay"))
+
+
+@pytest.fixture(scope="module")
+def modern_relay_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The relay with capitals speaking MCP 2026-07-28 only (no initialize, no sessions)."""
+    yield from relay_serving(tmp_path_factory.mktemp("relay"), "modern")
 
 
 @pytest.fixture(scope="module")

@@ -2,16 +2,24 @@
 test config. Its tool matches the call in the real recording openai/chat-stream-tool-call
 (``get_capital`` with ``{"country": "UK"}``), so a replayed model turn runs a real tool; ``book_table`` asks the
 user for the booking's details (elicitation); ``list_roots`` says which roots the client gave;
-``describe_capitals`` asks the client's model (sampling)."""
+``describe_capitals`` asks the client's model (sampling).
+
+It speaks only the handshake revisions (a ``server/discover`` probe is refused), as an older server does: its
+server-to-client requests exist only there. ``journeys_mcp_server.py modern`` speaks only MCP 2026-07-28."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from typing import Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import ImageContent, ResourceLink, SamplingMessage, TextContent
 from pydantic import BaseModel, Field
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "pycore" / "mcp"))
+import stdio_eras  # noqa: E402
 
 server = MCPServer(name="capitals", version="1.0.0")
 
@@ -159,4 +167,4 @@ def capitals() -> str:
 
 
 if __name__ == "__main__":
-    server.run("stdio")
+    stdio_eras.serve(server, "modern" if sys.argv[1:] == ["modern"] else "legacy")

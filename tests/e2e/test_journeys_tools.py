@@ -112,6 +112,22 @@ def test_a_recorded_tool_call_runs_on_the_relay_server_after_approval(browser: B
     page.context.close()
 
 
+def test_a_2026_only_stdio_server_behind_the_relay_is_spoken_to_in_its_revision_and_runs_the_call(
+        browser: Browser, modern_relay_url: str, vendor: VendorReplay):
+    """#31: capitals speaking only MCP 2026-07-28 (no initialize, no session) behind the relay: the page connects,
+    the Tools panel names the revision, and the model's call runs on the relay's shared child."""
+    page, card = ask_for_a_tool(browser, modern_relay_url, vendor)
+    card.get_by_role("button", name="Allow once").click(timeout=REPLY_TIMEOUT_MS)
+    expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+    expect(last_reply(page).locator(".content")).to_have_text(expected(TEXT_TURN)["text"], timeout=REPLY_TIMEOUT_MS)
+    followup = json.dumps(vendor.model_requests[1].json["messages"])
+    assert "The capital of UK is London (answered by the capitals MCP server)." in followup
+    page.get_by_role("button", name="Tools", exact=True).click()
+    relay = page.get_by_role("dialog", name="Tools").get_by_role("region", name="Servers on this relay")
+    expect(relay.locator(".protocol-badge")).to_have_text("MCP 2026-07-28")
+    page.context.close()
+
+
 def test_deny_sends_the_refusal_to_the_model_and_runs_nothing(browser: Browser, relay_url: str,
                                                               vendor: VendorReplay):
     page, card = ask_for_a_tool(browser, relay_url, vendor)
@@ -311,7 +327,7 @@ def test_the_traffic_inspector_shows_filters_and_exports_a_replayable_record_wit
     page.get_by_role("button", name="Traffic: capitals").click()
     inspector = page.get_by_role("dialog", name="Traffic of capitals")
     rows = inspector.get_by_role("list", name="Messages").locator(":scope > li")
-    expect(rows.first).to_contain_text("server/discover")  # the probe, refused by the relay (the handshake's revisions)
+    expect(rows.first).to_contain_text("server/discover")  # the probe, refused by capitals (an older server)
     expect(rows.nth(1)).to_contain_text("initialize")
     total = rows.count()
     assert total >= 9  # the probe, initialize, its result, initialized, the lists, the call, its log, its result

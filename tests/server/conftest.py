@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 FIXTURE = ROOT / "tests" / "fixtures" / "mcp" / "conformance_server.py"
 FAKE = HERE / "fake_server.py"
+SDK_SERVER = ROOT / "tests" / "pycore" / "mcp" / "sdk_server.py"
 NODE_BIN = ROOT / "node_modules" / ".bin"
 URL_LINE = re.compile(r"Orizuru is running at (http://\S+?)/#token=(\S+)")
 
@@ -124,8 +125,9 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @asynccontextmanager
-async def mcp_client(url: str, token: str | None, transport: str = "mcp", **kwargs):
-    """The official SDK client, through the relay, with the bearer token."""
+async def mcp_client(url: str, token: str | None, transport: str = "mcp", mode: str = "legacy", **kwargs):
+    """The official SDK client, through the relay, with the bearer token; ``mode="auto"`` probes ``server/discover``
+    first (MCP 2026-07-28), as the page does."""
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     if transport == "sse":
         connection = sse_client(url, headers=headers)
@@ -133,7 +135,7 @@ async def mcp_client(url: str, token: str | None, transport: str = "mcp", **kwar
             yield client
         return
     async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=300)) as http:
-        async with Client(streamable_http_client(url, http_client=http), mode="legacy", **kwargs) as client:
+        async with Client(streamable_http_client(url, http_client=http), mode=mode, **kwargs) as client:
             yield client
 
 

@@ -1,4 +1,5 @@
-"""A stdio MCP server for the relay's fault and security tests (run as a child by the relay under test)."""
+"""A stdio MCP server for the relay's fault and security tests (run as a child by the relay under test);
+``fake_server.py modern`` speaks only MCP 2026-07-28, ``fake_server.py legacy`` only the handshake revisions."""
 
 from __future__ import annotations
 
@@ -7,8 +8,12 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
+
+sys.path.append(str(Path(__file__).resolve().parents[1] / "pycore" / "mcp"))
+import stdio_eras  # noqa: E402
 
 server = MCPServer(name="relay-test-fake", version="0.0.1")
 
@@ -89,4 +94,7 @@ def daemon() -> str:
 
 
 if __name__ == "__main__":
-    server.run()
+    if sys.argv[1:] in (["modern"], ["legacy"]):  # a server that speaks only MCP 2026-07-28, or only the older ones
+        stdio_eras.serve(server, sys.argv[1])
+    else:
+        server.run()

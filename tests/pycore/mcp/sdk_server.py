@@ -1,4 +1,5 @@
-"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse|modern``.
+"""A real MCP server on the official SDK, for the client tests: ``python sdk_server.py PORT http|sse|modern``, or
+``python sdk_server.py stdio-modern``: the same server over stdio speaking only 2026-07-28 (the relay's tests).
 
 ``http`` is the server as an older one (MCP 2025-11-25 and before) is: a request outside a session it opened with
 ``initialize`` (a ``server/discover`` probe) gets 400, as the 1.x SDK answered. ``modern`` speaks only 2026-07-28:
@@ -18,6 +19,7 @@ import asyncio
 import sys
 from typing import Annotated, Any, Literal
 
+import stdio_eras
 import uvicorn
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import Context, Elicit, MCPServer, Resolve
@@ -213,6 +215,9 @@ async def reserve_later(restaurant: str, seat: Annotated[Seat, Resolve(ask_windo
 
 
 def main() -> None:
+    if sys.argv[1] == "stdio-modern":
+        stdio_eras.serve(server, "modern")
+        return
     port, kind = int(sys.argv[1]), sys.argv[2]
     if kind == "modern-cached":
         kind = "modern"
