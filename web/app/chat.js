@@ -1205,6 +1205,8 @@ export class Chat {
         return r.reply?.card(ev.call_id)?.askApproval(ev, { asker: r.label });
       case "tool_progress": // on the running tool's card; it is no step of the reply
         return r.reply?.card(ev.call_id)?.setProgress(ev);
+      case "tool_task": // the call runs as a task on its server: its handle kept with the step, for a reload
+        return r.record.keepTask(ev.handle);
       case "tool_start":
         r.reply?.card(ev.call_id)?.setStatus("running");
         (r.run.running ??= new Map()).set(ev.call_id, ev);
