@@ -173,7 +173,9 @@ export class ToolsPanel {
     }
     byId("roots-list", HTMLTextAreaElement).value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
     // The roots go to the core before any server connects, so its first roots/list gets them.
-    this.ready.then(async () => {
+    /** @type {Map<string, Promise<Connection>>} server id -> its connection under way */
+    this.connecting = new Map();
+    this.restored = this.ready.then(async () => {
       if (this.roots.length) await this.core.call("mcp.set_roots", { roots: this.roots }).catch(() => {});
       this.#reconnectSaved();
     }, () => {});
@@ -502,7 +504,17 @@ export class ToolsPanel {
    * @param {{id: string, url: string, headers?: Record<string, string>, relay?: string | null}} server
    * @returns {Promise<Connection>}
    */
-  async connect({ id, url, headers = {}, relay = null }) {
+  connect({ id, url, headers = {}, relay = null }) {
+    const connecting = this.#connect({ id, url, headers, relay });
+    this.connecting.set(id, connecting);
+    return connecting;
+  }
+
+  /**
+   * @param {{id: string, url: string, headers: Record<string, string>, relay: string | null}} server
+   * @returns {Promise<Connection>}
+   */
+  async #connect({ id, url, headers, relay }) {
     /** @type {Connection} */
     const conn = { headers: {}, ...this.servers.get(id), id, url, relay, status: "connecting", error: null, advice: null };
     conn.headers = Object.keys(headers).length ? headers : conn.headers;
@@ -551,6 +563,16 @@ export class ToolsPanel {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Whether the server is connected, once the saved servers' connections at load (or this one's now) have settled.
+   * @param {string} id
+   */
+  async connected(id) {
+    await this.restored;
+    await this.connecting.get(id);
+    return this.servers.get(id)?.status === "connected";
   }
 
   /** @param {string} id */
