@@ -177,3 +177,37 @@ async def test_mcp_task_result_follows_a_kept_handle_and_gives_the_result_part_t
     assert "render failed: " in gone["part"]["content"][0]["text"]
     assert "the server no longer has task 'gone-1' (it may have expired)" in gone["part"]["content"][0]["text"]
 
+
+
+@pytest.mark.parametrize(("tool", "said"), [("explode", "MCP error -32603: the renderer ran out of memory"),
+                                            ("render", "MCP error -32603: the server cancelled the task")])
+async def test_a_kept_task_that_failed_or_was_cancelled_meanwhile_is_the_servers_sentence_as_the_result(
+        served: tuple[str, TasksState], tool: str, said: str) -> None:
+    """What happened while no page followed the task is what the model reads, and the card shows, in a sentence."""
+    url, state = served
+    state.gate = threading.Event()  # render waits: it ends only by being cancelled
+    async with ClientSession(url) as mcp:
+        await mcp.list_tools()
+        created = await mcp.request("tools/call", {"name": tool, "arguments": {}})
+        task_id = created["taskId"]
+        if tool == "render":
+            await mcp.request("tasks/cancel", {"taskId": task_id})
+        while state.tasks[task_id]["status"] not in ("failed", "cancelled"):
+            await asyncio.sleep(0.02)
+    await call("mcp.connect", {"id": "url:tasks", "url": url})
+    try:
+        handle = {"server_id": "url:tasks", "task_id": task_id, "call_id": "c1", "name": tool, "tool": tool,
+                  "created": 1.0}
+        result, _ = await call("mcp.task_result", {"handle": handle})
+    finally:
+        await call("mcp.disconnect", {"id": "url:tasks"})
+    assert result["part"]["is_error"] is True
+    assert result["part"]["content"][0]["text"] == f"{tool} failed: {said}"
+
+
+async def test_mcp_task_result_for_a_server_not_connected_fails_and_the_handle_stays_good() -> None:
+    """Not a result: the page keeps the handle and says so on the card, to try again when the chat is opened."""
+    handle = {"server_id": "url:nowhere", "task_id": "t1", "call_id": "c1", "name": "render", "tool": "render",
+              "created": 1.0}
+    with pytest.raises(Exception, match="no MCP server 'url:nowhere' is connected"):
+        await call("mcp.task_result", {"handle": handle})
