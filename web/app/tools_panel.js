@@ -20,6 +20,7 @@
  * kept with the source (orizuru.pythonToolDefs.<profile id>) so that after a reload they are offered at once, and
  * the sandbox starts only when the model calls one.
  *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
+ *   await panel.connected(id)         whether that server is connected, once its connection at load has settled
  *
  * Remembered as preferences (web/store/prefs.js; nothing secret): server URLs with header NAMES only, and
  * each tool's on/off and approval. Header values (tokens) stay in memory; such a server is reconnected by hand.
@@ -172,9 +173,9 @@ export class ToolsPanel {
       });
     }
     byId("roots-list", HTMLTextAreaElement).value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
-    // The roots go to the core before any server connects, so its first roots/list gets them.
-    /** @type {Map<string, Promise<Connection>>} server id -> its connection under way */
+    /** @type {Map<string, Promise<Connection>>} server id -> its last connection, under way or settled */
     this.connecting = new Map();
+    // The roots go to the core before any server connects, so its first roots/list gets them.
     this.restored = this.ready.then(async () => {
       if (this.roots.length) await this.core.call("mcp.set_roots", { roots: this.roots }).catch(() => {});
       this.#reconnectSaved();
