@@ -924,3 +924,23 @@ def test_a_task_its_server_no_longer_has_after_a_reload_is_said_on_its_card(
         assert "the server no longer has task" in str(vendor.model_requests[-1].json["messages"])
         assert [kinds(message) for message in path_on_show(stored(page))] == WHOLE_TURN
         page.context.close()
+
+
+def test_a_task_whose_server_is_away_after_a_reload_is_kept_for_the_next_opening(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """The server cannot be reached when the chat is opened again: the card says so and how to retry, nothing is
+    stored in the result's place and the handle stays, and the model is not asked."""
+    state = TasksState(gate=threading.Event())
+    with contextlib.ExitStack() as server:
+        url = server.enter_context(task_server(site_url, state))
+        page, _ = run_render(browser, site_url, vendor, url)
+        card = reload_mid_task(page, server.close)
+    expect(card.locator(".tool-progress")).to_have_text(
+        "The task could not be picked up again: its server is not connected (Tools). Open this chat again to retry.",
+        timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    path = path_on_show(stored(page))
+    assert [kinds(message) for message in path] == WHOLE_TURN[:2]
+    assert list(path[-1]["tasks"]) == ["call_render"]  # kept for the next opening
+    assert len(vendor.model_requests) == 1
+    page.context.close()
