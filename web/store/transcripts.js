@@ -645,14 +645,17 @@ export class Store {
   // ------------------------------------------------------------ sync (sync/engine.js)
 
   /**
-   * Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored.
+   * Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored, but for the
+   * handles of its MCP tasks (`tasks`): a task is picked up again by the browser that started it, never also by
+   * another device, which would go on with the same turn a second time.
    * @returns {Promise<{conversations: Conversation[], messages: StoredMessage[]}>}
    */
   async syncRecords() {
     const tx = this.db.transaction(["conversations", "messages"]);
     const [conversations, messages] = /** @type {[Conversation[], StoredMessage[], void]} */ (await Promise.all([
       tx.objectStore("conversations").getAll(), tx.objectStore("messages").getAll(), tx.done]));
-    return { conversations, messages: messages.filter((m) => m.status !== "streaming") };
+    return { conversations, messages: messages.filter((m) => m.status !== "streaming")
+      .map(({ tasks: _tasks, ...message }) => message) };
   }
 
   /**
