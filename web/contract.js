@@ -21,6 +21,7 @@ export const LOOP_EVENT_TYPES = Object.freeze([
   "approval",
   "tool_start",
   "tool_progress",
+  "tool_task",
   "tool_end",
   "page_tool",
   "elicitation",

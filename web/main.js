@@ -275,6 +275,7 @@ function makeChat({ boot, bus, core, store, settings, tools, interpreter, notify
     // a failed reply's: its profile, the field to fix
     openSettings: (/** @type {Parameters<Settings["open"]>[0]} */ where) => settings.open(where),
     askKey: (/** @type {import("./app/settings.js").Profile} */ profile) => keyPrompt.ask(profile),
+    connected: (/** @type {string} */ serverId) => tools.connected(serverId),
   });
   // A host removed in Settings: its images go back behind placeholders (a running turn redraws when it ends).
   images.subscribe((/** @type {{removed?: unknown}} */ { removed }) => {

@@ -57,9 +57,11 @@ from pycore.client import ChatClient
 from pycore.contract import (
     MessageEvent,
     StepEvent,
+    TaskHandle,
     ToolEndEvent,
     ToolProgressEvent,
     ToolStartEvent,
+    ToolTaskEvent,
     to_wire,
 )
 from pycore.exceptions import APIConnectionError, APIStatusError, OrizuruError
@@ -321,7 +323,10 @@ class AgentLoop:
             self._emit(to_wire(ToolProgressEvent(step=step, call_id=call.id, progress=done, total=total,
                                                  message=message, task=status)))
 
-        context = ToolContext(call_id=call.id, timeout=timeout, on_progress=progress)
+        def task(handle: TaskHandle) -> None:  # named as the model called it (the registry may have renamed it)
+            self._emit(to_wire(ToolTaskEvent(step=step, handle=handle.model_copy(update={"name": call.name}))))
+
+        context = ToolContext(call_id=call.id, timeout=timeout, on_progress=progress, on_task=task)
         started = time.monotonic()
         try:
             if tool.source.startswith("mcp:"):
@@ -333,7 +338,7 @@ class AgentLoop:
         except asyncio.CancelledError:
             raise
         except Exception as e:  # noqa: BLE001 - any failure of a tool is the model's to handle
-            result = ToolResult.text(f"{call.name} failed: {_describe_error(e)}", is_error=True)
+            result = ToolResult.text(f"{call.name} failed: {describe_error(e)}", is_error=True)
         return self._end(step, call, result, (time.monotonic() - started) * 1000, source=tool.source)
 
     def _describe(self, call: ToolCallPart, tool: AgentTool) -> dict[str, Any]:
@@ -350,11 +355,17 @@ class AgentLoop:
             step=step, call_id=call.id, name=call.name, is_error=result.is_error, content=result.content,
             duration_ms=duration, stopped=stopped, structured_content=result.structured,
             schema_problem=result.schema_problem)))
-        display = ToolDisplay(content=result.display_content(), structured=result.structured,
-                              schema_problem=result.schema_problem, duration_ms=duration, stopped=stopped,
-                              denied=denied, source=source)
-        return ToolResultPart(call_id=call.id, name=call.name, content=result.model_content(), is_error=result.is_error,
-                              display=display)
+        return result_part(call.id, call.name, result, duration, stopped=stopped, source=source, denied=denied)
+
+
+def result_part(call_id: str, name: str, result: ToolResult, duration_ms: float, *, stopped: bool = False,
+                source: str | None = None, denied: bool = False) -> ToolResultPart:
+    """A call's result as the model gets it, with the facts the page's card shows (``display``)."""
+    display = ToolDisplay(content=result.display_content(), structured=result.structured,
+                          schema_problem=result.schema_problem, duration_ms=duration_ms, stopped=stopped,
+                          denied=denied, source=source)
+    return ToolResultPart(call_id=call_id, name=name, content=result.model_content(), is_error=result.is_error,
+                          display=display)
 
 
 def _unique_ids(completion: Completion) -> None:
@@ -390,7 +401,7 @@ def _uncancel() -> None:
         task.uncancel()
 
 
-def _describe_error(error: BaseException) -> str:
+def describe_error(error: BaseException) -> str:
     message = getattr(error, "message", None) or str(error)
     if isinstance(error, OrizuruError) and message:
         return str(message)  # ours are sentences (what happened, what to do): no class name in front

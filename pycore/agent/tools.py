@@ -24,9 +24,12 @@ import hashlib
 import re
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pycore.messages import ImagePart, TextPart, Tool
+
+if TYPE_CHECKING:
+    from pycore.contract import TaskHandle
 
 MAX_NAME = 64
 # A name every vendor takes (each adapter declares its own rule: ``Adapter.tool_name``), so a conversation
@@ -42,6 +45,7 @@ class ToolContext:
     call_id: str
     timeout: float | None = None
     on_progress: ProgressCallback | None = None
+    on_task: Callable[[TaskHandle], None] | None = None  # the call became a task on its MCP server: its handle
 
 
 @dataclass

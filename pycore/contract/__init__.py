@@ -169,6 +169,29 @@ class ToolProgressEvent(_Event):
     task: Literal["working", "input_required"] | None = None
 
 
+class TaskHandle(_Event):
+    """A tool call its MCP server runs as a task (the tasks extension): what the page keeps with the message so that
+    a reload, a closed tab or a crash picks the task up again (``mcp.task_result``). ``name`` is the call's (the name
+    the model used), ``tool`` the tool's own name on its server; ``created`` when the task was made (ms since the
+    epoch, this machine's clock) and ``ttl_ms`` how long the server said it keeps it (absent: it did not say)."""
+
+    server_id: str
+    task_id: str
+    call_id: str
+    name: str
+    tool: str
+    created: float
+    ttl_ms: int | None = None
+
+
+class ToolTaskEvent(_Event):
+    """A running MCP tool call became a task on its server: its handle, for the page to keep with the message."""
+
+    type: Literal["tool_task"] = "tool_task"
+    step: int
+    handle: TaskHandle
+
+
 class ToolEndEvent(_Event):
     """A tool call ended: its result (MCP content items), as the model will see it."""
 
@@ -234,12 +257,12 @@ class SamplingEvent(_Event):
 
 
 LoopEvent = Annotated[
-    StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolEndEvent | PageToolEvent
-    | ElicitationEvent | SamplingEvent,
+    StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolTaskEvent | ToolEndEvent
+    | PageToolEvent | ElicitationEvent | SamplingEvent,
     Field(discriminator="type"),
 ]
 LOOP_EVENTS: tuple[type[_Event], ...] = (StepEvent, MessageEvent, ApprovalEvent, ToolStartEvent, ToolProgressEvent,
-                                         ToolEndEvent, PageToolEvent, ElicitationEvent, SamplingEvent)
+                                         ToolTaskEvent, ToolEndEvent, PageToolEvent, ElicitationEvent, SamplingEvent)
 
 
 def to_wire(event: _Event) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_core import PydanticUseDefault
 
+from pycore.contract import TaskHandle
 from pycore.exceptions import InvalidParamsError
 from pycore.messages import Message, Reasoning
 
@@ -113,6 +114,12 @@ class ServerParams(Params):
     """The page's id of a connected MCP server."""
 
     id: str = ""
+
+
+class TaskResultParams(Params):
+    """A task kept from a run that a reload ended (its handle, from the run's ``tool_task`` event)."""
+
+    handle: TaskHandle
 
 
 class ConnectParams(ServerParams):

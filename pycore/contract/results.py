@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pycore.focus.results import ClassifierResult, Synthesis, UpdateResult
-from pycore.messages import ErrorInfo, Message, Part
+from pycore.messages import ErrorInfo, Message, Part, ToolResultPart
 
 # declared beside the code that makes them:
 __all__ = ["ClassifierResult", "Synthesis", "UpdateResult"]
@@ -148,6 +148,13 @@ class ResourceContents(Result):
 
     contents: list[dict[str, Any]]  # {uri, mimeType?, text} or {uri, mimeType?, blob}
     parts: list[Part] | None = None
+
+
+class TaskOutcome(Result):
+    """A task picked up again, ended: the call's result part, as the run would have made it (``display`` for its
+    card); a task that failed, was cancelled or that its server no longer has is an error result saying so."""
+
+    part: ToolResultPart
 
 
 class AppToolResult(Result):

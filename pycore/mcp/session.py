@@ -644,8 +644,9 @@ class ClientSession:
 
     async def call_tool_raw(
         self, name: str, arguments: dict[str, Any] | None = None, *, timeout: float | None = None,
-        on_progress: ProgressCallback | None = None,
+        on_progress: ProgressCallback | None = None, on_task: Callable[[dict[str, Any]], None] | None = None,
     ) -> t.CallToolResult:
+        """The call's result; ``on_task`` is told the task, if the server runs the call as one (its handle)."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
         token = f"orizuru-{self._next_id + 1}"
         if on_progress is not None:
@@ -655,7 +656,7 @@ class ClientSession:
             raw = await self._rounds("tools/call", params, await self.request("tools/call", params, timeout=timeout),
                                      timeout)
             if self.modern and tasks.is_task(raw):
-                raw = await self._follow(raw, on_progress, timeout)
+                raw = await tasks.follow(raw, url=self.url, **self._task_seams(on_progress, timeout), started=on_task)
         finally:
             self._progress.pop(token, None)
         if self.modern and self.server and self.server.capabilities.tools and \
@@ -667,9 +668,15 @@ class ClientSession:
             self._schedule_refresh("tools/list", fresh=False)
         return _validate(t.CallToolResult, raw, "tools/call")
 
-    async def _follow(self, created: dict[str, Any], on_progress: ProgressCallback | None,
-                      timeout: float | None) -> dict[str, Any]:
-        """A call the server answered as a task: followed to its result (:mod:`pycore.mcp.tasks`)."""
+    async def resume_task(self, task_id: str, *, on_progress: ProgressCallback | None = None,
+                          timeout: float | None = None) -> t.CallToolResult:
+        """The result of a call the server runs as a task, picked up again by its ``taskId`` (a reload lost the
+        call that made it): followed from its state now (:func:`pycore.mcp.tasks.resume`)."""
+        raw = await tasks.resume(task_id, url=self.url, **self._task_seams(on_progress, timeout))
+        return _validate(t.CallToolResult, raw, "tasks/get")
+
+    def _task_seams(self, on_progress: ProgressCallback | None, timeout: float | None) -> dict[str, Any]:
+        """How :mod:`pycore.mcp.tasks` follows a task of this server: its requests, questions and reports."""
         async def get(task_id: str) -> dict[str, Any]:
             return await self.request("tasks/get", {"taskId": task_id}, timeout=timeout)
 
@@ -683,8 +690,7 @@ class ClientSession:
             if on_progress is not None:
                 on_progress(0.0, None, message, task=status)
 
-        return await tasks.follow(created, url=self.url, get=get, update=update, cancel=cancel,
-                                  answer=self._input_request, report=report)
+        return {"get": get, "update": update, "cancel": cancel, "answer": self._input_request, "report": report}
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> ToolOutput:
         result = await self.call_tool_raw(name, arguments, **kwargs)

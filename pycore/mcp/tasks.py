@@ -12,6 +12,11 @@ answer a long ``tools/call`` with a task instead of its result: ``resultType: "t
 - ``input_required``: its ``inputRequests`` are put to the user as a server's own requests are (a form, a link,
   sampling), and the answers sent with ``tasks/update``; each asked once.
 
+``started`` is told the created task once, before the first poll: the page keeps it with the message as the call's
+task handle, so that a reload, a closed tab or a crash can pick the task up again with :func:`resume`, which asks
+``tasks/get`` for its state first and follows it from there; a server that no longer knows the task (expired,
+forgotten on a restart) answers that ``tasks/get`` with an error, raised as a sentence that says so.
+
 A call the user stops (the coroutine cancelled: Stop, the tool's time limit) sends ``tasks/cancel`` for its task
 before it ends, so the server stops working for nobody. A ``tasks/get`` that answers for another task, or with a
 status the extension does not have, is a protocol error.
@@ -46,11 +51,14 @@ async def follow(
     cancel: Callable[[str], None],
     answer: Callable[[str, Any], Awaitable[dict[str, Any]]],
     report: Callable[[str, str | None], None] | None = None,
+    started: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """The task's result, once it completes (see the module's docstring)."""
     task_id = created.get("taskId")
     if not isinstance(task_id, str) or not task_id:
         raise MCPProtocolError(f"tools/call: {url} answered with a task that has no taskId")
+    if started is not None:
+        started(created)
     task, answered = created, set[str]()
     try:
         while True:
@@ -73,6 +81,24 @@ async def follow(
     except asyncio.CancelledError:
         cancel(task_id)
         raise
+
+
+async def resume(
+    task_id: str, *, url: str,
+    get: Callable[[str], Awaitable[dict[str, Any]]],
+    update: Callable[[str, dict[str, Any]], Awaitable[Any]],
+    cancel: Callable[[str], None],
+    answer: Callable[[str, Any], Awaitable[dict[str, Any]]],
+    report: Callable[[str, str | None], None] | None = None,
+) -> dict[str, Any]:
+    """The result of a task made before (its handle kept across a reload), followed from its state now."""
+    try:
+        task = await get(task_id)
+    except MCPRPCError as e:
+        raise MCPRPCError(e.code, f"the server no longer has task {task_id[:80]!r} (it may have expired): "
+                                  f"{e.rpc_message}", e.data, url=url) from e
+    return await follow({"taskId": task_id, **task}, url=url, get=get, update=update, cancel=cancel, answer=answer,
+                        report=report)
 
 
 def _status(task: dict[str, Any], task_id: str, url: str) -> str:

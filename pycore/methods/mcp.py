@@ -1,6 +1,6 @@
 """MCP servers the page connected: ``mcp.connect``, ``mcp.disconnect``, ``mcp.list``,
-``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.traffic``; ``mcp.registry_search`` (the MCP registry:
-:mod:`pycore.mcp.registry`).
+``mcp.read_resource``, ``mcp.get_prompt``, ``mcp.traffic``, ``mcp.task_result`` (a task a reload left behind);
+``mcp.registry_search`` (the MCP registry: :mod:`pycore.mcp.registry`).
 
 Connections live in the worker across calls, keyed by the page's server id; ``chat.run`` takes
 their tools by that id. Each tool is described by the name the model sees (``name``), its own name
@@ -30,6 +30,7 @@ from pycore.contract.params import (
     ReadResourceParams,
     RegistrySearchParams,
     ServerParams,
+    TaskResultParams,
 )
 from pycore.contract.results import (
     Empty,
@@ -40,6 +41,7 @@ from pycore.contract.results import (
     ServerDescription,
     ServerInfo,
     ServerList,
+    TaskOutcome,
     ToolInfo,
     TrafficRecord,
 )
@@ -248,6 +250,39 @@ async def mcp_get_prompt(params: GetPromptParams, emit: Emit, worker: WorkerStat
     arguments = {str(k): str(v) for k, v in params.arguments.items()}
     result = await conn.session.get_prompt(params.name, arguments)
     return PromptResult(messages=prompt_messages(result), description=result.description or None)
+
+
+@method("mcp.task_result", params=TaskResultParams, result=TaskOutcome)
+async def mcp_task_result(params: TaskResultParams, emit: Emit, worker: WorkerState) -> TaskOutcome:
+    """A call its server runs as a task, picked up again by its handle (the run that made it ended with the page):
+    followed to its end, its status streamed as the run's ``tool_progress`` (step 0), its result the part the run
+    would have given the model. The server's word that the task failed, was cancelled or is gone is that result, as
+    an error; a server that cannot be reached (or is not connected) fails the call, and the handle stays good."""
+    import time
+
+    from pycore.agent.loop import describe_error, result_part
+    from pycore.agent.mcp_tools import tool_result
+    from pycore.agent.tools import ToolResult
+    from pycore.contract import ToolProgressEvent, to_wire
+    from pycore.mcp import MCPProtocolError, MCPRPCError
+
+    handle = params.handle
+    conn = worker.connection(handle.server_id)
+
+    def progress(done: float, total: float | None = None, message: str | None = None, task: Any = None) -> None:
+        status = task if task in ("working", "input_required") else None
+        emit(to_wire(ToolProgressEvent(step=0, call_id=handle.call_id, progress=done, total=total, message=message,
+                                       task=status)))
+
+    started = time.monotonic()
+    try:
+        raw = await conn.session.resume_task(handle.task_id, on_progress=progress)
+        tool = next((tool for tool in conn.session.tools if tool.name == handle.tool), None)
+        result = tool_result(raw, tool.output_schema if tool else None)
+    except (MCPRPCError, MCPProtocolError) as e:
+        result = ToolResult.text(f"{handle.name} failed: {describe_error(e)}", is_error=True)
+    duration = round((time.monotonic() - started) * 1000, 1)
+    return TaskOutcome(part=result_part(handle.call_id, handle.name, result, duration, source=f"mcp:{conn.id}"))
 
 
 @method("mcp.registry_search", params=RegistrySearchParams, result=RegistryResults)

@@ -21,7 +21,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -37,6 +37,7 @@ from journeys import (
     send,
     set_conversation_cap,
     usage_line,
+    wait_core,
     wait_idle,
 )
 from journeys_tool_servers import (
@@ -70,9 +71,12 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+KEY = "sk-tool-cards-test"
+
+
 def start(browser: Browser, site_url: str, vendor: VendorReplay) -> Page:
     page = open_app(browser, site_url)
-    configure(page, vendor="openai", base=vendor.url, key="sk-tool-cards-test", model="gpt-4o-mini")
+    configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
     return page
 
 
@@ -855,3 +859,88 @@ def test_a_registry_search_connects_a_remote_in_one_click_and_gives_a_packages_r
         expect(item.get_by_role("checkbox", name=re.compile("^Trust "))).not_to_be_checked()
         assert asked == ["/v0.1/servers?search=capitals&version=latest&limit=20"]
         page.context.close()
+
+
+def reload_mid_task(page: Page, while_away: Callable[[], None] = lambda: None) -> Locator:
+    """Once the task's handle is stored with the step, the page reloads (the run ends, the task goes on on its
+    server; ``while_away`` runs then) and the conversation is opened again; the render card, as drawn from the
+    store."""
+    deadline = time.monotonic() + REPLY_TIMEOUT_MS / 1000
+    while not any(message.get("tasks") for message in stored(page)["messages"]):
+        assert time.monotonic() < deadline, "the task's handle was never stored"
+        page.wait_for_timeout(50)
+    page.reload()
+    while_away()
+    wait_core(page)
+    page.get_by_role("button", name="Render it.", exact=True).click()
+    return page.get_by_role("group", name="Tool render")
+
+
+def give_key(page: Page) -> None:
+    """The key is kept in memory only: the turn that goes on after a reload asks for it, as a send does."""
+    ask = page.get_by_role("dialog", name="API key needed")
+    ask.get_by_label("API key", exact=True).fill(KEY)
+    ask.get_by_role("button", name="Send").click()
+    expect(ask).to_be_hidden()
+
+
+def test_a_task_that_outlives_a_reload_shows_its_result_and_the_reply_completes(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """Issue 31 item 5: the handle is stored with the message, so a reload mid-task picks the task up again: the
+    card shows it running with the server's status, the result comes in its place, and the turn goes on."""
+    state = TasksState(gate=threading.Event())
+    with task_server(site_url, state) as url:
+        page, _ = run_render(browser, site_url, vendor, url)
+        card = reload_mid_task(page)
+        expect(card.locator(".tool-progress")).to_have_text("Rendering frame 1 of 2 · Task running on the server",
+                                                            timeout=REPLY_TIMEOUT_MS)
+        expect(card).to_have_attribute("data-status", "running")
+        state.gate.set()
+        expect(card).to_have_attribute("data-status", "done", timeout=REPLY_TIMEOUT_MS)
+        expect(card).to_contain_text("Rendered 2 frames.")
+        give_key(page)
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "Rendered 2 frames." in str(vendor.model_requests[-1].json["messages"])
+        assert state.calls == [("render", {"frames": 2})] and state.cancelled == []  # run once, never cancelled
+        assert [kinds(message) for message in path_on_show(stored(page))] == WHOLE_TURN  # the result in its place
+        page.context.close()
+
+
+def test_a_task_its_server_no_longer_has_after_a_reload_is_said_on_its_card(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """The server forgot the task while the page was away (it expired, or the server restarted): the card says so in
+    a sentence, that sentence is the call's result the model reads, and the conversation is all there."""
+    state = TasksState(gate=threading.Event())  # never opened: the task would run on
+    with task_server(site_url, state) as url:
+        page, _ = run_render(browser, site_url, vendor, url)
+        card = reload_mid_task(page, state.tasks.clear)  # the server forgets the task while no page follows it
+        expect(card).to_have_attribute("data-status", "error", timeout=REPLY_TIMEOUT_MS)
+        expect(card).to_contain_text("the server no longer has task")
+        expect(card).to_contain_text("(it may have expired)")
+        give_key(page)
+        expect(last_reply(page).locator(".content")).to_have_text(ANSWER, timeout=REPLY_TIMEOUT_MS)
+        wait_idle(page)
+        assert "the server no longer has task" in str(vendor.model_requests[-1].json["messages"])
+        assert [kinds(message) for message in path_on_show(stored(page))] == WHOLE_TURN
+        page.context.close()
+
+
+def test_a_task_whose_server_is_away_after_a_reload_is_kept_for_the_next_opening(
+        browser: Browser, site_url: str, vendor: VendorReplay):
+    """The server cannot be reached when the chat is opened again: the card says so and how to retry, nothing is
+    stored in the result's place and the handle stays, and the model is not asked."""
+    state = TasksState(gate=threading.Event())
+    with contextlib.ExitStack() as server:
+        url = server.enter_context(task_server(site_url, state))
+        page, _ = run_render(browser, site_url, vendor, url)
+        card = reload_mid_task(page, server.close)
+    expect(card.locator(".tool-progress")).to_have_text(
+        "The task could not be picked up again: its server is not connected (Tools). Open this chat again to retry.",
+        timeout=REPLY_TIMEOUT_MS)
+    wait_idle(page)
+    path = path_on_show(stored(page))
+    assert [kinds(message) for message in path] == WHOLE_TURN[:2]
+    assert list(path[-1]["tasks"]) == ["call_render"]  # kept for the next opening
+    assert len(vendor.model_requests) == 1
+    page.context.close()

@@ -19,6 +19,8 @@
  * throws an Error saying what is missing; one with a `profile` (settings.js MissingKeyError) is a key
  * this tab lacks, and `askKey(profile)` asks for it (true: the key is there now): a turn asks before
  * it starts, and `await chat.ready()` lets the composer ask before it empties the box.
+ * `connected(serverId)` resolves once that MCP server's connection at load has settled: whether it is connected (a
+ * task a reload left behind is followed on it: #resumeTasks).
  * `tools()` resolves to {tools, policy} for chat.run; `onAlwaysAllow(approvalEvent)` is told when the user
  * presses "Always allow this tool" on a card (the Tools panel keeps the choice for later turns).
  * `apps` ({frameURL, viewOf(serverId, tool), choicesFor(serverId), isLocal(serverId), suggest(text)}) draws MCP App views: a tool
@@ -67,6 +69,7 @@ import { ConversationTree, isToolResults, textOf, toWireMessages } from "./tree.
 import { markHit } from "./search_hit.js";
 import { MissingKeyError } from "./settings.js";
 import { messageOf } from "./error_notice.js";
+import { followTasks, pendingTasks } from "./task_resume.js";
 
 /**
  * @typedef {import("../types/contract").CoreEvent} CoreEvent
@@ -128,6 +131,7 @@ import { messageOf } from "./error_notice.js";
  *            notify?: import("./notify.js").Notify,
  *            openSettings?: (where?: Parameters<import("./settings.js").Settings["open"]>[0]) => void,
  *            askKey?: (profile: Profile) => Promise<boolean>,
+ *            connected?: (serverId: string) => Promise<boolean>,
  *            onAlwaysAllow?: (ask: Partial<ApprovalEvent>) => void, apps?: Apps | null,
  *            costs?: import("./cost_meter.js").CostMeter | null,
  *            artifacts?: Pick<import("../artifacts/panel.js").ArtifactPanel, "show" | "close"> | null}} ChatOptions
@@ -167,7 +171,7 @@ export class Chat {
   constructor({ core, coreReady, store, transcript, images, provider, tools, follow, focus = null, assistant = null,
                 autoTitle = () => false, onChange = () => {}, interpreter = null, samplingLimits = null,
                 onRunning = () => {}, onText = () => {}, notify = () => {}, openSettings = () => {},
-                askKey = async () => false,
+                askKey = async () => false, connected = async () => false,
                 onAlwaysAllow = () => {}, apps = null, costs = null, artifacts = null }) {
     onLanguageChange(() => this.render());
     // Each one a field of its own, for the type checker (an Object.assign declares none).
@@ -199,6 +203,7 @@ export class Chat {
     this.notify = notify;
     this.openSettings = openSettings;
     this.askKey = askKey;
+    this.connected = connected;
     this.onAlwaysAllow = onAlwaysAllow;
     /** @type {Conversation | null} */
     this.conversation = null;
@@ -255,6 +260,11 @@ export class Chat {
    * @param {{at?: string | null, query?: string}} [options]
    */
   async #open(id, { at = null, query = "" } = {}) {
+    if (this.running && this.conversation?.id === id) { // on screen, its turn running (a task picked up again, too)
+      const hit = at && markHit(this.transcript, at, query);
+      if (hit) this.follow.reveal(hit);
+      return;
+    }
     if (this.running) this.stop();
     const loaded = await this.#load(id);
     if (this.conversation?.id !== id) this.artifacts?.close(); // another conversation's artifact stays with it
@@ -269,6 +279,45 @@ export class Chat {
     if (hit) this.follow.reveal(hit);
     else this.follow.toEnd();
     this.onChange(this.conversation);
+    this.#resumeTasks(); // in the background: the tasks a reload left behind, if the path ends in them
+  }
+
+  /**
+   * The path ends in a step whose MCP calls run as tasks and that has no results (a reload, a closed tab or a crash
+   * ended its run): each task is followed again on its card (web/app/task_resume.js), the results are stored after
+   * the step, and the turn goes on from them, as the run would have: the person started that turn and has not
+   * stopped it, and the model is what reads a tool's result. It is a turn like any (Stop ends it, and cancels the
+   * tasks); one tab does it (a Web Lock per step). A server that cannot be reached leaves the handles as they were,
+   * said on the cards, for the next time the chat is opened.
+   */
+  async #resumeTasks() {
+    const msg = this.tree.last();
+    const handles = msg && !this.running ? pendingTasks(msg) : [];
+    const conversationId = this.conversation?.id;
+    if (!msg || !handles.length || !conversationId) return;
+    await navigator.locks.request(`orizuru-tasks:${msg.id}`, { ifAvailable: true }, async (lock) => {
+      const begun = lock && this.turn.begin();
+      if (!begun?.ok) return; // another tab follows them, or a turn runs here
+      const run = begun.run;
+      this.turn.stored();
+      const view = this.views.find((v) => v.msg.id === msg.id) ?? this.views.at(-1);
+      let results = null;
+      try {
+        const followed = await followTasks({ core: this.core, message: msg, handles, run, card: (id) => view?.card(id),
+                                             connected: (id) => this.coreReady.then(() => this.connected(id)) });
+        if ("parts" in followed) {
+          results = await this.store.addMessage(conversationId, { parent_id: msg.id, role: "user", parts: followed.parts });
+          this.tree.add(results);
+          view?.attachResults(results);
+        }
+      } catch (err) {
+        this.notify(messageOf(err), { error: true });
+      }
+      // The results are kept whatever comes next; the model is asked only now (a key this tab lacks is asked for).
+      const target = results && !run.cancelled && this.conversation?.id === conversationId ? await this.#target() : null;
+      if (!results || !target) return this.#endTurn(run, results ? "done" : "failed", conversationId, []);
+      return this.#reply(run, { conversationId, target, userMsg: results, added: false, fresh: false });
+    });
   }
 
   /**
@@ -1205,6 +1254,8 @@ export class Chat {
         return r.reply?.card(ev.call_id)?.askApproval(ev, { asker: r.label });
       case "tool_progress": // on the running tool's card; it is no step of the reply
         return r.reply?.card(ev.call_id)?.setProgress(ev);
+      case "tool_task": // the call runs as a task on its server: its handle kept with the step, for a reload
+        return r.record.keepTask(ev.handle);
       case "tool_start":
         r.reply?.card(ev.call_id)?.setStatus("running");
         (r.run.running ??= new Map()).set(ev.call_id, ev);

@@ -6,6 +6,7 @@
  *   const record = new ReplyRecord(store, conversationId, {parentId, vendor, model, onError})
  *   record.beginStep() · record.append(streamEvent) · record.finishStep({parts, status, usage, error})
  *   record.addResults(toolResultsMessage) · record.failed(error)   a reply that is only its error
+ *   record.keepTask(handle)   a call of the step just finished runs as an MCP task: its handle on that step
  *   await record.settled()   every write done; record.id: the turn's first step in the store (what the reply becomes)
  */
 
@@ -67,6 +68,13 @@ export class ReplyRecord {
       const stored = await this.store.addMessage(this.conversationId, { parent_id: this.lastId, role: "user",
                                                                         parts: message.parts });
       this.lastId = stored.id;
+    });
+  }
+
+  /** @param {import("../types/contract").TaskHandle} handle */
+  keepTask(handle) {
+    this.#queue(async () => {
+      if (this.lastId) await this.store.keepTask(this.conversationId, this.lastId, handle);
     });
   }
 

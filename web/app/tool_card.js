@@ -17,6 +17,7 @@
  *                                 the tool and the arguments, and leaves the card's own status alone. One at a
  *                                 time: the code's next question waits for the answer to this one
  *   card.setProgress({progress, total?, message?, task?})   a tool_progress event (task: an MCP task's status)
+ *   card.setNote(text)            a sentence in the progress's place (a task a reload left that could not be followed)
  *   card.setResult(contentItems, {isError, durationMs, structured, schemaProblem, openResource})
  *                                 structured: the tool's structuredContent, shown as data; schemaProblem: how it
  *                                 breaks the tool's outputSchema, flagged; openResource(uri): reads a resource
@@ -211,6 +212,7 @@ export class ToolCard {
   setProgress({ progress, total, message, task } = {}) {
     if (typeof progress !== "number") return;
     this.el.dataset.task = task ?? "";
+    this.bar.hidden = false;
     if (task) {
       this.bar.removeAttribute("value");
       this.bar.removeAttribute("max");
@@ -229,6 +231,14 @@ export class ToolCard {
     const count = typeof total === "number" && total > 0
       ? t("tool.progressOf", { progress: number(progress), total: number(total) }) : number(progress);
     this.progressText.replaceChildren(message ? `${message} · ` : "", h("span", { className: "tool-progress-count" }, count));
+    this.progressEl.hidden = false;
+  }
+
+  /** @param {string} text   a sentence where the progress goes, no bar: a task that could not be followed again */
+  setNote(text) {
+    this.el.dataset.task = "unresumed";
+    this.bar.hidden = true;
+    this.progressText.replaceChildren(text);
     this.progressEl.hidden = false;
   }
 

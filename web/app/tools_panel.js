@@ -20,6 +20,7 @@
  * kept with the source (orizuru.pythonToolDefs.<profile id>) so that after a reload they are offered at once, and
  * the sandbox starts only when the model calls one.
  *   panel.prompts()                   connected servers' prompts, for the composer's slash commands
+ *   await panel.connected(id)         whether that server is connected, once its connection at load has settled
  *
  * Remembered as preferences (web/store/prefs.js; nothing secret): server URLs with header NAMES only, and
  * each tool's on/off and approval. Header values (tokens) stay in memory; such a server is reconnected by hand.
@@ -172,8 +173,10 @@ export class ToolsPanel {
       });
     }
     byId("roots-list", HTMLTextAreaElement).value = this.roots.map((r) => [r.uri, r.name].filter(Boolean).join(" ")).join("\n");
+    /** @type {Map<string, Promise<Connection>>} server id -> its last connection, under way or settled */
+    this.connecting = new Map();
     // The roots go to the core before any server connects, so its first roots/list gets them.
-    this.ready.then(async () => {
+    this.restored = this.ready.then(async () => {
       if (this.roots.length) await this.core.call("mcp.set_roots", { roots: this.roots }).catch(() => {});
       this.#reconnectSaved();
     }, () => {});
@@ -502,7 +505,17 @@ export class ToolsPanel {
    * @param {{id: string, url: string, headers?: Record<string, string>, relay?: string | null}} server
    * @returns {Promise<Connection>}
    */
-  async connect({ id, url, headers = {}, relay = null }) {
+  connect({ id, url, headers = {}, relay = null }) {
+    const connecting = this.#connect({ id, url, headers, relay });
+    this.connecting.set(id, connecting);
+    return connecting;
+  }
+
+  /**
+   * @param {{id: string, url: string, headers: Record<string, string>, relay: string | null}} server
+   * @returns {Promise<Connection>}
+   */
+  async #connect({ id, url, headers, relay }) {
     /** @type {Connection} */
     const conn = { headers: {}, ...this.servers.get(id), id, url, relay, status: "connecting", error: null, advice: null };
     conn.headers = Object.keys(headers).length ? headers : conn.headers;
@@ -551,6 +564,16 @@ export class ToolsPanel {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * Whether the server is connected, once the saved servers' connections at load (or this one's now) have settled.
+   * @param {string} id
+   */
+  async connected(id) {
+    await this.restored;
+    await this.connecting.get(id);
+    return this.servers.get(id)?.status === "connected";
   }
 
   /** @param {string} id */

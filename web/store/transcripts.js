@@ -7,7 +7,8 @@
  *                 (changed: when its record last changed here, sync's clock: sync/engine.js)
  *   StoredMessage {id, conversation_id, parent_id, role: "user"|"assistant", parts: [Message part JSON],
  *                  status: "complete"|"streaming"|"interrupted"|"error", created,
- *                  vendor?, model?, usage?, finish_reason?, error?, finished?}
+ *                  vendor?, model?, usage?, finish_reason?, error?, finished?, tasks?}
+ *                 (tasks: call id -> TaskHandle, the calls of this step its MCP servers run as tasks: keepTask)
  *   Messages form a tree through parent_id (null = first message). Edit-and-resend and Regenerate
  *   add a sibling (same parent_id); the conversation's current_leaf names the branch on show.
  *
@@ -31,6 +32,7 @@
  *   beginReply(conversationId, {parent_id?, vendor?, model?}) -> ReplyWriter (replies.js)
  *   appendDeltas(message, records) -> written?            a ReplyWriter's batch of stream events
  *   compactReply(final)                                    a ReplyWriter's final message replaces its events
+ *   keepTask(conversationId, messageId, handle)            a call of that step runs as an MCP task: its handle kept
  *   setCurrentLeaf(conversationId, messageId)              switch branch
  *   setFocus(conversationId, state)                        opaque JSON of the focus-memory module
  *   search(query) -> [{conversation_id, message_id | null, title, snippet}]   case-insensitive, all text;
@@ -78,7 +80,8 @@ import { isQuotaError, ROLES, STATUSES } from "./schema.js";
  * @typedef {{id: string, conversation_id: string, parent_id: string | null, role: "user" | "assistant",
  *            parts: import("../types/contract").Part[], status: "complete" | "streaming" | "interrupted" | "error",
  *            created: number, vendor?: string, model?: string, usage?: import("../types/contract").Usage,
- *            finish_reason?: string, error?: import("../types/contract").ErrorInfo, finished?: number}} StoredMessage
+ *            finish_reason?: string, error?: import("../types/contract").ErrorInfo, finished?: number,
+ *            tasks?: Record<string, import("../types/contract").TaskHandle>}} StoredMessage
  */
 /**
  * A conversation's record.
@@ -568,6 +571,27 @@ export class Store {
     return final;
   }
 
+  /**
+   * A step's tool call became a task on its MCP server: its handle goes on the step's message (`tasks`, by call id),
+   * so that a reload picks the task up again (web/app/task_resume.js).
+   * @param {string} conversationId
+   * @param {string} messageId
+   * @param {import("../types/contract").TaskHandle} handle
+   */
+  async keepTask(conversationId, messageId, handle) {
+    /** @type {StoredMessage | null} */
+    let kept = null;
+    await withConversationLock(this.name, conversationId, () =>
+      this._write(conversationId, ["messages"], async (tx) => {
+        const current = /** @type {StoredMessage | undefined} */ (await tx.objectStore("messages").get(messageId));
+        if (!current) return;
+        kept = { ...current, tasks: { ...current.tasks, [handle.call_id]: handle } };
+        tx.objectStore("messages").put(kept).catch(ignore);
+      }),
+    );
+    if (kept) this._announce({ type: "message", conversation_id: conversationId, message_id: messageId });
+  }
+
   // ------------------------------------------------------------ search
 
   prepareSearch() {
@@ -621,14 +645,17 @@ export class Store {
   // ------------------------------------------------------------ sync (sync/engine.js)
 
   /**
-   * Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored.
+   * Every conversation (the deleted ones too: a delete syncs) and every settled message, as stored, but for the
+   * handles of its MCP tasks (`tasks`): a task is picked up again by the browser that started it, never also by
+   * another device, which would go on with the same turn a second time.
    * @returns {Promise<{conversations: Conversation[], messages: StoredMessage[]}>}
    */
   async syncRecords() {
     const tx = this.db.transaction(["conversations", "messages"]);
     const [conversations, messages] = /** @type {[Conversation[], StoredMessage[], void]} */ (await Promise.all([
       tx.objectStore("conversations").getAll(), tx.objectStore("messages").getAll(), tx.done]));
-    return { conversations, messages: messages.filter((m) => m.status !== "streaming") };
+    return { conversations, messages: messages.filter((m) => m.status !== "streaming")
+      .map(({ tasks: _tasks, ...message }) => message) };
   }
 
   /**

@@ -5,7 +5,7 @@
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "_event".
  */
-export type CoreEvent = ((TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd | UsageEvent | FinishEvent | ErrorEvent) | (StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolEndEvent | PageToolEvent | ElicitationEvent | SamplingEvent))
+export type CoreEvent = ((TextDelta | ReasoningDelta | ToolCallStart | ToolCallArgsDelta | ToolCallEnd | UsageEvent | FinishEvent | ErrorEvent) | (StepEvent | MessageEvent | ApprovalEvent | ToolStartEvent | ToolProgressEvent | ToolTaskEvent | ToolEndEvent | PageToolEvent | ElicitationEvent | SamplingEvent))
 /**
  * This interface was referenced by `Contract`'s JSON-Schema
  * via the `definition` "_part".
@@ -44,6 +44,7 @@ params: {
 "mcp.registry_search": RegistrySearchParams
 "mcp.sampling_answer": SamplingAnswerParams
 "mcp.set_roots": RootsParams
+"mcp.task_result": TaskResultParams
 "mcp.traffic": ServerParams
 "models.list": ProviderParams
 }
@@ -75,6 +76,7 @@ results: {
 "mcp.registry_search": RegistryResults
 "mcp.sampling_answer": Empty
 "mcp.set_roots": Empty
+"mcp.task_result": TaskOutcome
 "mcp.traffic": TrafficRecord
 "models.list": ModelsResult
 }
@@ -737,6 +739,33 @@ uri: string
 name?: (string | null)
 }
 /**
+ * A task kept from a run that a reload ended (its handle, from the run's ``tool_task`` event).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "TaskResultParams".
+ */
+export interface TaskResultParams {
+handle: TaskHandle
+}
+/**
+ * A tool call its MCP server runs as a task (the tasks extension): what the page keeps with the message so that
+ * a reload, a closed tab or a crash picks the task up again (``mcp.task_result``). ``name`` is the call's (the name
+ * the model used), ``tool`` the tool's own name on its server; ``created`` when the task was made (ms since the
+ * epoch, this machine's clock) and ``ttl_ms`` how long the server said it keeps it (absent: it did not say).
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "TaskHandle".
+ */
+export interface TaskHandle {
+server_id: string
+task_id: string
+call_id: string
+name: string
+tool: string
+created: number
+ttl_ms?: (number | null)
+}
+/**
  * The vendor to ask (``models.list``): ``{vendor, api_key?, base_url?}``, checked by the adapters'
  * catalogue (:mod:`pycore.methods._provider`).
  * 
@@ -1208,6 +1237,16 @@ entry?: ({
 } | null)
 }
 /**
+ * A task picked up again, ended: the call's result part, as the run would have made it (``display`` for its
+ * card); a task that failed, was cancelled or that its server no longer has is an error result saying so.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "TaskOutcome".
+ */
+export interface TaskOutcome {
+part: ToolResultPart
+}
+/**
  * Every JSON-RPC message of one server's session, in and out (:mod:`pycore.mcp.traffic`), secrets already
  * out of it: what the Tools panel's inspector shows and exports, and ``python -m pycore mcp replay`` reads.
  * 
@@ -1403,6 +1442,17 @@ progress: number
 total?: (number | null)
 message?: (string | null)
 task?: (("working" | "input_required") | null)
+}
+/**
+ * A running MCP tool call became a task on its server: its handle, for the page to keep with the message.
+ * 
+ * This interface was referenced by `Contract`'s JSON-Schema
+ * via the `definition` "ToolTaskEvent".
+ */
+export interface ToolTaskEvent {
+type: "tool_task"
+step: number
+handle: TaskHandle
 }
 /**
  * A tool call ended: its result (MCP content items), as the model will see it.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -220,3 +221,30 @@ async def test_chat_run_over_the_wire_with_mcp_tools_ask_then_allow(mcp_url: str
     end = next(e for e in events if e["type"] == "tool_end")
     assert end["content"] == [{"type": "text", "text": "deleted /tmp/x"}] and not end["is_error"]
     assert (await approvals[0])[0] == {}
+
+
+async def test_the_loop_tells_the_page_the_handle_of_a_call_that_became_a_task() -> None:
+    """The handle is what a reload needs to pick the task up again: the run's tool_task event carries it, named
+    as the model called the tool and after the page's server id."""
+    from mcp_servers import serve_asgi
+    from tasks_server import TasksState, tasks_app
+
+    from pycore.adapters.fake import encode_turn
+    from pycore.http.replay import Recording
+    from pycore.messages import ToolCallPart
+
+    turns = [encode_turn([ToolCallPart(id="call_render", name="render", arguments={"frames": 1})]),
+             encode_turn(["Done."])]
+    with serve_asgi(lambda base: tasks_app(TasksState())) as (base, _):
+        async with ClientSession(f"{base}/mcp") as mcp:
+            await mcp.list_tools()
+            run = Run([Recording(turn, content_type="application/x-ndjson") for turn in turns],
+                      session_tools("url:tasks", mcp), vendor="fake", policy={"render": "allow"})
+            await run.loop.run()
+    [event] = run.of("tool_task")
+    handle = event.pop("handle")
+    assert event == {"type": "tool_task", "step": 1}
+    created = handle.pop("created")
+    assert abs(created - time.time() * 1000) < 60_000
+    assert handle == {"server_id": "url:tasks", "task_id": handle["task_id"], "call_id": "call_render",
+                      "name": "render", "tool": "render", "ttl_ms": 600_000}
