@@ -174,7 +174,7 @@ export class SyncSettings {
    * @param {WebDavTarget} target @param {import("../sync/doctor.js").Finding[]} findings
    */
   async #relayOffer(target, findings) {
-    if (!this.relayToken || target.relay || !findings.some((f) => f.code !== "unreachable")) return null;
+    if (!this.relayToken || target.relay || !findings.some(({ code }) => code !== "unreachable")) return null;
     const url = target.folder.href;
     try {
       const folders = await listRelayFolders(this.relayToken);
