@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def arguments(doc: str | None, *, runs: int) -> argparse.ArgumentParser:
+    """A benchmark's command line: its docstring as the help, how many ``--runs``, and the built site (``--dist``)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    return parser
 
 
 def serve(site: Path) -> tuple[subprocess.Popen[str], str]:

@@ -35,7 +35,6 @@ worker controlled the visit (1) or not (0).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -53,7 +52,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from served import serve  # noqa: E402
+from served import arguments, serve  # noqa: E402
 
 BARE = ["bare-worker", "bare-main"]
 LINK = {"offline": False, "latency": 40, "downloadThroughput": 20e6 / 8, "uploadThroughput": 20e6 / 8}
@@ -223,9 +222,7 @@ def table(summary: dict, rounds: list[dict]) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser = arguments(__doc__, runs=5)
     parser.add_argument("--no-sw", action="store_true", help="also measure the app with service workers blocked")
     parser.add_argument("--sw", action="append", default=[], metavar="NAME=FILE",
                         help="also measure the app with FILE as its service worker's code")

@@ -19,7 +19,6 @@ its own); asked again, the sandbox is up. Target: at least 10× fewer tokens thr
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import random
@@ -43,9 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from journeys import NO_AUTO_TITLE, configure, send, wait_idle  # noqa: E402
+from journeys import NO_AUTO_TITLE, add_server, close_tools, configure, send, wait_idle  # noqa: E402
 from journeys_tool_servers import MCP_HEADERS, free_port  # noqa: E402
-from served import serve  # noqa: E402
+from served import arguments, serve  # noqa: E402
 from vendor_replay import VendorReplay, with_text, with_tool_call  # noqa: E402
 
 TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
@@ -131,13 +130,8 @@ def one_run(pw: Any, url: str, vendor: VendorReplay, server: str) -> dict[str, d
         page.goto(url)
         page.wait_for_selector("html[data-core=ready]", state="attached", timeout=180_000)
         configure(page, vendor="openai", base=vendor.url, key="sk-bench", model="gpt-4o-mini")
-        page.get_by_role("button", name="Tools", exact=True).click()
-        tools = page.get_by_role("dialog", name="Tools")
-        tools.get_by_label("Server URL").fill(server)
-        tools.get_by_role("button", name="Add server").click()
-        item = tools.locator("#mcp-servers li.server").filter(has_text=server)
-        item.get_by_role("combobox", name="Approval for list_orders").select_option("allow", timeout=60_000)
-        tools.get_by_role("button", name="Close").click()
+        add_server(page, server).get_by_role("combobox", name="Approval for list_orders").select_option("allow")
+        close_tools(page)
         out = {}
         area = page.locator("#chat-settings-area")
         for mode in ("direct", "code"):
@@ -153,9 +147,7 @@ def one_run(pw: Any, url: str, vendor: VendorReplay, server: str) -> dict[str, d
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser = arguments(__doc__, runs=3)
     args = parser.parse_args()
     proc, url = serve(args.dist)
     parts = urlsplit(url)

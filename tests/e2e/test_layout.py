@@ -21,6 +21,7 @@ import pytest
 from conftest import ROOT
 from journeys import (
     REPLY_TIMEOUT_MS,
+    add_server,
     configure,
     last_reply,
     open_app,
@@ -302,12 +303,7 @@ def test_the_trust_switch_is_a_labelled_switch_inside_its_server_entry(
     configure(page, vendor="openai", base=vendor.url, key=KEY, model="gpt-4o-mini")
     parts = site_url.split("/")
     with serve_tools(f"{parts[0]}//{parts[2]}", "A") as server:  # a real SDK server on loopback
-        page.get_by_role("button", name="Tools", exact=True).click()
-        tools = page.get_by_role("dialog", name="Tools")
-        tools.get_by_label("Server URL").fill(server.url)
-        tools.get_by_role("button", name="Add server").click()
-        item = tools.locator("#mcp-servers li.server").filter(has_text=server.url)
-        expect(item).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
+        item = add_server(page, server.url)
         switch = item.get_by_role("checkbox", name=re.compile("^Trust "))
         expect(switch).to_be_visible()
         measure = """(input) => {

@@ -11,7 +11,17 @@ from pathlib import Path
 
 import pytest
 from conftest import DIST
-from journeys import REPLY_TIMEOUT_MS, configure, last_reply, open_app, send, wait_core, wait_idle
+from journeys import (
+    REPLY_TIMEOUT_MS,
+    add_server,
+    close_tools,
+    configure,
+    last_reply,
+    open_app,
+    send,
+    wait_core,
+    wait_idle,
+)
 from journeys_tool_servers import BASIC_APP, EVERYTHING, NODE, serve_basic_app, serve_everything
 from playwright.sync_api import Browser, Page, expect
 from vendor_replay import VendorReplay, expected, with_tool_call
@@ -106,14 +116,8 @@ def tool_turn(browser: Browser, static_url: str, vendor: VendorReplay, url: str,
     vendor.script(text_turn)
     page = open_app(browser, static_url)
     configure(page, vendor="openai", base=vendor.url, key="sk-static-mcp-0000", model="gpt-4o-mini")
-    page.get_by_role("button", name="Tools", exact=True).click()
-    tools = page.get_by_role("dialog", name="Tools")
-    tools.get_by_label("Server URL").fill(url)
-    tools.get_by_role("button", name="Add server").click()
-    server = tools.locator("#mcp-servers li.server").filter(has_text=url)
-    expect(server).to_have_attribute("data-status", "connected", timeout=REPLY_TIMEOUT_MS)
-    server.get_by_role("combobox", name=f"Approval for {tool}").select_option("allow")
-    tools.get_by_role("button", name="Close").click()
+    add_server(page, url).get_by_role("combobox", name=f"Approval for {tool}").select_option("allow")
+    close_tools(page)
     send(page, f"Use {tool}.")
     expect(last_reply(page).locator(".content")).to_have_text(expected(text_turn)["text"], timeout=REPLY_TIMEOUT_MS)
     wait_idle(page)
