@@ -3,14 +3,22 @@
 
 import * as bodyPump from "./body_pump.js";
 import * as oauthVault from "./oauth_vault.js";
+import { AFTER_RESTORE, Snapshots, handlesOf, preload } from "./snapshot.js";
+import { extensions } from "./wheel.js";
 
 /**
  * The little of Pyodide this worker uses (the runtime is loaded by URL at boot and brings no types here).
  * @typedef {{ runPython(code: string): unknown, pyimport(name: "pycore.wire"): Wire,
  *   unpackArchive(buffer: ArrayBuffer, format: "wheel", options: { extractDir: string }): void,
- *   registerJsModule(name: string, module: object): void }} Pyodide
- * @typedef {{ loadPyodide(options: { indexURL: string, packages: string[], stdout: (line: string) => void,
- *   stderr: (line: string) => void }): Promise<Pyodide> }} PyodideModule
+ *   registerJsModule(name: string, module: object): void, makeMemorySnapshot(): Uint8Array<ArrayBuffer>,
+ *   _module: import("./snapshot.js").EmscriptenModule }} Pyodide
+ * @typedef {{ preRun: ((module: import("./snapshot.js").EmscriptenModule) => void)[] }} ModuleSettings
+ * @typedef {(settings: ModuleSettings) => Promise<unknown>} CreateModule
+ * @typedef {{ indexURL: string, packages: string[], stdout: (line: string) => void, stderr: (line: string) => void,
+ *   createPyodideModule?: CreateModule, _makeSnapshot?: boolean, _loadSnapshot?: Uint8Array<ArrayBuffer> }} PyodideOptions
+ * @typedef {{ loadPyodide(options: PyodideOptions): Promise<Pyodide> }} PyodideModule
+ * @typedef {import("./snapshot.js").Saved} Saved
+ * @typedef {import("./snapshot.js").Extension} Extension
  * @typedef {{ info(): string, call(method: string, params: string, emit: (event: string) => void): PyTask }} Wire
  *   pycore.wire as a PyProxy
  * @typedef {Promise<string> & { copy(): PyTask, cancel(): void, destroy(): void }} PyTask
@@ -58,31 +66,131 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
     const indexURL = new URL(pyodideDir, base).href;
     // Fetching the wheels starts now, so they download while the interpreter starts.
     const wheelBytes = wheels.map((w) => fetchBytes(new URL(w, base).href));
-    const { loadPyodide } = /** @type {PyodideModule} */ (await import(`${indexURL}pyodide.mjs`));
-    const py = await loadPyodide({
-      indexURL,
-      packages: [],
-      stdout: (line) => log("info", line),
-      stderr: (line) => log("warn", line),
-    });
-    enter("packages", { count: wheels.length });
-    const extractDir = /** @type {string} */ (py.runPython("import site; site.getsitepackages()[0]"));
-    for (const [i, bytes] of wheelBytes.entries()) {
-      py.unpackArchive(await bytes, "wheel", { extractDir });
-      post({ type: "stage", stage, detail: { count: wheels.length, done: i + 1 } });
-    }
-    enter("core");
+    const snapshots = await Snapshots.keyFor(base, [scope.location.pathname, pyodideDir, ...wheels]).then((key) => new Snapshots(key),
+                                                                                 () => null);
+    const saved = await snapshots?.read().catch((err) => log("warn", `core snapshot unreadable: ${errorMessage(err)}`));
+    /** @param {Pyodide} py */
+    const install = async (py) => {
+      enter("packages", { count: wheels.length });
+      const extractDir = /** @type {string} */ (py.runPython("import site; site.getsitepackages()[0]"));
+      for (const [i, bytes] of wheelBytes.entries()) {
+        py.unpackArchive(await bytes, "wheel", { extractDir });
+        post({ type: "stage", stage, detail: { count: wheels.length, done: i + 1 } });
+      }
+      enter("core");
+      return extractDir;
+    };
+    const extensionsOf = Promise.all(wheelBytes).then((all) => Promise.all(all.map(extensions))).then((e) => e.flat());
+    let started = saved ? await warm(indexURL, extensionsOf, saved, install).catch(async (err) => {
+      log("warn", `the core snapshot could not be restored, so it is thrown away: ${errorMessage(err)}`);
+      await snapshots?.drop();
+      return null;
+    }) : null;
+    started ??= await fresh(indexURL, snapshots ? extensionsOf : null, install);
+    const { py, extractDir, info, take } = started;
+    enter("ready", info);
+    post({ type: "result", id, result: info });
+    // Still in this task, so before any call can reach Python: the snapshot, then the page's modules for Python.
+    const made = take();
     // OAuth tokens outlive a reload in the worker's own encrypted vault, never in the page (SECURITY.md T-A11).
     py.registerJsModule("orizuru_oauth_vault", { ...oauthVault });
     py.registerJsModule("orizuru_body_pump", { ...bodyPump });
-    wire = py.pyimport("pycore.wire");
-    const info = JSON.parse(wire.info());
-    enter("ready", info);
-    post({ type: "result", id, result: info });
     installed = installLater(py, extractDir, later.map((w) => new URL(w, base).href));
+    if (made && snapshots) {
+      snapshots.store(made).catch((err) => log("warn", `the core snapshot was not kept: ${errorMessage(err)}`));
+    }
   } catch (err) {
     post({ type: "error", id, error: { code: "boot_failed", stage, message: errorMessage(err), details: {} } });
   }
+}
+
+/**
+ * @typedef {(py: Pyodide) => Promise<string>} Install  unpacks the start-up wheels; their folder
+ * @typedef {{ py: Pyodide, extractDir: string, info: Record<string, unknown>, take: () => Saved | null }} Started
+ *   a core started and imported; `take` makes its snapshot, if this boot can, right after ready is posted (the
+ *   copy of the memory would only delay it)
+ */
+
+/**
+ * A boot from scratch. When a snapshot can be kept (`extensions` given), the compiled extensions are loaded before
+ * the interpreter starts, and `take` saves the memory as it is after `import pycore.wire`: before any JavaScript
+ * module of ours is handed to Python and before the first call.
+ * @param {string} indexURL
+ * @param {Promise<Extension[]> | null} extensions
+ * @param {Install} install
+ * @returns {Promise<Started>}
+ */
+async function fresh(indexURL, extensions, install) {
+  let preloaded = Boolean(extensions);
+  /** @type {string[]} */
+  const loaded = [];
+  const py = await startPython(indexURL, extensions, null, (err) => {
+    preloaded = false;
+    log("warn", `compiled extensions not loaded ahead, so no core snapshot this time: ${errorMessage(err)}`);
+  }, loaded);
+  const extractDir = await install(py);
+  const take = () => {
+    try {
+      const handles = preloaded ? handlesOf(py._module, loaded) : null;
+      return handles && { bytes: py.makeMemorySnapshot(), handles };
+    } catch (err) {
+      log("warn", `no core snapshot this time: ${errorMessage(err)}`);
+      return null;
+    }
+  };
+  return { py, extractDir, info: start(py, "fresh"), take };
+}
+
+/**
+ * A boot from a snapshot: the interpreter's memory as it was after `import pycore.wire`. The files are not in
+ * it (Pyodide keeps them outside the WebAssembly memory), so the wheels are unpacked again.
+ * @param {string} indexURL
+ * @param {Promise<Extension[]>} extensions
+ * @param {Saved} saved
+ * @param {Install} install
+ * @returns {Promise<Started>}
+ */
+async function warm(indexURL, extensions, saved, install) {
+  /** @type {unknown} */
+  let problem = null;
+  const py = await startPython(indexURL, extensions, saved, (err) => { problem = err; });
+  if (problem) throw problem;
+  const extractDir = await install(py);
+  py.runPython(AFTER_RESTORE);
+  return { py, extractDir, info: start(py, "snapshot"), take: () => null };
+}
+
+/**
+ * @param {string} indexURL
+ * @param {Promise<Extension[]> | null} extensions loaded before the interpreter starts (none: Pyodide as it comes)
+ * @param {Saved | null} saved the snapshot to restore
+ * @param {(err: unknown) => void} failed
+ * @param {string[]} [loaded] given the path of each extension loaded ahead
+ */
+async function startPython(indexURL, extensions, saved, failed, loaded) {
+  const { loadPyodide } = /** @type {PyodideModule} */ (await import(`${indexURL}pyodide.mjs`));
+  /** @type {PyodideOptions} */
+  const options = { indexURL, packages: [], stdout: (line) => log("info", line), stderr: (line) => log("warn", line) };
+  if (extensions) {
+    const create = /** @type {{ default: CreateModule }} */ (await import(`${indexURL}pyodide.asm.mjs`)).default;
+    options.createPyodideModule = (settings) => {
+      settings.preRun.push(preload(extensions, saved, failed, loaded));
+      return create(settings);
+    };
+    if (saved) options._loadSnapshot = saved.bytes;
+    else options._makeSnapshot = true;
+  }
+  return loadPyodide(options);
+}
+
+/**
+ * The core itself (the page's JavaScript modules for Python come after the snapshot, which must not hold them).
+ * @param {Pyodide} py
+ * @param {"fresh" | "snapshot"} how
+ */
+function start(py, how) {
+  wire = py.pyimport("pycore.wire");
+  return { ...JSON.parse(wire.info()), boot: how };
 }
 
 /**

@@ -28,8 +28,9 @@ installing (precache) and is active — the state a user's real second visit fin
 compiled-wasm cache in the background once the hot code is optimised: a page given less time
 than another would find a colder cache).
 Times are from navigation start: ``ui`` until the page's handlers are attached, ``ready`` until
-``data-core=ready``; ``cpu`` is the CPU time all the browser's processes spent over that span (it
-moves far less than wall time with the load of a shared machine); ``sw`` says whether a service
+``data-core=ready``; ``snapshot`` says whether the app's core started from the memory snapshot its first visit
+kept (1, ``data-core-boot=snapshot``) or afresh (0); ``cpu`` is the CPU time all the browser's processes spent
+over that span (it moves far less than wall time with the load of a shared machine); ``sw`` says whether a service
 worker controlled the visit (1) or not (0).
 """
 
@@ -107,7 +108,9 @@ def measure(page, url: str, profile: str) -> dict[str, float]:
     page.wait_for_selector("html[data-core=ready]", state="attached", timeout=180_000)
     marks = page.evaluate("Object.fromEntries(performance.getEntriesByType('mark').map(m => [m.name, m.startTime]))")
     result = {"ui": marks["ui-usable"], "ready": marks["core-ready"],
-              "sw": page.evaluate("navigator.serviceWorker?.controller ? 1 : 0")}
+              "sw": page.evaluate("navigator.serviceWorker?.controller ? 1 : 0"),
+              # the app's core from the memory snapshot an earlier visit kept (web/snapshot.js)
+              "snapshot": int(page.get_attribute("html", "data-core-boot") == "snapshot")}
     # The browser's CPU time for the visit: unlike wall time, it barely moves with the machine's
     # load, and it shows compile work (a compiled-wasm cache miss) directly.
     result["cpu"] = sum(ms - before.get(pid, 0) for pid, ms in browser_cpu_ms(profile).items())
@@ -209,15 +212,16 @@ def paired(rounds: list[dict], name: str, visit: str, key: str) -> float:
 
 def table(summary: dict, rounds: list[dict]) -> str:
     lines = ["| page | visit | UI usable (ms) | core ready (ms) | ready ÷ best bare | same, paired per round "
-             "| browser CPU (ms) | CPU ÷ best bare, paired | SW controlled |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "| browser CPU (ms) | CPU ÷ best bare, paired | SW controlled | from snapshot |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for visit in ("cold", "warm"):
         best = min(summary[p][visit]["ready"] for p in BARE)
         for name, s in summary.items():
             s = s[visit]
             lines.append(f"| {name} | {visit} | {s['ui']} | {s['ready']} | {s['ready'] / best:.2f} | "
                          f"{paired(rounds, name, visit, 'ready'):.2f} | {s['cpu']} | "
-                         f"{paired(rounds, name, visit, 'cpu'):.2f} | {'yes' if s['sw'] else 'no'} |")
+                         f"{paired(rounds, name, visit, 'cpu'):.2f} | {'yes' if s['sw'] else 'no'} | "
+                         f"{'yes' if s.get('snapshot') else 'no'} |")
     return "\n".join(lines)
 
 

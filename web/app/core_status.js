@@ -1,7 +1,8 @@
 /**
  * The core's start-up as the top bar shows it: the stage and its progress while Python boots, then
  * "Ready · Python x.y", or the stage that failed and why. `<html data-core>` says "booting", "ready" or
- * "error" (tests and bench/boot wait on it).
+ * "error" (tests and bench/boot wait on it); `<html data-core-boot>` how it started: "fresh", or "snapshot" (from
+ * the memory snapshot of an earlier visit, web/snapshot.js).
  *
  *   const status = new CoreStatus({text, progress, root})
  *   status.stage(stage, detail)   a boot stage (web/protocol.js STAGES), detail {count, done} for the wheels
@@ -38,10 +39,11 @@ export class CoreStatus {
     this.text.textContent = `${t(`boot.${stage}`)}${counted}…`;
   }
 
-  /** @param {{python?: string}} info */
+  /** @param {{python?: string, boot?: string}} info */
   ready(info) {
     this.info = info;
     this.root.dataset.core = "ready";
+    this.root.dataset.coreBoot = info.boot ?? "";
     performance.mark("core-ready"); // read by bench/boot
     this.render();
   }
