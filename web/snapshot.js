@@ -127,6 +127,25 @@ export function handlesOf(module, preloaded) {
 }
 
 /**
+ * In the boot that made the snapshot, once it is taken: Pyodide gave Python, for the making, a `js` module that
+ * records every path taken through the page's globals; its getters run with the wrong receiver, so a browser
+ * accessor read through it (as any after the snapshot may be) throws `Illegal invocation`. Python gets the real
+ * globals back for every `import js` from now on, and in each module that imported it already (a restored boot
+ * gets them from the start).
+ * @param {{ runPython(code: string): unknown, registerJsModule(name: string, module: object): void }} py
+ */
+export function realGlobals(py) {
+  py.runPython("import sys\n_orizuru_recorded_js = sys.modules.pop('js', None)");
+  py.registerJsModule("js", globalThis);
+  py.runPython(`import sys, js
+if _orizuru_recorded_js is not None:
+    for module in list(sys.modules.values()):
+        if getattr(module, "js", None) is _orizuru_recorded_js:
+            module.js = js
+del _orizuru_recorded_js`);
+}
+
+/**
  * Python run once a snapshot is restored: every warm boot would otherwise draw the same numbers from `random`
  * (its state was saved with the memory). `os.urandom` and `secrets` ask the browser each time and need nothing.
  */

@@ -3,7 +3,7 @@
 
 import * as bodyPump from "./body_pump.js";
 import * as oauthVault from "./oauth_vault.js";
-import { AFTER_RESTORE, Snapshots, handlesOf, preload } from "./snapshot.js";
+import { AFTER_RESTORE, Snapshots, handlesOf, preload, realGlobals } from "./snapshot.js";
 import { extensions } from "./wheel.js";
 
 /**
@@ -92,6 +92,7 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
     post({ type: "result", id, result: info });
     // Still in this task, so before any call can reach Python: the snapshot, then the page's modules for Python.
     const made = take();
+    if (started.recording) realGlobals(py);
     // OAuth tokens outlive a reload in the worker's own encrypted vault, never in the page (SECURITY.md T-A11).
     py.registerJsModule("orizuru_oauth_vault", { ...oauthVault });
     py.registerJsModule("orizuru_body_pump", { ...bodyPump });
@@ -106,9 +107,10 @@ async function boot({ id, base, pyodide: pyodideDir, wheels, later = [] }) {
 
 /**
  * @typedef {(py: Pyodide) => Promise<string>} Install  unpacks the start-up wheels; their folder
- * @typedef {{ py: Pyodide, extractDir: string, info: Record<string, unknown>, take: () => Saved | null }} Started
+ * @typedef {{ py: Pyodide, extractDir: string, info: Record<string, unknown>, take: () => Saved | null,
+ *   recording: boolean }} Started
  *   a core started and imported; `take` makes its snapshot, if this boot can, right after ready is posted (the
- *   copy of the memory would only delay it)
+ *   copy of the memory would only delay it); `recording` when Python's `js` is Pyodide's recording one
  */
 
 /**
@@ -138,7 +140,7 @@ async function fresh(indexURL, extensions, install) {
       return null;
     }
   };
-  return { py, extractDir, info: start(py, "fresh"), take };
+  return { py, extractDir, info: start(py, "fresh"), take, recording: Boolean(extensions) };
 }
 
 /**
@@ -157,7 +159,7 @@ async function warm(indexURL, extensions, saved, install) {
   if (problem) throw problem;
   const extractDir = await install(py);
   py.runPython(AFTER_RESTORE);
-  return { py, extractDir, info: start(py, "snapshot"), take: () => null };
+  return { py, extractDir, info: start(py, "snapshot"), take: () => null, recording: false };
 }
 
 /**

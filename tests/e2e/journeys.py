@@ -9,6 +9,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
+from core_snapshot import SHELF
 from playwright.sync_api import Browser, BrowserContext, Locator, Page, expect
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,16 +25,22 @@ BASE_PATHS = {"openai": "/v1", "openai-responses": "/v1", "openai-compatible": "
 
 
 def open_app(browser: Browser, url: str, *, context: BrowserContext | None = None,
-             wait_ready: bool = True, auto_title: bool = False) -> Page:
+             wait_ready: bool = True, auto_title: bool = False, first_visit: bool = False) -> Page:
     """A page of the app. Journeys that are not about titles turn "Name new conversations" off, as a user
-    may: its extra request would take the next reply the test scripted for the vendor."""
+    may: its extra request would take the next reply the test scripted for the vendor. The core starts from the
+    snapshot an earlier journey of the same site kept, as on a second visit (core_snapshot.py), unless
+    ``first_visit``."""
     context = context or browser.new_context(accept_downloads=True)
     if not auto_title:
         context.add_init_script(NO_AUTO_TITLE)
+    if not first_visit:
+        SHELF.give(context, url)
     page = context.new_page()
     page.goto(url)
     if wait_ready:
         wait_core(page)
+        if not first_visit:
+            SHELF.keep(page, url)
     return page
 
 
